@@ -1,0 +1,106 @@
+"""The `cli` provider: any command, with AgentV's placeholders and output-file contract."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from evals_pipeline.adapters.base import RunContext
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.targets import CliTarget
+from evals_pipeline.process import child_env, run_process
+
+ERROR_TAIL_CHARS = 2_000
+
+
+def render_command(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> str:
+    """Fill the command's placeholders, each value shell-quoted as AgentV does."""
+    files = " ".join(
+        target.files_format.format(path=p, basename=Path(p).name) for p in case.input_files
+    )
+    values = {
+        "{PROMPT}": shlex.quote(case.prompt),
+        "{PROMPT_FILE}": shlex.quote(str(ctx.prompt_path)),
+        "{OUTPUT_FILE}": shlex.quote(str(ctx.output_path)),
+        "{EVAL_ID}": shlex.quote(case.test_id),
+        "{ATTEMPT}": str(ctx.trial),
+        "{FILES}": files,
+        "{EVAL_DIR}": shlex.quote(case.base_dir),
+        "{WORKSPACE}": shlex.quote(str(ctx.workspace)),
+    }
+    command = target.command
+    for placeholder, value in values.items():
+        command = command.replace(placeholder, value)
+    return command
+
+
+def working_directory(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> Path:
+    """AgentV's rule: the target's cwd, else the workspace when the suite has a template, else the
+    eval file's folder, so relative paths in commands resolve as they do under `agentv eval`."""
+    if target.cwd:
+        return Path(target.cwd)
+    if case.workspace_template:
+        return ctx.workspace
+    return Path(case.base_dir)
+
+
+def check_health(target: CliTarget, base_dir: str) -> str | None:
+    """Run the target's healthcheck once; the reason it failed, or None when healthy or unset."""
+    check = target.healthcheck
+    if check is None:
+        return None
+    result = run_process(
+        check.command,
+        cwd=check.cwd or target.cwd or base_dir,
+        env=child_env(target.env),
+        timeout_seconds=check.timeout_seconds,
+    )
+    if result.error or result.timed_out or result.exit_code != 0:
+        detail = result.error or result.stderr.strip() or result.stdout.decode(errors="replace")
+        return f"healthcheck of target {target.name!r} failed: {detail[-ERROR_TAIL_CHARS:]}"
+    return None
+
+
+class CliAdapter:
+    def run(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
+        target = case.target
+        assert isinstance(target, CliTarget)
+        ctx.prompt_path.write_text(case.prompt)
+        env = child_env(
+            {
+                **target.env,
+                "AGENTV_WORKSPACE_PATH": str(ctx.workspace),
+                "EVAL_ID": case.test_id,
+            }
+        )
+        result = run_process(
+            render_command(case, target, ctx),
+            cwd=working_directory(case, target, ctx),
+            env=env,
+            timeout_seconds=case.timeout_seconds,
+            stdout_path=ctx.stdout_path,
+        )
+        error = result.error
+        if result.timed_out:
+            error = f"timed out after {case.timeout_seconds:g} s"
+        elif error is None and result.exit_code != 0:
+            stdout = ctx.stdout_path.read_text(errors="replace")
+            detail = (result.stderr.strip() or stdout.strip())[-ERROR_TAIL_CHARS:]
+            error = f"exited with code {result.exit_code}: {detail}"
+        elif error is None and not ctx.output_path.exists() and ctx.stdout_path.stat().st_size == 0:
+            error = "exited 0 but wrote neither {OUTPUT_FILE} nor anything on stdout"
+        return AgentRun(
+            case_key=case.case_key,
+            agent=case.agent,
+            trial=ctx.trial,
+            stdout_path=str(ctx.stdout_path),
+            output_file_path=str(ctx.output_path) if ctx.output_path.exists() else None,
+            stderr=result.stderr,
+            exit_code=result.exit_code,
+            start_ms=result.start_ms,
+            end_ms=result.end_ms,
+            timed_out=result.timed_out,
+            error=error,
+            workspace_path=str(ctx.workspace),
+        )

@@ -1,0 +1,210 @@
+"""The `evals-pipeline` command: run, validate, schema, register."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, slugify
+
+if TYPE_CHECKING:
+    from dagster import DagsterInstance
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+DEFAULT_DAGSTER_HOME = ".evals/dagster"
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _load(paths: Sequence[str]) -> list[LoadedSuite] | int:
+    loaded, failed = [], False
+    for path in paths:
+        try:
+            suite = load_suite(path)
+        except SuiteError as exc:
+            print(exc, file=sys.stderr)
+            failed = True
+            continue
+        for warning in suite.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        loaded.append(suite)
+    return EXIT_USAGE if failed else loaded
+
+
+def _select_agents(suite: LoadedSuite, names: list[str]) -> list[str] | str:
+    if not names:
+        return list(suite.targets)
+    chosen = []
+    for name in names:
+        agent = slugify(name)
+        if agent not in suite.targets:
+            return f"target {name!r} is not in {suite.path}; its targets are: {', '.join(suite.targets)}"
+        chosen.append(agent)
+    return chosen
+
+
+def _instance() -> DagsterInstance:
+    """The local Dagster instance: DAGSTER_HOME, else `.evals/dagster` (created on first use)."""
+    import dagster as dg
+
+    home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(DEFAULT_DAGSTER_HOME).resolve())))
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "dagster.yaml").touch()
+    return dg.DagsterInstance.get()
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from evals_pipeline.suites import discover_suites, resolve_cases
+
+    paths = discover_suites(args.paths)
+    if not paths:
+        return _error(f"no suite files (*.eval.yaml, EVAL.yaml) under {', '.join(args.paths)}")
+    loaded = _load([str(p) for p in paths])
+    if isinstance(loaded, int):
+        return loaded
+    for suite in loaded:
+        cases = resolve_cases(suite)
+        print(
+            f"ok: {suite.path} ({len(suite.suite.tests)} tests x {len(suite.targets)} targets = {len(cases)} partitions)"
+        )
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from evals_pipeline.suites import suite_json_schema, targets_json_schema
+
+    schema = targets_json_schema() if args.targets else suite_json_schema()
+    print(json.dumps(schema, indent=2))
+    return EXIT_OK
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    from evals_pipeline.defs.suite_run import register_cases
+    from evals_pipeline.suites import resolve_cases
+
+    loaded = _load(args.suites)
+    if isinstance(loaded, int):
+        return loaded
+    instance = _instance()
+    for suite in loaded:
+        keys = list(dict.fromkeys(c.case_key for c in resolve_cases(suite)))
+        registered = register_cases(instance, suite, keys)
+        print(
+            f"{suite.slug}: {len(registered)} cases registered for agents {', '.join(suite.targets)}"
+        )
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from evals_pipeline.defs.resources import storage_root_from_env
+    from evals_pipeline.defs.suite_run import run_suite
+    from evals_pipeline.reporting import render_text_table
+    from evals_pipeline.suites import resolve_cases
+
+    loaded = _load(args.suites)
+    if isinstance(loaded, int):
+        return loaded
+    if args.storage:
+        os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
+    storage = storage_root_from_env()
+    instance = _instance()
+    status = EXIT_OK
+    for suite in loaded:
+        agents = _select_agents(suite, args.target)
+        if isinstance(agents, str):
+            return _error(agents)
+        if args.workers:
+            suite.suite.execution.workers = args.workers
+        keys = list(dict.fromkeys(c.case_key for c in resolve_cases(suite)))
+        outcome = run_suite(instance, suite, storage, agents=agents, case_keys=keys)
+        report = outcome.report
+        print()
+        print(render_text_table(report))
+        if report.failures:
+            print("\nFailures and errors:")
+            for f in report.failures:
+                print(f"  {f.agent} / {f.test_id}: {f.reason}")
+        folder = outcome.report_folder
+        if args.output:
+            folder = Path(args.output).resolve()
+            shutil.copytree(outcome.report_folder, folder, dirs_exist_ok=True)
+        print(f"\nreport: {folder / 'summary.md'}")
+        print(
+            f"tables: {folder / 'cases.parquet'}, {folder / 'graders.parquet'}, {folder / 'results.jsonl'}"
+        )
+        selected = [a for a in report.agents if a.agent in agents]
+        if any(a.failed or a.errors for a in selected):
+            status = EXIT_THRESHOLD
+    return status
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evals-pipeline",
+        description="Evaluate coding agents on your own tasks, as a Dagster asset graph.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser(
+        "run", help="run whole suites through the asset graph and print the summary"
+    )
+    run.add_argument("suites", nargs="+", metavar="SUITE", help="eval YAML file(s)")
+    run.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this target (repeatable)",
+    )
+    run.add_argument("--output", metavar="DIR", help="also copy the report files into DIR")
+    run.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="concurrent agents (default: the suite's execution.workers)",
+    )
+    run.add_argument(
+        "--storage",
+        metavar="DIR",
+        help="storage root (default: $EVALS_PIPELINE_STORAGE or .evals/storage)",
+    )
+    run.set_defaults(func=cmd_run)
+
+    validate = sub.add_parser(
+        "validate", help="check suite files; errors name file:line:column and the fix"
+    )
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="suite files or folders")
+    validate.set_defaults(func=cmd_validate)
+
+    schema = sub.add_parser(
+        "schema", help="print the JSON Schema of the suite format (for editors)"
+    )
+    schema.add_argument(
+        "--targets", action="store_true", help="the schema of .agentv/targets.yaml instead"
+    )
+    schema.set_defaults(func=cmd_schema)
+
+    register = sub.add_parser(
+        "register", help="register a suite's cases as Dagster partitions without running"
+    )
+    register.add_argument("suites", nargs="+", metavar="SUITE")
+    register.set_defaults(func=cmd_register)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The Dagster wiring: partitions, assets, IO, resources, sensors and automation."""

@@ -1,0 +1,167 @@
+"""The five layers of one suite as assets: cases -> agent_runs -> sessions -> grades ->
+eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and the domain."""
+
+# No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from pydantic import BaseModel
+
+from evals_pipeline.defs.automation import nightly, report_refresh
+from evals_pipeline.defs.io_manager import ALLOW_MISSING
+from evals_pipeline.defs.partitions import (
+    case_partitions_name,
+    partition_key,
+    split_key,
+    suite_partitions,
+)
+from evals_pipeline.defs.resources import EvalStorage
+from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.session import Session
+from evals_pipeline.reporting import build_report, render_markdown, write_report
+from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, resolve_cases
+
+IO_MANAGER_KEY = "records_io_manager"
+
+SINGLE_RUN = dg.BackfillPolicy.single_run()
+LAYERS = ("cases", "agent_runs", "sessions", "grades")
+
+
+Records = list[tuple[str, BaseModel]]
+
+
+def _keyed(records: Sequence[AgentRun | Session | CaseGrade]) -> Records:
+    """Records paired with their partition keys, as the IO manager stores them."""
+    return [(str(partition_key(r.case_key, r.agent)), r) for r in records]
+
+
+def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
+    """The asset group of one suite, partitioned by its own cases x its own agents."""
+    with warnings.catch_warnings():
+        # Backfill policies are beta in Dagster 1.13; the batching they give is the point here.
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        return _suite_assets(loaded)
+
+
+def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
+    suite, path = loaded.slug, loaded.path
+    agents = list(loaded.targets)
+    workers = loaded.suite.execution.workers
+    partitions = suite_partitions(suite, agents)
+    layer: dict[str, Any] = {
+        "key_prefix": [suite],
+        "group_name": suite,
+        "partitions_def": partitions,
+        "io_manager_key": IO_MANAGER_KEY,
+        "backfill_policy": SINGLE_RUN,
+        "automation_condition": nightly(),
+    }
+
+    def upstream(name: str) -> dg.AssetIn:
+        return dg.AssetIn(key=[suite, name])
+
+    @dg.asset(name="cases", kinds={"yaml"}, **layer)
+    def cases(context: dg.AssetExecutionContext) -> Records:
+        """The frozen spec of each test as each agent receives it, re-read from the suite file."""
+        try:
+            resolved = {(c.case_key, c.agent): c for c in resolve_cases(load_suite(path))}
+        except SuiteError as exc:
+            raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
+        out: Records = []
+        for key in context.partition_keys:
+            case_key, agent = split_key(key)
+            if (case_key, agent) not in resolved:
+                raise dg.Failure(
+                    f"case {case_key!r} for agent {agent!r} is not in {path} any more; the "
+                    f"{suite}_cases sensor (or `evals-pipeline register`) removes stale partitions."
+                )
+            out.append((str(key), resolved[(case_key, agent)]))
+        return out
+
+    @dg.asset(name="agent_runs", ins={"cases": upstream("cases")}, pool="evals_agents", **layer)
+    def agent_runs(
+        context: dg.AssetExecutionContext, storage: EvalStorage, cases: list[ResolvedCase]
+    ) -> Records:
+        """Each agent run in a fresh workspace: stdout, stderr, exit code, timing, timeouts."""
+        folder = storage.step_folder(context.asset_key, context.run_id)
+        runs: list[AgentRun] = run_agents(cases, folder, workers=workers, progress=context.log.info)
+        return _keyed(runs)
+
+    @dg.asset(name="sessions", ins={"agent_runs": upstream("agent_runs")}, **layer)
+    def sessions(
+        context: dg.AssetExecutionContext, storage: EvalStorage, agent_runs: list[AgentRun]
+    ) -> Records:
+        """Each run as a canonical session; messages stored once as Parquet."""
+        folder = storage.step_folder(context.asset_key, context.run_id)
+        return _keyed(enrich_runs(agent_runs, folder))
+
+    @dg.asset(
+        name="grades",
+        ins={"cases": upstream("cases"), "sessions": upstream("sessions")},
+        **layer,
+    )
+    def grades(
+        context: dg.AssetExecutionContext, cases: list[ResolvedCase], sessions: list[Session]
+    ) -> Records:
+        """Every grader's verdict on each session, and the case verdict they add up to."""
+        graded = grade_cases(cases, sessions, workers=workers, progress=context.log.info)
+        return _keyed(graded)
+
+    @dg.asset(
+        name="eval_report",
+        key_prefix=[suite],
+        group_name=suite,
+        kinds={"parquet"},
+        ins={
+            "grades": dg.AssetIn(
+                key=[suite, "grades"],
+                partition_mapping=dg.AllPartitionMapping(),
+                metadata={ALLOW_MISSING: True},
+            )
+        },
+        automation_condition=report_refresh(),
+    )
+    def eval_report(
+        context: dg.AssetExecutionContext, storage: EvalStorage, grades: list[CaseGrade]
+    ) -> dg.MaterializeResult:
+        """Pass rates and scores per agent over the latest grades of every partition."""
+        registered = len(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
+        report = build_report(
+            suite,
+            grades,
+            agents=agents,
+            not_run=registered * len(agents) - len(grades),
+            run_id=context.run_id,
+        )
+        files = write_report(report, grades, storage.step_folder(context.asset_key, context.run_id))
+        metadata: dict[str, Any] = {
+            "dagster/uri": str(files.folder),
+            "summary": dg.MetadataValue.md(render_markdown(report)),
+            "not_run": report.not_run,
+        }
+        for a in report.agents:
+            metadata.update(
+                {
+                    f"{a.agent}/passed": a.passed,
+                    f"{a.agent}/failed": a.failed,
+                    f"{a.agent}/errors": a.errors,
+                }
+            )
+            if a.pass_rate is not None:
+                metadata[f"{a.agent}/pass_rate"] = a.pass_rate
+            if a.mean_score is not None:
+                metadata[f"{a.agent}/mean_score"] = a.mean_score
+        return dg.MaterializeResult(metadata=metadata)
+
+    return [cases, agent_runs, sessions, grades, eval_report]
+
+
+def report_folder(result_metadata: dict[str, dg.MetadataValue]) -> Path:
+    """The report folder recorded in an eval_report materialization's metadata."""
+    return Path(str(result_metadata["dagster/uri"].value))

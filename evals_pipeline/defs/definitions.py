@@ -1,0 +1,71 @@
+"""Build the Definitions of a set of suites: one asset group, sensor and partitions per suite."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import dagster as dg
+
+from evals_pipeline.defs.assets import IO_MANAGER_KEY, LAYERS, build_suite_assets
+from evals_pipeline.defs.automation import automation_sensor
+from evals_pipeline.defs.io_manager import RecordsIOManager
+from evals_pipeline.defs.resources import EvalStorage, storage_root_from_env
+from evals_pipeline.defs.sensors import build_cases_sensor
+from evals_pipeline.suites import LoadedSuite, SuiteError, discover_suites, load_suite
+
+DEFAULT_SUITES = "examples"
+
+
+def suite_paths_from_env() -> list[str]:
+    """EVALS_PIPELINE_SUITES: files or folders, separated by the OS path separator."""
+    value = os.environ.get("EVALS_PIPELINE_SUITES", DEFAULT_SUITES)
+    return [p for p in value.split(os.pathsep) if p]
+
+
+def load_suites(paths: Iterable[str | Path]) -> list[LoadedSuite]:
+    """Load every suite under `paths`; all errors of all files are reported together."""
+    loaded, issues = [], []
+    for path in discover_suites(paths):
+        try:
+            loaded.append(load_suite(path))
+        except SuiteError as exc:
+            issues.extend(exc.issues)
+    if issues:
+        raise SuiteError(issues)
+    seen: dict[str, Path] = {}
+    for suite in loaded:
+        if suite.slug in seen:
+            raise ValueError(
+                f"suites {seen[suite.slug]} and {suite.path} share the name {suite.slug!r}; "
+                "give one of them another `name:`"
+            )
+        seen[suite.slug] = suite.path
+    return loaded
+
+
+def suite_definitions(suite: LoadedSuite) -> dg.Definitions:
+    """The assets and the cases sensor of one suite."""
+    assets = build_suite_assets(suite)
+    layers = [dg.AssetKey([suite.slug, name]) for name in LAYERS]
+    sensor = build_cases_sensor(suite.slug, suite.path, list(suite.targets), layers)
+    return dg.Definitions(assets=assets, sensors=[sensor])
+
+
+def build_definitions(suites: list[LoadedSuite], storage_root: str) -> dg.Definitions:
+    """All suites' definitions on the embedded defaults: in-process execution, local storage."""
+    shared = dg.Definitions(
+        sensors=[automation_sensor],
+        resources={
+            IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
+            "storage": EvalStorage(root=storage_root),
+        },
+        executor=dg.in_process_executor,
+    )
+    return dg.Definitions.merge(shared, *(suite_definitions(s) for s in suites))
+
+
+def definitions_from_env() -> dg.Definitions:
+    """The code location: suites from EVALS_PIPELINE_SUITES, storage from EVALS_PIPELINE_STORAGE."""
+    return build_definitions(load_suites(suite_paths_from_env()), storage_root_from_env())

@@ -1,0 +1,91 @@
+"""IO between layers: each step writes one run-scoped Parquet of records; a consumer loads the
+latest record of each partition it needs, found through Dagster's event log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from pydantic import BaseModel
+
+from evals_pipeline.defs.partitions import split_key
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.session import Session
+from evals_pipeline.storage.records import read_records, write_records
+
+ALLOW_MISSING = "allow_missing_partitions"
+# What each layer's records are, by the asset's name: validated again on every load.
+RECORD_MODELS: dict[str, type[BaseModel]] = {
+    "cases": ResolvedCase,
+    "agent_runs": AgentRun,
+    "sessions": Session,
+    "grades": CaseGrade,
+}
+
+
+def step_folder(root: str, asset_key: dg.AssetKey, run_id: str) -> Path:
+    """Where one run's step of an asset keeps its files; earlier runs are never overwritten."""
+    return Path(root, *asset_key.path, run_id)
+
+
+def latest_uris(
+    instance: dg.DagsterInstance, asset_key: dg.AssetKey, partition_keys: Sequence[str]
+) -> dict[str, str]:
+    """The `dagster/uri` of the newest materialization of each partition, in a few queries."""
+    wanted = set(partition_keys)
+    found: dict[str, str] = {}
+    cursor = None
+    while wanted - found.keys():
+        result = instance.fetch_materializations(
+            dg.AssetRecordsFilter(
+                asset_key=asset_key, asset_partitions=sorted(wanted - found.keys())
+            ),
+            limit=1000,
+            cursor=cursor,
+        )
+        for record in result.records:
+            materialization = record.asset_materialization
+            if materialization is None or materialization.partition in found:
+                continue
+            uri = materialization.metadata.get("dagster/uri")
+            if materialization.partition and uri is not None:
+                found[materialization.partition] = str(uri.value)
+        if not result.has_more:
+            break
+        cursor = result.cursor
+    return found
+
+
+class RecordsIOManager(dg.ConfigurableIOManager):
+    """Stores lists of (partition key, pydantic record) under the storage root."""
+
+    root: str
+
+    def handle_output(self, context: dg.OutputContext, obj: list[tuple[str, BaseModel]]) -> None:
+        path = step_folder(self.root, context.asset_key, context.run_id) / "records.parquet"
+        rows = write_records(obj, path)
+        context.add_output_metadata({"dagster/uri": str(path), "dagster/row_count": rows})
+
+    def load_input(self, context: dg.InputContext) -> list[Any]:
+        model = RECORD_MODELS[context.asset_key.path[-1]]
+        keys = [str(k) for k in context.asset_partition_keys]
+        uris = latest_uris(context.instance, context.asset_key, keys)
+        missing = [k for k in keys if k not in uris]
+        allow_missing = (context.definition_metadata or {}).get(ALLOW_MISSING, False)
+        if missing and not allow_missing:
+            shown = ", ".join(f"case {c} / agent {a}" for c, a in map(split_key, missing[:5]))
+            raise dg.Failure(
+                f"{context.asset_key.to_user_string()} has no materialization for {len(missing)} "
+                f"partition(s) ({shown}); materialize it first, or select it in the same run."
+            )
+        wanted = set(uris)
+        records: list[Any] = []
+        for uri in sorted(set(uris.values())):
+            for key, text in read_records(uri, wanted):
+                if uris[key] == uri:
+                    records.append(model.model_validate_json(text))
+        return records

@@ -1,0 +1,24 @@
+"""The storage root every layer writes under (a local folder by default)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+DEFAULT_STORAGE = ".evals/storage"
+
+
+def storage_root_from_env() -> str:
+    """EVALS_PIPELINE_STORAGE, else `.evals/storage` under the working directory (absolute)."""
+    return str(Path(os.environ.get("EVALS_PIPELINE_STORAGE", DEFAULT_STORAGE)).resolve())
+
+
+class EvalStorage(dg.ConfigurableResource):
+    """Where run folders go; each materialization writes under its own run id."""
+
+    root: str
+
+    def step_folder(self, asset_key: dg.AssetKey, run_id: str) -> Path:
+        return Path(self.root, *asset_key.path, run_id)

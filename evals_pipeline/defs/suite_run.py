@@ -1,0 +1,125 @@
+"""Run a whole suite through the asset graph in-process: what `evals-pipeline run` does."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from evals_pipeline.defs.assets import build_suite_assets
+from evals_pipeline.defs.definitions import build_definitions
+from evals_pipeline.defs.partitions import case_partitions_name, partition_key
+from evals_pipeline.models.report import EvalReport
+from evals_pipeline.suites import LoadedSuite
+
+
+def register_cases(
+    instance: dg.DagsterInstance, suite: LoadedSuite, case_keys: list[str]
+) -> list[str]:
+    """Make the suite's dynamic case partitions exactly `case_keys` (one add call, stale keys
+    deleted) and return them in partition order."""
+    name = case_partitions_name(suite.slug)
+    registered = instance.get_dynamic_partitions(name)
+    wanted = set(case_keys)
+    for stale in [k for k in registered if k not in wanted]:
+        instance.delete_dynamic_partition(name, stale)
+    new = [k for k in case_keys if k not in set(registered)]
+    if new:
+        instance.add_dynamic_partitions(name, new)
+    return list(instance.get_dynamic_partitions(name))
+
+
+def contiguous_groups(selected: list[str], order: list[str]) -> list[list[str]]:
+    """`selected` split into runs of neighbours in `order`: each group is one partition range."""
+    groups: list[list[str]] = []
+    last = -2
+    for index, name in enumerate(order):
+        if name not in selected:
+            continue
+        if index != last + 1:
+            groups.append([])
+        groups[-1].append(name)
+        last = index
+    return groups
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    report: EvalReport
+    report_folder: Path
+    run_ids: list[str]
+
+
+class _MessageOnly(logging.Formatter):
+    """The message an asset logged, without Dagster's job, run id and step prefix."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        meta = getattr(record, "dagster_meta", None) or {}
+        return str(meta.get("orig_message") or record.getMessage())
+
+
+@dg.logger
+def progress_logger(_: dg.InitLoggerContext) -> logging.Logger:
+    """Prints the layers' own progress lines and warnings, not Dagster's event stream."""
+    log = logging.getLogger("evals_pipeline.progress")
+    log.setLevel(logging.INFO)
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_MessageOnly())
+        log.addHandler(handler)
+    log.propagate = False
+    return log
+
+
+def run_suite(
+    instance: dg.DagsterInstance,
+    suite: LoadedSuite,
+    storage_root: str,
+    *,
+    agents: list[str],
+    case_keys: list[str],
+    echo: Callable[[str], None] = print,
+) -> SuiteRun:
+    """Materialize every layer for `case_keys` x `agents`, then the report, in-process."""
+    order = register_cases(instance, suite, case_keys)
+    assets = build_suite_assets(suite)
+    layers, report_asset = assets[:-1], assets[-1]
+    defs = dg.Definitions.merge(
+        build_definitions([], storage_root),
+        dg.Definitions(
+            assets=assets,
+            jobs=[
+                dg.define_asset_job("layers", selection=[a.key for a in layers]),
+                dg.define_asset_job("report", selection=[report_asset.key]),
+            ],
+            loggers={"progress": progress_logger},
+        ),
+    )
+    # Only our logger: the layers' progress lines, not Dagster's event stream.
+    run_config: dict[str, Any] = {"loggers": {"progress": {}}}
+    run_ids = []
+    for group in contiguous_groups(agents, list(suite.targets)):
+        echo(f"{suite.slug}: {len(order)} cases x {', '.join(group)}")
+        result = defs.resolve_job_def("layers").execute_in_process(
+            instance=instance,
+            run_config=run_config,
+            tags={
+                "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
+                "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),
+                "evals/suite": suite.slug,
+            },
+        )
+        run_ids.append(result.run_id)
+    result = defs.resolve_job_def("report").execute_in_process(
+        instance=instance, run_config=run_config
+    )
+    run_ids.append(result.run_id)
+    materialization = result.asset_materializations_for_node(report_asset.op.name)[0]
+    folder = Path(str(materialization.metadata["dagster/uri"].value))
+    report = EvalReport.model_validate_json((folder / "report.json").read_text())
+    return SuiteRun(report=report, report_folder=folder, run_ids=run_ids)

@@ -1,0 +1,114 @@
+"""Parse AgentV's `cli` output file (or a plain-text answer) into canonical messages."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from evals_pipeline.models.messages import Message, TokenUsage
+
+
+@dataclass
+class ParsedOutput:
+    """What an output file says; unknown or invalid parts become warnings, never exceptions."""
+
+    messages: list[Message]
+    token_usage: TokenUsage | None = None
+    cost_usd: float | None = None
+    duration_ms: int | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def iso_to_ms(value: Any) -> int | None:
+    """An ISO-8601 timestamp (AgentV's wire form) as epoch milliseconds (our stored form)."""
+    if isinstance(value, int | float):
+        return int(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def _timed(raw: dict[str, Any]) -> dict[str, Any]:
+    """ISO start/end times as epoch ms, and the duration from them when none is given."""
+    data = dict(raw)
+    for prefix in ("start", "end"):
+        if f"{prefix}_time" in data and f"{prefix}_time_ms" not in data:
+            data[f"{prefix}_time_ms"] = iso_to_ms(data.pop(f"{prefix}_time"))
+    start, end = data.get("start_time_ms"), data.get("end_time_ms")
+    if data.get("duration_ms") is None and start is not None and end is not None:
+        data["duration_ms"] = end - start
+    return data
+
+
+def _message(raw: dict[str, Any]) -> Message:
+    data = _timed(raw)
+    data["tool_calls"] = [_timed(call) for call in data.get("tool_calls") or []]
+    return Message.model_validate(data)
+
+
+def _non_negative(doc: dict[str, Any], key: str, warnings: list[str]) -> float | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or value < 0:
+        warnings.append(f"ignored {key}={value!r}: expected a non-negative number")
+        return None
+    return float(value)
+
+
+def parse_output_document(text: str) -> ParsedOutput:
+    """AgentV's rules: `output` (or legacy `output_messages`) wins, else `text`; anything that is
+    not such a JSON object becomes one assistant message holding the whole text."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        doc = None
+    if not isinstance(doc, dict) or not ({"output", "output_messages", "text"} & doc.keys()):
+        return ParsedOutput([Message(role="assistant", content=text)])
+    warnings: list[str] = []
+    raw_messages = doc.get("output", doc.get("output_messages"))
+    try:
+        if isinstance(raw_messages, list):
+            messages = [_message(m) for m in raw_messages]
+        else:
+            messages = [Message(role="assistant", content=str(doc.get("text", "")))]
+    except (ValidationError, TypeError, AttributeError) as exc:
+        warnings.append(f"output messages do not fit the schema, kept as text: {exc}")
+        messages = [Message(role="assistant", content=text)]
+    usage = doc.get("token_usage")
+    token_usage = None
+    if isinstance(usage, dict):
+        try:
+            token_usage = TokenUsage.model_validate(usage)
+        except ValidationError:
+            warnings.append(f"ignored token_usage={usage!r}: expected input/output/cached counts")
+    cost = _non_negative(doc, "cost_usd", warnings)
+    duration = _non_negative(doc, "duration_ms", warnings)
+    return ParsedOutput(
+        messages=messages,
+        token_usage=token_usage,
+        cost_usd=cost,
+        duration_ms=int(duration) if duration is not None else None,
+        warnings=warnings,
+    )
+
+
+def parse_message_lines(text: str) -> ParsedOutput:
+    """A recorded session as JSONL, one message per line; a bad line is a warning, not a crash."""
+    messages: list[Message] = []
+    warnings: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            messages.append(_message(json.loads(line)))
+        except (json.JSONDecodeError, ValidationError, TypeError, AttributeError) as exc:
+            warnings.append(f"line {number}: skipped, not a message: {str(exc).splitlines()[0]}")
+    return ParsedOutput(messages=messages, warnings=warnings)

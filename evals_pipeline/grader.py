@@ -1,0 +1,178 @@
+"""Write a code grader in Python: decorate one function, run the file as the grader's command.
+
+    from evals_pipeline.grader import GraderInput, grader
+
+    @grader
+    def check(inp: GraderInput) -> float:
+        return 1.0 if "hello" in inp.output else 0.0
+
+The payload's heavy fields load lazily: `inp.messages` reads the session's Parquet file and
+`inp.output` a file-backed answer, each on first access only. Importing this module stays cheap
+(no pyarrow, pandas or Dagster until a grader touches `messages`). See docs/grader-contract.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evals_pipeline.models.messages import Message
+
+__all__ = ["GraderInput", "Score", "grader", "run"]
+
+
+class GraderInput:
+    """The stdin payload with attribute access; `raw` is the payload dict itself."""
+
+    # Payload fields, readable as attributes (None when the payload lacks them).
+    criteria: str
+    expected_output: list[dict[str, Any]]
+    output_path: str | None
+    messages_path: str | None
+    messages_json_path: str | None
+    input_files: list[str]
+    input: list[dict[str, Any]]
+    metadata: dict[str, Any] | None
+    trace_summary: dict[str, Any] | None
+    token_usage: dict[str, int] | None
+    cost_usd: float | None
+    duration_ms: int | None
+    start_time: str | None
+    end_time: str | None
+    start_time_ms: int | None
+    end_time_ms: int | None
+    file_changes: str | None
+    test_id: str | None
+    agent: str | None
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.raw = payload
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names that are not real attributes: payload fields.
+        if name == "raw" or name.startswith("__"):
+            raise AttributeError(name)
+        if name in self.raw:
+            return self.raw[name]
+        if name in _PAYLOAD_FIELDS:
+            return None
+        raise AttributeError(f"the grader payload has no field {name!r}")
+
+    @cached_property
+    def output(self) -> str | None:
+        """The final answer: inline, or read (once) from `output_path` when it was too large."""
+        inline = self.raw.get("output")
+        if inline is not None or not self.raw.get("output_path"):
+            return inline
+        text: str = json.loads(Path(self.raw["output_path"]).read_text(encoding="utf-8"))
+        return text
+
+    @cached_property
+    def messages(self) -> list[Message]:
+        """The whole transcript, read (once) from `messages_path` on first access."""
+        from evals_pipeline.models.messages import Message
+
+        if self.raw.get("messages_path"):
+            from evals_pipeline.storage.messages import read_messages
+
+            return read_messages(self.raw["messages_path"])
+        # A payload from AgentV itself carries the messages inline.
+        return [Message.model_validate(m) for m in self.raw.get("messages") or []]
+
+    @property
+    def workspace_path(self) -> Path | None:
+        """The agent's workspace folder, when the run had one."""
+        value = self.raw.get("workspace_path")
+        return Path(value) if value else None
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The grader's `config` from the suite (unknown assertion keys included)."""
+        return dict(self.raw.get("config") or {})
+
+
+_PAYLOAD_FIELDS = frozenset(GraderInput.__annotations__)
+
+
+# One checked statement: (text, passed) or (text, passed, evidence).
+Check = tuple[str, bool] | tuple[str, bool, str | None]
+
+
+@dataclass
+class Score:
+    """A grader's result: a score in [0, 1], the statements checked, and free-form details.
+
+    Each assertion is `(text, passed)` or `(text, passed, evidence)`.
+    """
+
+    score: float
+    assertions: Sequence[Check] = field(default_factory=list)
+    details: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object the pipeline reads from a grader's stdout."""
+        entries = []
+        for text, passed, *rest in self.assertions:
+            entry: dict[str, Any] = {"text": text, "passed": bool(passed)}
+            if rest and rest[0] is not None:
+                entry["evidence"] = rest[0]
+            entries.append(entry)
+        return {"score": self.score, "assertions": entries, "details": self.details}
+
+
+GraderFunction = Callable[[GraderInput], Any]
+
+
+def run(
+    fn: GraderFunction,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+) -> int:
+    """Read the payload, call `fn`, print its result as JSON; return the exit code.
+
+    An exception prints its traceback and returns 1, which the pipeline records as a grader error
+    rather than a score. Streams default to the process's own.
+    """
+    try:
+        payload = json.load(stdin or sys.stdin)
+        result = _as_json(fn(GraderInput(payload)), fn)
+        text = json.dumps(result, ensure_ascii=False)
+    except Exception:
+        traceback.print_exc(file=stderr or sys.stderr)
+        return 1
+    out = stdout or sys.stdout
+    out.write(text + "\n")
+    out.flush()
+    return 0
+
+
+def grader(fn: GraderFunction) -> GraderFunction:
+    """Mark `fn` as the grader; in a script run as the grader command, grade and exit right away."""
+    if fn.__module__ == "__main__":
+        sys.exit(run(fn))
+    return fn
+
+
+def _as_json(result: Any, fn: GraderFunction) -> dict[str, Any]:
+    """Accept what grader authors naturally return: a bool, a number, a Score, a dict, a model."""
+    if isinstance(result, bool):
+        return Score(1.0 if result else 0.0, [(fn.__name__, result)]).to_json()
+    if isinstance(result, int | float):
+        return {"score": float(result), "assertions": [], "details": None}
+    if isinstance(result, Score):
+        return result.to_json()
+    if hasattr(result, "model_dump"):
+        result = result.model_dump(mode="json")
+    if isinstance(result, dict) and ("score" in result or "assertions" in result):
+        return {k: result[k] for k in ("score", "assertions", "details") if k in result}
+    raise TypeError(
+        f"a grader returns a float, bool, Score or dict with score/assertions, not {result!r:.200}"
+    )

@@ -1,0 +1,113 @@
+"""Code graders: programs that read the payload on stdin and print a score (reference §6).
+
+The stdout / exit-code rules are AgentV's, except that every way a grader can fail (crash with
+stderr, unparsable output, timeout, not starting) yields an `error` verdict with no score.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from evals_pipeline.judges.context import GradingContext
+from evals_pipeline.judges.evaluation import Evaluation, preview
+from evals_pipeline.judges.payload import grader_payload
+from evals_pipeline.judges.scoring import grade
+from evals_pipeline.models.assertions import CodeGraderAssertion
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.grade import AssertionOutcome, GraderResult
+from evals_pipeline.models.session import Session
+from evals_pipeline.process import ProcessResult, child_env, run_process
+
+STDERR_TAIL_CHARS = 4_000
+ASSERTION_TEXT_CHARS = 2_000
+
+
+def run_code_grader(
+    spec: CodeGraderAssertion, case: ResolvedCase, session: Session
+) -> GraderResult:
+    """Run one code grader on one session and grade what it printed."""
+    ctx = GradingContext(case, session)
+    return grade(spec, lambda: evaluate_code_grader(spec, ctx), threshold=case.threshold)
+
+
+def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Evaluation:
+    """Spawn the grader with the payload on stdin, in its own process group, without secrets."""
+    payload = grader_payload(spec, ctx)
+    workspace = ctx.session.workspace_path
+    result = run_process(
+        spec.command,
+        cwd=Path(ctx.case.base_dir) / (spec.cwd or ""),
+        env=child_env({"AGENTV_WORKSPACE_PATH": workspace} if workspace else None),
+        timeout_seconds=spec.timeout_seconds,
+        stdin=json.dumps(payload, indent=2, ensure_ascii=False).encode("utf-8"),
+    )
+    return parse_grader_output(result, spec.timeout_seconds)
+
+
+def parse_grader_output(result: ProcessResult, timeout_seconds: float) -> Evaluation:
+    """Turn a finished grader process into an evaluation, per the stdout / exit-code table."""
+    stderr = result.stderr[-STDERR_TAIL_CHARS:]
+    if result.error is not None:
+        return Evaluation.failed(result.error, stderr)
+    if result.timed_out:
+        return Evaluation.failed(f"timed out after {timeout_seconds:g} s", stderr)
+    stdout = result.stdout.decode("utf-8", "replace").strip()
+    structured = stdout.startswith(("{", "["))
+    code = result.exit_code
+    if code != 0:
+        if stderr.strip() or structured:
+            return Evaluation.failed(_exit_reason(code, stderr), stderr)
+        return Evaluation.check(False, _text(stdout) or f"exit {code}")
+    if not structured:
+        return replace(Evaluation.check(True, _text(stdout) or "exit 0"), stderr=stderr or None)
+    return _json_result(stdout, stderr)
+
+
+def _json_result(stdout: str, stderr: str) -> Evaluation:
+    try:
+        data = json.loads(stdout)
+    except ValueError as exc:
+        return Evaluation.failed(f"stdout is not valid JSON ({exc}): {preview(stdout)}", stderr)
+    if not isinstance(data, dict):
+        return Evaluation.failed(f"stdout is JSON but not an object: {preview(stdout)}", stderr)
+    entries = data.get("assertions")
+    assertions = [
+        AssertionOutcome(text=a["text"], passed=a.get("passed") is True, evidence=_evidence(a))
+        for a in (entries if isinstance(entries, list) else [])
+        if isinstance(a, dict) and isinstance(a.get("text"), str)
+    ]
+    score = data.get("score")
+    if "score" not in data:
+        score = sum(a.passed for a in assertions) / len(assertions) if assertions else 0.0
+    elif isinstance(score, bool) or not isinstance(score, int | float):
+        return Evaluation.failed(f"score is not a number: {preview(json.dumps(score))}", stderr)
+    details = data.get("details")
+    return Evaluation(
+        score=float(score),
+        assertions=assertions,
+        details=details if isinstance(details, dict) else None,
+        stderr=stderr or None,
+    )
+
+
+def _evidence(entry: dict[str, Any]) -> str | None:
+    evidence = entry.get("evidence")
+    if evidence is None or isinstance(evidence, str):
+        return evidence
+    return json.dumps(evidence, ensure_ascii=False)
+
+
+def _exit_reason(code: int | None, stderr: str) -> str:
+    """Why the grader failed, in one line: the exit (or signal) and stderr's last line."""
+    how = (
+        f"killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
+    )
+    last_line = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+    return f"{how}: {last_line.strip()}" if last_line else how
+
+
+def _text(stdout: str) -> str:
+    return stdout if len(stdout) <= ASSERTION_TEXT_CHARS else stdout[:ASSERTION_TEXT_CHARS] + "…"

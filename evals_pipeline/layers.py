@@ -1,0 +1,106 @@
+"""What each layer does over many partitions at once, without Dagster: the asset bodies call
+these, and so can tests and scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from evals_pipeline.adapters import RunContext, run_agent
+from evals_pipeline.adapters.cli import check_health
+from evals_pipeline.enrichers import enrich_run
+from evals_pipeline.judges import aggregate_trials, grade_trial
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.session import Session
+from evals_pipeline.models.targets import CliTarget
+from evals_pipeline.process import now_ms
+
+Progress = Callable[[str], None]
+
+
+def _silent(_: str) -> None:
+    pass
+
+
+def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
+    """The artifact folder of one trial of one (case, agent) inside a step's folder."""
+    return folder / agent / case_key / f"trial-{trial}"
+
+
+def _unhealthy_run(case: ResolvedCase, trial: int, reason: str) -> AgentRun:
+    now = now_ms()
+    return AgentRun(
+        case_key=case.case_key,
+        agent=case.agent,
+        trial=trial,
+        start_ms=now,
+        end_ms=now,
+        error=reason,
+    )
+
+
+def run_agents(
+    cases: list[ResolvedCase], folder: Path, *, workers: int, progress: Progress = _silent
+) -> list[AgentRun]:
+    """Run every trial of every case, `workers` at a time, each in a fresh workspace."""
+    health: dict[str, str | None] = {}
+    for case in cases:
+        if isinstance(case.target, CliTarget) and case.agent not in health:
+            health[case.agent] = check_health(case.target, case.base_dir)
+    jobs = [(case, trial) for case in cases for trial in range(case.trials.count)]
+    done = 0
+
+    def one(job: tuple[ResolvedCase, int]) -> AgentRun:
+        nonlocal done
+        case, trial = job
+        reason = health.get(case.agent)
+        if reason:
+            run = _unhealthy_run(case, trial, reason)
+        else:
+            artifacts = run_folder(folder, case.case_key, case.agent, trial)
+            run = run_agent(case, RunContext(artifacts, artifacts / "workspace", trial))
+        done += 1
+        status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
+        label = f" (trial {trial})" if case.trials.count > 1 else ""
+        progress(
+            f"[{done}/{len(jobs)}] {case.agent} / {case.test_id}{label}: {status} in {run.duration_ms} ms"
+        )
+        return run
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, jobs))
+
+
+def enrich_runs(runs: list[AgentRun], folder: Path) -> list[Session]:
+    """Enrich every run, writing each session's messages once as Parquet under `folder`."""
+    return [enrich_run(run, run_folder(folder, run.case_key, run.agent, run.trial)) for run in runs]
+
+
+def grade_cases(
+    cases: list[ResolvedCase],
+    sessions: list[Session],
+    *,
+    workers: int,
+    progress: Progress = _silent,
+) -> list[CaseGrade]:
+    """Grade every trial's session and aggregate the trials of each (case, agent)."""
+    by_partition: dict[tuple[str, str], list[Session]] = {}
+    for session in sessions:
+        by_partition.setdefault((session.case_key, session.agent), []).append(session)
+    done = 0
+
+    def one(case: ResolvedCase) -> CaseGrade:
+        nonlocal done
+        trials = sorted(by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial)
+        grade = aggregate_trials(case, [grade_trial(case, s, s.trial) for s in trials])
+        done += 1
+        progress(
+            f"[{done}/{len(cases)}] {case.agent} / {case.test_id}: {grade.verdict} (score {grade.score:.2f})"
+        )
+        return grade
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, cases))

@@ -1,0 +1,1 @@
+"""The type lattice: pydantic models validated at every boundary between layers."""

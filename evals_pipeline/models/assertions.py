@@ -1,0 +1,194 @@
+"""Assertion (grader) specs as written in a suite, one pydantic model per AgentV assertion type.
+
+`AssertionSpec` is a discriminated union on the kebab-case `type`; snake_case types are accepted
+and normalised, as AgentV does.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class AssertionBase(BaseModel):
+    """Fields every assertion shares: identity, weighting and the required gate."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    name: str | None = None
+    weight: float = Field(default=1.0, ge=0)
+    required: bool | float = False
+    min_score: float | None = Field(default=None, gt=0, le=1)
+    negate: bool = False
+
+    @field_validator("required")
+    @classmethod
+    def _required_range(cls, value: bool | float) -> bool | float:
+        if not isinstance(value, bool) and not 0 < value <= 1:
+            raise ValueError("required must be true/false or a number in (0, 1]")
+        return value
+
+    def display_name(self) -> str:
+        """The grader's name: the one given, else the type and its value (AgentV's rule)."""
+        if self.name:
+            return self.name
+        kind: str = getattr(self, "type", "assertion")
+        value = getattr(self, "value", None)
+        if isinstance(value, str) and len(value) <= 40:
+            return f"{kind}-{value}"
+        return kind
+
+    def gate(self, threshold: float) -> float | None:
+        """The score below which a required grader forces the test score to 0; None if not required."""
+        if self.required is False:
+            return None
+        if self.min_score is not None:
+            return self.min_score
+        if self.required is not True:
+            return float(self.required)
+        return threshold
+
+
+class TextAssertion(AssertionBase):
+    type: Literal["contains", "icontains", "equals", "starts-with", "ends-with"]
+    value: str
+
+
+class TextSetAssertion(AssertionBase):
+    type: Literal["contains-any", "contains-all", "icontains-any", "icontains-all"]
+    value: list[str] = Field(min_length=1)
+
+
+class RegexAssertion(AssertionBase):
+    type: Literal["regex"]
+    value: str
+    flags: str = ""
+
+
+class IsJsonAssertion(AssertionBase):
+    type: Literal["is-json"]
+
+
+class LatencyAssertion(AssertionBase):
+    type: Literal["latency"]
+    threshold: float = Field(gt=0, description="Maximum duration in milliseconds.")
+
+
+class CostAssertion(AssertionBase):
+    type: Literal["cost"]
+    budget: float = Field(ge=0, description="Maximum cost in USD.")
+
+
+class TokenUsageAssertion(AssertionBase):
+    type: Literal["token-usage"]
+    max_total: int | None = None
+    max_input: int | None = None
+    max_output: int | None = None
+
+
+class ExpectedToolCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    args: dict[str, Any] | Literal["any"] | None = None
+    args_match: Literal["exact", "ignore", "subset", "superset"] | list[str] | None = None
+    max_duration_ms: int | None = None
+
+
+class ToolTrajectoryAssertion(AssertionBase):
+    type: Literal["tool-trajectory"]
+    mode: Literal["any_order", "in_order", "exact", "subset", "superset"] = "any_order"
+    minimums: dict[str, int] = Field(default_factory=dict)
+    expected: list[ExpectedToolCall] = Field(default_factory=list)
+    args_match: Literal["exact", "ignore", "subset", "superset"] | list[str] = "exact"
+
+
+class FieldSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    match: Literal["exact", "numeric_tolerance", "date"] = "exact"
+    required: bool = False
+    weight: float = Field(default=1.0, ge=0)
+    tolerance: float = 0.0
+    relative: bool = False
+    formats: list[str] = Field(default_factory=list)
+
+
+class FieldAccuracyAssertion(AssertionBase):
+    type: Literal["field-accuracy"]
+    fields: list[FieldSpec] = Field(min_length=1)
+    aggregation: Literal["weighted_average", "all_or_nothing"] = "weighted_average"
+
+
+class CodeGraderAssertion(AssertionBase):
+    """A grader program speaking AgentV's stdin/stdout contract; unknown keys go into `config`."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    type: Literal["code-grader"]
+    command: str | list[str]
+    cwd: str | None = None
+    timeout_seconds: float = Field(default=60.0, gt=0)
+    messages_format: Literal["parquet", "json"] = "parquet"
+    config: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _script_alias(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "script" in data and "command" not in data:
+            data = {**data, "command": data["script"]}
+            del data["script"]
+        return data
+
+    @model_validator(mode="after")
+    def _extras_into_config(self) -> CodeGraderAssertion:
+        extra = dict(self.__pydantic_extra__ or {})
+        if extra:
+            self.config = {**extra, **self.config}
+            self.__pydantic_extra__ = {}
+        return self
+
+    def display_name(self) -> str:
+        return self.name or "code-grader"
+
+
+AssertionSpec = Annotated[
+    TextAssertion
+    | TextSetAssertion
+    | RegexAssertion
+    | IsJsonAssertion
+    | LatencyAssertion
+    | CostAssertion
+    | TokenUsageAssertion
+    | ToolTrajectoryAssertion
+    | FieldAccuracyAssertion
+    | CodeGraderAssertion,
+    Field(discriminator="type"),
+]
+
+ASSERTION_TYPES: tuple[str, ...] = (
+    "contains",
+    "icontains",
+    "equals",
+    "starts-with",
+    "ends-with",
+    "contains-any",
+    "contains-all",
+    "icontains-any",
+    "icontains-all",
+    "regex",
+    "is-json",
+    "latency",
+    "cost",
+    "token-usage",
+    "tool-trajectory",
+    "field-accuracy",
+    "code-grader",
+)
+
+
+def normalize_assertion_type(value: Any) -> Any:
+    """AgentV accepts snake_case types (`code_grader`); the canonical form is kebab-case."""
+    return value.replace("_", "-") if isinstance(value, str) else value

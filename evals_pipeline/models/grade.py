@@ -1,0 +1,68 @@
+"""Grades: what each grader said about one session, and the case verdict they add up to."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from evals_pipeline.models.messages import TokenUsage
+
+Verdict = Literal["pass", "fail", "error"]
+ExecutionStatus = Literal["ok", "quality_failure", "execution_error"]
+FailureStage = Literal["setup", "agent", "grader"]
+
+
+class AssertionOutcome(BaseModel):
+    """One checked statement with its evidence."""
+
+    text: str
+    passed: bool
+    evidence: str | None = None
+
+
+class GraderResult(BaseModel):
+    """One grader's outcome. An `error` verdict means the grader itself failed: no score."""
+
+    name: str
+    type: str
+    score: float | None = Field(default=None, ge=0, le=1)
+    verdict: Verdict
+    weight: float = 1.0
+    gate: float | None = Field(default=None, description="Required-grader gate, when required.")
+    assertions: list[AssertionOutcome] = Field(default_factory=list)
+    details: dict[str, Any] | None = None
+    error: str | None = None
+    stderr: str | None = None
+    duration_ms: int = 0
+    start_ms: int | None = None
+
+
+class TrialGrade(BaseModel):
+    """The graded outcome of one trial of one (case, agent)."""
+
+    trial: int = 0
+    score: float = 0.0
+    verdict: Verdict
+    execution_status: ExecutionStatus
+    failure_stage: FailureStage | None = None
+    error: str | None = None
+    graders: list[GraderResult] = Field(default_factory=list)
+    token_usage: TokenUsage | None = None
+    cost_usd: float | None = None
+    duration_ms: int | None = None
+
+
+class CaseGrade(BaseModel):
+    """The grades of one (case, agent) partition: its trials and their aggregate."""
+
+    case_key: str
+    test_id: str
+    agent: str
+    threshold: float
+    score: float
+    verdict: Verdict
+    execution_status: ExecutionStatus
+    failure_stage: FailureStage | None = None
+    error: str | None = None
+    trials: list[TrialGrade]

@@ -1,0 +1,99 @@
+"""Canonical messages: the transcript shape shared by adapters, enrichers, graders and reports.
+
+Field names follow AgentV's Message contract (snake_case) so existing graders read them unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+ToolStatus = Literal["ok", "error", "timeout", "cancelled", "unknown"]
+
+
+class TokenUsage(BaseModel):
+    """Token counts of one message or one whole run."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    input: int = 0
+    output: int = 0
+    cached: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cached
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            input=self.input + other.input,
+            output=self.output + other.output,
+            cached=self.cached + other.cached,
+        )
+
+
+class ToolCall(BaseModel):
+    """One tool invocation with its result, paired."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    tool: str
+    input: Any = None
+    output: Any = None
+    id: str | None = None
+    status: ToolStatus | None = None
+    start_time_ms: int | None = None
+    end_time_ms: int | None = None
+    duration_ms: int | None = None
+
+
+class Message(BaseModel):
+    """One transcript message; `content` is text, a structured object, or a list of blocks."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    role: Role
+    name: str | None = None
+    content: str | dict[str, Any] | list[Any] | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    start_time_ms: int | None = None
+    end_time_ms: int | None = None
+    duration_ms: int | None = None
+    token_usage: TokenUsage | None = None
+    metadata: dict[str, Any] | None = None
+
+    def text(self) -> str:
+        """The message as plain text: text blocks joined, objects JSON-encoded (AgentV's rule)."""
+        return content_text(self.content)
+
+
+def content_text(content: str | dict[str, Any] | list[Any] | None) -> str:
+    """Flatten message content to text the way AgentV computes a final answer."""
+    import json
+
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        return json.dumps(content, ensure_ascii=False)
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type", "text") == "text":
+            value = block.get("text", block.get("value", ""))
+            parts.append(value if isinstance(value, str) else json.dumps(value))
+        elif isinstance(block, dict) and block.get("type") == "file":
+            parts.append(str(block.get("text") or ""))
+    return "\n".join(p for p in parts if p)
+
+
+def final_answer(messages: list[Message]) -> str:
+    """The last assistant message's content as text; empty when there is none."""
+    for message in reversed(messages):
+        if message.role == "assistant" and message.content not in (None, "", []):
+            return message.text()
+    return ""

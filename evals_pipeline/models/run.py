@@ -1,0 +1,33 @@
+"""The adapter's record of one agent run, before any interpretation."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class AgentRun(BaseModel):
+    """RawAgentOutput: what the agent process did, stored as it happened."""
+
+    case_key: str
+    agent: str
+    trial: int = 0
+    stdout_path: str | None = Field(default=None, description="Raw stdout, stored as a file.")
+    output_file_path: str | None = Field(
+        default=None, description="The agent's {OUTPUT_FILE}, or the recorded session replayed."
+    )
+    stderr: str = ""
+    exit_code: int | None = None
+    start_ms: int
+    end_ms: int
+    timed_out: bool = False
+    error: str | None = Field(default=None, description="Why the run failed, when it did.")
+    workspace_path: str | None = None
+    file_changes: str | None = None
+
+    @property
+    def duration_ms(self) -> int:
+        return self.end_ms - self.start_ms
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None

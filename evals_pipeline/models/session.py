@@ -1,0 +1,48 @@
+"""An enriched session: the canonical view of one agent run that graders and reports read."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from evals_pipeline.models.messages import TokenUsage
+
+SessionStatus = Literal["ok", "agent_error", "timed_out"]
+
+
+class TraceSummary(BaseModel):
+    """Counts over a session's events, AgentV's `trace_summary`."""
+
+    event_count: int = 0
+    tool_calls: dict[str, int] = Field(default_factory=dict)
+    error_count: int = 0
+    tool_durations: dict[str, int] = Field(default_factory=dict)
+    llm_call_count: int = 0
+
+
+class Session(BaseModel):
+    """One agent run, enriched: messages stored once as Parquet, the rest small and inline."""
+
+    case_key: str
+    agent: str
+    trial: int = 0
+    status: SessionStatus = "ok"
+    error: str | None = None
+    stderr: str = ""
+    messages_path: str = Field(description="Parquet file, one row per message.")
+    message_count: int = 0
+    output: str | None = Field(default=None, description="Final answer, when small enough.")
+    output_path: str | None = Field(
+        default=None, description="JSON file holding the final answer as a string literal."
+    )
+    output_chars: int = 0
+    trace_summary: TraceSummary = Field(default_factory=TraceSummary)
+    token_usage: TokenUsage | None = None
+    cost_usd: float | None = None
+    duration_ms: int | None = None
+    start_ms: int | None = None
+    end_ms: int | None = None
+    workspace_path: str | None = None
+    file_changes: str | None = None
+    parse_warnings: list[str] = Field(default_factory=list)

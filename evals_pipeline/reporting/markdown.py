@@ -1,0 +1,75 @@
+"""The report as text: a Markdown summary for files and the UI, an aligned table for terminals."""
+
+from __future__ import annotations
+
+from evals_pipeline.models.report import AgentSummary, EvalReport
+
+HEADERS = [
+    "agent",
+    "cases",
+    "passed",
+    "failed",
+    "errors",
+    "pass rate",
+    "mean score",
+    "cost $",
+    "tokens",
+    "mean ms",
+]
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def summary_rows(report: EvalReport) -> list[list[str]]:
+    """One row of display strings per agent, in HEADERS order."""
+
+    def row(a: AgentSummary) -> list[str]:
+        return [
+            a.agent,
+            str(a.cases),
+            str(a.passed),
+            str(a.failed),
+            str(a.errors),
+            _pct(a.pass_rate),
+            _num(a.mean_score),
+            _num(a.cost_usd, 4),
+            str(a.total_tokens),
+            _num(a.mean_duration_ms, 0),
+        ]
+
+    return [row(a) for a in report.agents]
+
+
+def render_markdown(report: EvalReport) -> str:
+    """The Markdown summary written next to the report tables and shown in the Dagster UI."""
+    out = [f"# Eval report: {report.suite}", ""]
+    out.append("| " + " | ".join(HEADERS) + " |")
+    out.append("|" + "---|" * len(HEADERS))
+    out.extend("| " + " | ".join(r) + " |" for r in summary_rows(report))
+    if report.not_run:
+        out += ["", f"{report.not_run} registered (case, agent) partitions have no grades yet."]
+    if report.failures:
+        out += ["", "## Failures and errors", ""]
+        out.extend(f"- {f.agent} / {f.test_id}: {f.reason}" for f in report.failures)
+    return "\n".join(out) + "\n"
+
+
+def render_text_table(report: EvalReport) -> str:
+    """The per-agent summary as an aligned plain-text table for the terminal."""
+    rows = [HEADERS, *summary_rows(report)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in rows
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,53 @@
+"""`results.jsonl`: one line per case x agent in the shape of AgentV's index.jsonl."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from evals_pipeline.models.grade import CaseGrade, GraderResult, Verdict
+
+# AgentV knows pass / fail / skip; our grader `error` is its `skip` (an infrastructure failure).
+AGENTV_VERDICTS: dict[Verdict, str] = {"pass": "pass", "fail": "fail", "error": "skip"}
+
+
+def _grader_entry(result: GraderResult) -> dict[str, object]:
+    return {
+        "name": result.name,
+        "type": result.type,
+        "score": result.score if result.score is not None else 0.0,
+        "weight": result.weight,
+        "verdict": AGENTV_VERDICTS[result.verdict],
+        "assertions": [a.model_dump(exclude_none=True) for a in result.assertions],
+        "duration_ms": result.duration_ms,
+        **({"error": result.error} if result.error else {}),
+    }
+
+
+def result_line(suite: str, grade: CaseGrade, created_ms: int) -> dict[str, object]:
+    """AgentV's IndexArtifactEntry fields that existing tooling reads."""
+    best = max(grade.trials, key=lambda t: (t.verdict != "error", t.score))
+    row: dict[str, object] = {
+        "timestamp": datetime.fromtimestamp(created_ms / 1000, UTC).isoformat(),
+        "test_id": grade.test_id,
+        "suite": suite,
+        "target": grade.agent,
+        "score": grade.score,
+        "scores": [_grader_entry(r) for r in best.graders],
+        "execution_status": grade.execution_status,
+        "token_usage": best.token_usage.model_dump() if best.token_usage else None,
+        "cost_usd": best.cost_usd,
+        "duration_ms": best.duration_ms,
+    }
+    if grade.error:
+        row["error"] = grade.error
+        row["failure_stage"] = grade.failure_stage
+    if len(grade.trials) > 1:
+        row["trials"] = [
+            {"attempt": t.trial, "score": t.score, "verdict": t.verdict} for t in grade.trials
+        ]
+    return row
+
+
+def render_results_jsonl(suite: str, grades: list[CaseGrade], created_ms: int) -> str:
+    return "".join(json.dumps(result_line(suite, g, created_ms)) + "\n" for g in grades)

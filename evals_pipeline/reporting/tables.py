@@ -1,0 +1,108 @@
+"""The report's Parquet tables: one row per case x agent, one per case x agent x grader."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+
+from evals_pipeline.models.grade import CaseGrade, TrialGrade
+
+CASES_SCHEMA = pa.schema(
+    [
+        ("suite", pa.string()),
+        ("case_key", pa.string()),
+        ("test_id", pa.string()),
+        ("agent", pa.string()),
+        ("score", pa.float64()),
+        ("verdict", pa.string()),
+        ("execution_status", pa.string()),
+        ("failure_stage", pa.string()),
+        ("error", pa.string()),
+        ("threshold", pa.float64()),
+        ("trials", pa.int32()),
+        ("input_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("cached_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("duration_ms", pa.int64()),
+    ]
+)
+
+GRADERS_SCHEMA = pa.schema(
+    [
+        ("suite", pa.string()),
+        ("case_key", pa.string()),
+        ("test_id", pa.string()),
+        ("agent", pa.string()),
+        ("trial", pa.int32()),
+        ("grader", pa.string()),
+        ("type", pa.string()),
+        ("score", pa.float64()),
+        ("verdict", pa.string()),
+        ("weight", pa.float64()),
+        ("error", pa.string()),
+        ("stderr", pa.string()),
+        ("assertions_json", pa.string()),
+        ("duration_ms", pa.int64()),
+    ]
+)
+
+
+def _best_trial(grade: CaseGrade) -> TrialGrade:
+    return max(grade.trials, key=lambda t: (t.verdict != "error", t.score))
+
+
+def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
+    """One row per (case, agent): the case verdict and the usage of its best trial."""
+    rows = []
+    for g in grades:
+        best = _best_trial(g)
+        usage = best.token_usage
+        rows.append(
+            {
+                "suite": suite,
+                "case_key": g.case_key,
+                "test_id": g.test_id,
+                "agent": g.agent,
+                "score": g.score,
+                "verdict": g.verdict,
+                "execution_status": g.execution_status,
+                "failure_stage": g.failure_stage,
+                "error": g.error,
+                "threshold": g.threshold,
+                "trials": len(g.trials),
+                "input_tokens": usage.input if usage else None,
+                "output_tokens": usage.output if usage else None,
+                "cached_tokens": usage.cached if usage else None,
+                "cost_usd": best.cost_usd,
+                "duration_ms": best.duration_ms,
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=CASES_SCHEMA)
+
+
+def graders_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
+    """One row per (case, agent, trial, grader) with the grader's assertions as JSON."""
+    rows = [
+        {
+            "suite": suite,
+            "case_key": g.case_key,
+            "test_id": g.test_id,
+            "agent": g.agent,
+            "trial": t.trial,
+            "grader": r.name,
+            "type": r.type,
+            "score": r.score,
+            "verdict": r.verdict,
+            "weight": r.weight,
+            "error": r.error,
+            "stderr": r.stderr,
+            "assertions_json": json.dumps([a.model_dump() for a in r.assertions]),
+            "duration_ms": r.duration_ms,
+        }
+        for g in grades
+        for t in g.trials
+        for r in t.graders
+    ]
+    return pa.Table.from_pylist(rows, schema=GRADERS_SCHEMA)

@@ -1,0 +1,44 @@
+"""Write a report's files into its run folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.report import EvalReport
+from evals_pipeline.reporting.markdown import render_markdown
+from evals_pipeline.reporting.results_jsonl import render_results_jsonl
+from evals_pipeline.reporting.tables import cases_table, graders_table
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    folder: Path
+    summary_md: Path
+    cases_parquet: Path
+    graders_parquet: Path
+    results_jsonl: Path
+    report_json: Path
+
+
+def write_report(report: EvalReport, grades: list[CaseGrade], folder: Path) -> ReportFiles:
+    """Write the Markdown summary, both Parquet tables, results.jsonl and report.json."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = ReportFiles(
+        folder=folder,
+        summary_md=folder / "summary.md",
+        cases_parquet=folder / "cases.parquet",
+        graders_parquet=folder / "graders.parquet",
+        results_jsonl=folder / "results.jsonl",
+        report_json=folder / "report.json",
+    )
+    ordered = sorted(grades, key=lambda g: (g.agent, g.test_id))
+    files.summary_md.write_text(render_markdown(report))
+    pq.write_table(cases_table(report.suite, ordered), files.cases_parquet, compression="zstd")
+    pq.write_table(graders_table(report.suite, ordered), files.graders_parquet, compression="zstd")
+    files.results_jsonl.write_text(render_results_jsonl(report.suite, ordered, report.created_ms))
+    files.report_json.write_text(report.model_dump_json(indent=2))
+    return files

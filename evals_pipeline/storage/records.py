@@ -1,0 +1,32 @@
+"""Run-scoped record tables: one Parquet file of pydantic records per asset step.
+
+Each row is one (case, agent) partition's record as JSON, next to its partition columns, so a
+consumer reads one file per upstream step and filters to the partitions it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydantic import BaseModel
+
+RECORDS_SCHEMA = pa.schema([("partition_key", pa.string()), ("record_json", pa.string())])
+
+
+def write_records(records: Iterable[tuple[str, BaseModel]], path: Path) -> int:
+    """Write (partition key, record) pairs to `path`; returns the row count."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [{"partition_key": key, "record_json": r.model_dump_json()} for key, r in records]
+    pq.write_table(pa.Table.from_pylist(rows, schema=RECORDS_SCHEMA), path, compression="zstd")
+    return len(rows)
+
+
+def read_records(path: str | Path, partition_keys: set[str] | None = None) -> list[tuple[str, Any]]:
+    """The (partition key, record JSON text) pairs of `path`, optionally only those keys."""
+    table = pq.read_table(path, schema=RECORDS_SCHEMA)
+    pairs = zip(table["partition_key"].to_pylist(), table["record_json"].to_pylist(), strict=True)
+    return [(k, v) for k, v in pairs if partition_keys is None or k in partition_keys]

@@ -1,0 +1,23 @@
+"""Suite files: YAML loading with file:line errors, targets, cases, partition-key slugs.
+
+Pure Python, no Dagster: the Dagster layer calls `load_suite` and `resolve_cases`.
+"""
+
+from evals_pipeline.suites.discovery import discover_suites
+from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.loader import LoadedSuite, load_suite
+from evals_pipeline.suites.resolve import resolve_cases
+from evals_pipeline.suites.schema import suite_json_schema, targets_json_schema
+from evals_pipeline.suites.slugs import slugify
+
+__all__ = [
+    "LoadedSuite",
+    "SuiteError",
+    "SuiteIssue",
+    "discover_suites",
+    "load_suite",
+    "resolve_cases",
+    "slugify",
+    "suite_json_schema",
+    "targets_json_schema",
+]

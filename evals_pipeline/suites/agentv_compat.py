@@ -1,0 +1,107 @@
+"""What AgentV 4.x accepts that evals-pipeline does not (yet), so errors can say so plainly.
+
+An AgentV suite that uses one of these gets a specific message instead of "unknown key", since
+the key is not a typo: it is a feature that is missing here.
+"""
+
+from __future__ import annotations
+
+LLM_ASSERTION_TYPES: frozenset[str] = frozenset(
+    {
+        "llm-grader",
+        "llm-judge",
+        "llm-rubric",
+        "agent-rubric",
+        "agent-judge",
+        "rubric",
+        "rubrics",
+    }
+)
+"""Grader types that need an LLM; LLM graders come in a later release."""
+
+RENAMED_ASSERTION_TYPES: dict[str, str] = {"code-judge": "code-grader", "script": "code-grader"}
+"""Old names AgentV 4.42.4 skips with a warning; here they are errors with the new name."""
+
+UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset(
+    {"composite", "include", "skill-trigger", "execution-metrics", "inline-assert"}
+)
+
+AGENTV_PROVIDERS: frozenset[str] = frozenset(
+    {
+        "openai",
+        "openrouter",
+        "azure",
+        "azure-openai",
+        "anthropic",
+        "gemini",
+        "google",
+        "google-gemini",
+        "claude",
+        "claude-code",
+        "claude-cli",
+        "claude-sdk",
+        "cc-mirror",
+        "codex",
+        "codex-cli",
+        "copilot",
+        "copilot-cli",
+        "copilot-sdk",
+        "copilot-log",
+        "pi",
+        "pi-coding-agent",
+        "pi-cli",
+        "vscode",
+        "vscode-insiders",
+        "agentv",
+    }
+)
+"""AgentV providers other than cli/mock/replay: run those agents through a `cli` target."""
+
+UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
+    "EvalSuite": frozenset({"preprocessors", "requires"}),
+    "TestSpec": frozenset(
+        {
+            "vars",
+            "conversation_id",
+            "suite",
+            "depends_on",
+            "on_dependency_failure",
+            "mode",
+            "turns",
+            "aggregation",
+            "on_turn_failure",
+            "window_size",
+        }
+    ),
+    "ExecutionSpec": frozenset({"cache", "cache_path", "budget_usd", "fail_on_error"}),
+    "TestExecutionSpec": frozenset({"targets", "workers", "trials", "cache"}),
+    "WorkspaceSpec": frozenset({"repos", "hooks", "isolation", "mode", "path", "docker", "env"}),
+    "TrialsSpec": frozenset({"cost_limit_usd"}),
+    "TargetRef": frozenset({"hooks"}),
+    "CliTarget": frozenset(
+        {
+            "verbose",
+            "cli_verbose",
+            "provider_batching",
+            "grader_target",
+            "judge_target",
+            "fallback_targets",
+            "use_target",
+            "subagent_mode_allowed",
+            "max_retries",
+        }
+    ),
+    "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
+    "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
+    "CodeGraderAssertion": frozenset(),
+}
+"""AgentV keys, by the model they would sit in, that evals-pipeline does not implement."""
+
+RENAMED_KEYS: dict[str, str] = {
+    "attachments_format": "files_format",
+    "keep_output_files": "keep_temp_files",
+    "command_template": "command",
+    "input_messages": "input",
+    "expected_messages": "expected_output",
+}
+"""Older AgentV key names, suggested as the fix when the new name is valid at that place."""

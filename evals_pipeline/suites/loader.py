@@ -1,0 +1,154 @@
+"""Loading an eval file: parse, rewrite old spellings, validate, find targets, check files.
+
+Every problem found is collected and raised together as one SuiteError, each issue with the
+file, line and column of what the user wrote and a concrete fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evals_pipeline.models.suite import EvalSuite
+from evals_pipeline.models.targets import TargetSpec
+from evals_pipeline.suites.aliases import rewrite_suite_aliases
+from evals_pipeline.suites.consistency import (
+    duplicate_test_ids,
+    malformed_tool_calls,
+    ungradable_tests,
+)
+from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.interpolation import interpolate
+from evals_pipeline.suites.references import missing_references
+from evals_pipeline.suites.slugs import suite_slug
+from evals_pipeline.suites.targets import (
+    Selection,
+    TargetCatalog,
+    find_targets_file,
+    load_targets_file,
+    no_targets_issue,
+    select_targets,
+)
+from evals_pipeline.suites.validation import validate_document
+from evals_pipeline.suites.yaml_positions import YamlDocument, read_yaml_file
+
+_SUFFIXES = (".eval.yaml", ".eval.yml", ".yaml", ".yml")
+
+
+class LoadedSuite(BaseModel):
+    """A validated suite with its selected targets, ready to be resolved into cases."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    path: Path = Field(description="The eval file, absolute.")
+    slug: str = Field(description="Suite key: a valid Dagster asset-key prefix and group name.")
+    suite: EvalSuite
+    targets: dict[str, TargetSpec] = Field(
+        description="Agent slug → target, in the order the suite selects them; paths absolute."
+    )
+    default_agents: list[str] = Field(
+        default_factory=list,
+        description="Agents a test without its own execution.target runs on.",
+    )
+    targets_file: Path | None = Field(
+        default=None, description="The .agentv/targets.yaml used; None for inline targets."
+    )
+    warnings: list[SuiteIssue] = Field(default_factory=list)
+
+    @property
+    def base_dir(self) -> Path:
+        """The eval file's folder: relative paths in the suite resolve from here."""
+        return self.path.parent
+
+
+def load_suite(path: str | Path) -> LoadedSuite:
+    """Load and check one eval file; raises SuiteError listing every problem found."""
+    file = Path(path).expanduser().resolve()
+    doc = read_yaml_file(file)
+    if not isinstance(doc.data, dict):
+        got = "empty" if doc.data is None else "not a mapping"
+        raise SuiteError(
+            [
+                SuiteIssue(
+                    doc.file,
+                    1,
+                    1,
+                    f"the eval file is {got}",
+                    "write the suite as key: value lines with a tests: list, e.g. "
+                    "tests: [{id: my-test, input: Say hello}]",
+                )
+            ]
+        )
+    warnings, issues = rewrite_suite_aliases(doc)
+    doc.data = interpolate(doc.data)
+    issues += duplicate_test_ids(doc)
+
+    suite: EvalSuite | None = None
+    try:
+        suite = validate_document(EvalSuite, doc)
+    except SuiteError as exc:
+        issues += exc.issues
+
+    catalog: TargetCatalog | None = None
+    targets_file: Path | None = None
+    targets_unreadable = False
+    if suite is not None and suite.targets:
+        catalog = TargetCatalog(doc=doc, specs=suite.targets, base_dir=file.parent, inline=True)
+    elif not doc.data.get("targets"):
+        targets_file = find_targets_file(file.parent)
+        if targets_file is not None:
+            try:
+                catalog = load_targets_file(targets_file)
+            except SuiteError as exc:
+                issues += exc.issues
+                targets_unreadable = True
+
+    if suite is None:
+        raise SuiteError(issues)
+    selection = Selection()
+    if catalog is not None:
+        selection = select_targets(suite, doc, catalog)
+        issues += selection.issues
+    elif not targets_unreadable:
+        issues.append(no_targets_issue(doc))
+    issues += malformed_tool_calls(suite, doc)
+    issues += missing_references(suite, doc, file.parent)
+    if issues:
+        raise SuiteError(issues)
+
+    return LoadedSuite(
+        path=file,
+        slug=_slug(suite, doc),
+        suite=suite,
+        targets=selection.targets,
+        default_agents=selection.default_agents,
+        targets_file=targets_file,
+        warnings=sorted(
+            warnings + ungradable_tests(suite, doc), key=lambda w: (w.file, w.line, w.column)
+        ),
+    )
+
+
+def _slug(suite: EvalSuite, doc: YamlDocument) -> str:
+    file = Path(doc.file)
+    if suite.name:
+        source = suite.name
+    elif file.name == "EVAL.yaml":
+        source = file.parent.name  # one EVAL.yaml per folder: the folder names the suite
+    else:
+        source = next((file.name[: -len(s)] for s in _SUFFIXES if file.name.endswith(s)), file.stem)
+    try:
+        return suite_slug(source)
+    except ValueError:
+        raise SuiteError(
+            [
+                SuiteIssue(
+                    doc.file,
+                    1,
+                    1,
+                    f"cannot make a suite key from {source!r}: it has no letters or digits",
+                    "set name: my-suite at the top of the file",
+                )
+            ]
+        ) from None

@@ -1,0 +1,131 @@
+"""Checks that everything a suite refers to exists: input files, file blocks, workspace
+templates and grader scripts. Runs only on a structurally valid suite."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
+from evals_pipeline.models.suite import ContentBlock, EvalSuite, InputSpec, MessageSpec
+from evals_pipeline.suites.errors import SuiteIssue
+from evals_pipeline.suites.paths import absolute, find_input_file, search_dirs
+from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
+
+_SCRIPT_SUFFIXES = (".py", ".sh", ".js", ".ts", ".mjs", ".cjs", ".rb", ".pl")
+# Only plain path characters: anything else (code for `python -c`, URLs, flags) is not a file.
+_PATH_LIKE = re.compile(r"^[A-Za-z0-9_.\-/@+]+$")
+
+
+def looks_like_script(arg: str) -> bool:
+    """Whether a grader argv item is a relative path to a script that should exist."""
+    if not _PATH_LIKE.match(arg) or arg.startswith(("-", "/")):
+        return False
+    return "/" in arg or arg.endswith(_SCRIPT_SUFFIXES)
+
+
+class _Checker:
+    def __init__(self, doc: YamlDocument, base_dir: Path) -> None:
+        self.doc = doc
+        self.base_dir = base_dir
+        self.issues: list[SuiteIssue] = []
+
+    def report(self, path: DataPath, message: str, fix: str) -> None:
+        mark = self.doc.positions.value(path)
+        self.issues.append(SuiteIssue(self.doc.file, mark.line, mark.column, message, fix))
+
+    def searched(self) -> str:
+        dirs = search_dirs(self.base_dir)
+        if len(dirs) == 1:
+            return f"looked in {dirs[0]}"
+        return f"looked in {dirs[0]} and its parents up to {dirs[-1]}"
+
+    def input_file(self, value: str, path: DataPath, what: str) -> None:
+        if find_input_file(value, self.base_dir) is None:
+            self.report(
+                path,
+                f"{what} '{value}' not found",
+                f"{self.searched()}; correct the path (relative to the eval file's folder) "
+                "or create the file",
+            )
+
+    def input_files(self, files: list[str], path: DataPath) -> None:
+        for index, value in enumerate(files):
+            self.input_file(value, (*path, index), "input file")
+
+    def messages(self, spec: InputSpec | None, path: DataPath) -> None:
+        if not isinstance(spec, list):
+            return
+        for m_index, message in enumerate(spec):
+            if not isinstance(message, MessageSpec) or not isinstance(message.content, list):
+                continue
+            for b_index, block in enumerate(message.content):
+                if isinstance(block, ContentBlock) and block.type in ("file", "image"):
+                    at = (*path, m_index, "content", b_index, "value")
+                    self.input_file(block.value, at, f"{block.type} block")
+
+    def workspace_template(self, template: str | None, path: DataPath) -> None:
+        if template is None:
+            return
+        folder = absolute(template, self.base_dir)
+        if not folder.is_dir():
+            problem = "is a file, not a folder" if folder.exists() else "not found"
+            self.report(
+                path,
+                f"workspace template folder '{template}' {problem}",
+                f"looked for {folder}; create the folder or correct the path "
+                "(relative to the eval file's folder)",
+            )
+
+    def graders(self, assertions: list[AssertionSpec], path: DataPath) -> None:
+        for index, assertion in enumerate(assertions):
+            if isinstance(assertion, CodeGraderAssertion):
+                self.code_grader(assertion, (*path, index))
+
+    def code_grader(self, grader: CodeGraderAssertion, path: DataPath) -> None:
+        cwd = absolute(grader.cwd, self.base_dir) if grader.cwd else self.base_dir
+        if not cwd.is_dir():
+            self.report(
+                (*path, "cwd"),
+                f"grader cwd '{grader.cwd}' not found",
+                f"looked for {cwd}; create the folder or correct the path "
+                "(relative to the eval file's folder)",
+            )
+            return
+        if isinstance(grader.command, list):
+            argv = [(arg, (*path, "command", i)) for i, arg in enumerate(grader.command)]
+        else:
+            try:
+                argv = [(arg, (*path, "command")) for arg in shlex.split(grader.command)]
+            except ValueError:
+                argv = []  # unbalanced quotes: the shell will say so when it runs
+        for arg, at in argv:
+            if looks_like_script(arg) and not (cwd / arg).exists():
+                relative_to = "the grader's cwd" if grader.cwd else "the eval file's folder"
+                self.report(
+                    at,
+                    f"grader script '{arg}' not found",
+                    f"looked for {absolute(arg, cwd)}; create it or correct the path "
+                    f"(relative to {relative_to})",
+                )
+
+
+def missing_references(suite: EvalSuite, doc: YamlDocument, base_dir: Path) -> list[SuiteIssue]:
+    """Issues for every file, folder or script the suite names that does not exist."""
+    check = _Checker(doc, base_dir)
+    check.input_files(suite.input_files, ("input_files",))
+    check.messages(suite.input, ("input",))
+    check.workspace_template(
+        suite.workspace.template if suite.workspace else None, ("workspace", "template")
+    )
+    check.graders(suite.assertions, ("assertions",))
+    for index, test in enumerate(suite.tests):
+        at: DataPath = ("tests", index)
+        check.input_files(test.input_files, (*at, "input_files"))
+        check.messages(test.input, (*at, "input"))
+        check.messages(test.expected_output, (*at, "expected_output"))
+        if test.workspace:
+            check.workspace_template(test.workspace.template, (*at, "workspace", "template"))
+        check.graders(test.assertions, (*at, "assertions"))
+    return check.issues

@@ -1,0 +1,119 @@
+"""Resolving a loaded suite into cases: one frozen spec per (test, agent), paths absolute."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.suite import TestSpec
+from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.loader import LoadedSuite
+from evals_pipeline.suites.messages import MessageBuilder
+from evals_pipeline.suites.paths import absolute
+from evals_pipeline.suites.prompt import render_prompt
+from evals_pipeline.suites.slugs import slugify
+
+DEFAULT_TIMEOUT_SECONDS = 600.0
+
+
+def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> list[ResolvedCase]:
+    """One ResolvedCase per (test, agent) pair the suite runs, in suite order.
+
+    A test with its own `execution.target` runs only on that target; `agents` (agent slugs or
+    target names) keeps only those agents and must name agents the suite has.
+    """
+    wanted = _wanted_agents(loaded, agents)
+    suite = loaded.suite
+    base = loaded.base_dir
+    builder = MessageBuilder(base, str(loaded.path))
+    suite_messages = builder.expand(suite.input, "user")
+    cases: list[ResolvedCase] = []
+    for test in suite.tests:
+        test_agents = [a for a in _agents_of(test, loaded) if wanted is None or a in wanted]
+        if not test_agents:
+            continue
+        files = test.input_files or suite.input_files
+        messages = suite_messages + builder.with_files(test.input, files)
+        workspace = test.workspace if test.workspace is not None else suite.workspace
+        template = workspace.template if workspace else None
+        test_threshold = test.execution.threshold if test.execution else None
+        for agent in test_agents:
+            target = loaded.targets[agent]
+            cases.append(
+                ResolvedCase(
+                    suite=loaded.slug,
+                    suite_path=str(loaded.path),
+                    case_key=slugify(test.id),
+                    test_id=test.id,
+                    agent=agent,
+                    target=target,
+                    input=messages,
+                    prompt=render_prompt(messages),
+                    input_files=[str(builder.find_file(value)) for value in files],
+                    criteria=test.criteria,
+                    expected_output=builder.expand(test.expected_output, "assistant"),
+                    assertions=_assertions(loaded, test),
+                    metadata=test.metadata,
+                    threshold=(
+                        test_threshold if test_threshold is not None else suite.execution.threshold
+                    ),
+                    trials=suite.execution.trials,
+                    timeout_seconds=(
+                        target.timeout_seconds
+                        or suite.execution.timeout_seconds
+                        or DEFAULT_TIMEOUT_SECONDS
+                    ),
+                    workspace_template=str(absolute(template, base)) if template else None,
+                    base_dir=str(base),
+                )
+            )
+    return cases
+
+
+def _agents_of(test: TestSpec, loaded: LoadedSuite) -> list[str]:
+    if test.execution and test.execution.target:
+        return [slugify(test.execution.target)]
+    return loaded.default_agents
+
+
+def _wanted_agents(loaded: LoadedSuite, agents: list[str] | None) -> set[str] | None:
+    if agents is None:
+        return None
+    wanted: set[str] = set()
+    for name in agents:
+        try:
+            slug = slugify(name)
+        except ValueError:
+            slug = name
+        if slug not in loaded.targets:
+            raise SuiteError(
+                [
+                    SuiteIssue(
+                        str(loaded.path),
+                        1,
+                        1,
+                        f"the suite has no agent '{name}'",
+                        f"choose from: {', '.join(loaded.targets)}",
+                    )
+                ]
+            )
+        wanted.add(slug)
+    return wanted
+
+
+def _assertions(loaded: LoadedSuite, test: TestSpec) -> list[AssertionSpec]:
+    """The test's own assertions, then the suite's unless either says `skip_defaults`."""
+    suite = loaded.suite
+    skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
+    combined = [*test.assertions, *([] if skip else suite.assertions)]
+    return [_with_absolute_cwd(a, loaded.base_dir) for a in combined]
+
+
+def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpec:
+    # A code grader runs from the eval file's folder unless it says otherwise (AgentV's rule);
+    # made absolute here so the case is self-contained wherever it runs.
+    if not isinstance(assertion, CodeGraderAssertion):
+        return assertion
+    cwd = absolute(assertion.cwd, base_dir) if assertion.cwd else base_dir
+    return assertion.model_copy(update={"cwd": str(cwd)})

@@ -1,0 +1,285 @@
+"""YAML parsing that remembers where every key and value sits, so errors can name a line.
+
+Scalars follow the YAML 1.2 core schema, as AgentV's parser does: `yes`, `no`, `on`, `off` and
+dates stay strings, and only `true`/`false` are booleans.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+
+DataPath = tuple[str | int, ...]
+
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A position in a file, 1-based."""
+
+    line: int
+    column: int
+
+
+def _mark(node: Node) -> Mark:
+    return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+@dataclass
+class Positions:
+    """Where each key and value of a parsed document sits, by data path (`("tests", 0, "id")`)."""
+
+    keys: dict[DataPath, Mark] = field(default_factory=dict)
+    values: dict[DataPath, Mark] = field(default_factory=dict)
+
+    def key(self, path: DataPath) -> Mark:
+        """The key's position, else its value's, else the nearest enclosing node's."""
+        if path in self.keys:
+            return self.keys[path]
+        return self.value(path)
+
+    def value(self, path: DataPath) -> Mark:
+        """The value's position, else the nearest enclosing node's."""
+        for end in range(len(path), -1, -1):
+            found = self.values.get(path[:end])
+            if found is not None:
+                return found
+        return Mark(1, 1)
+
+    def move(self, old: DataPath, new: DataPath, index_offset: int = 0) -> None:
+        """Re-file positions under `old` as `new`, after a deprecated key is renamed.
+
+        `index_offset` shifts list indices when the moved list is appended to an existing one.
+        """
+        for table in (self.keys, self.values):
+            for path in [p for p in table if p[: len(old)] == old]:
+                rest = path[len(old) :]
+                if index_offset and rest and isinstance(rest[0], int):
+                    rest = (rest[0] + index_offset, *rest[1:])
+                elif index_offset and not rest:
+                    continue  # the old list itself: the existing one keeps its position
+                table[new + rest] = table.pop(path)
+
+    def alias(self, source: DataPath, target: DataPath) -> None:
+        """Let `target` point where `source` is, for keys synthesised from another key."""
+        if source in self.keys:
+            self.keys[target] = self.keys[source]
+        if source in self.values:
+            self.values[target] = self.values[source]
+
+
+@dataclass
+class YamlDocument:
+    """Parsed data (plain dicts, lists and scalars) and the positions of its nodes."""
+
+    file: str
+    data: Any
+    positions: Positions
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """SafeLoader with the YAML 1.2 core schema's implicit types instead of YAML 1.1's."""
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}  # PyYAML's class-level registry, own copy
+
+
+_Yaml12Loader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Yaml12Loader.add_implicit_resolver(
+    _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
+_Yaml12Loader.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
+_Yaml12Loader.add_implicit_resolver(
+    _NULL, re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+)
+_Yaml12Loader.add_implicit_resolver(_MERGE, re.compile(r"^(?:<<)$"), ["<"])
+
+
+def parse_yaml(text: str, file: str) -> YamlDocument:
+    """Parse one YAML document, raising SuiteError with the file position of any problem."""
+    loader = _Yaml12Loader(text)
+    try:
+        root = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        raise SuiteError([_syntax_issue(exc, file)]) from None
+    except yaml.YAMLError as exc:
+        raise SuiteError([SuiteIssue(file, 1, 1, f"invalid YAML: {exc}", _SYNTAX_FIX)]) from None
+    finally:
+        loader.dispose()
+    builder = _Builder(loader, file)
+    data = builder.build(root, ()) if root is not None else None
+    if builder.issues:
+        raise SuiteError(builder.issues)
+    return YamlDocument(file=file, data=data, positions=builder.positions)
+
+
+_SYNTAX_FIX = "check the indentation and quoting around this position"
+
+
+def _syntax_issue(exc: yaml.MarkedYAMLError, file: str) -> SuiteIssue:
+    mark = exc.problem_mark or exc.context_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    problem = exc.problem or "syntax error"
+    message = f"invalid YAML: {problem}"
+    if exc.context:
+        started = exc.context_mark
+        if started and mark and started.line != mark.line:
+            message += f" ({exc.context} started at line {started.line + 1})"
+        else:
+            message += f" ({exc.context})"
+    if "\\t" in problem or "tab" in problem:
+        fix = "indent with spaces; YAML does not allow tabs for indentation"
+    elif "mapping values are not allowed" in problem:
+        fix = "quote the value if it contains ': ', or fix the indentation of this key"
+    elif "expected a single document" in problem:
+        fix = "keep one document per file: remove the extra '---'"
+    else:
+        fix = _SYNTAX_FIX
+    return SuiteIssue(file, line, column, message, fix)
+
+
+class _Builder:
+    """Turns composed nodes into plain data, recording positions and structural issues."""
+
+    def __init__(self, loader: yaml.SafeLoader, file: str) -> None:
+        self.loader = loader
+        self.file = file
+        self.positions = Positions()
+        self.issues: list[SuiteIssue] = []
+        self._stack: set[int] = set()
+
+    def issue(self, node: Node, message: str, fix: str) -> None:
+        mark = _mark(node)
+        self.issues.append(SuiteIssue(self.file, mark.line, mark.column, message, fix))
+
+    def build(self, node: Node, path: DataPath) -> Any:
+        self.positions.values[path] = _mark(node)
+        if id(node) in self._stack:
+            self.issue(node, "an alias refers to itself", "remove the recursive '*alias'")
+            return None
+        self._stack.add(id(node))
+        try:
+            if isinstance(node, ScalarNode):
+                return self._scalar(node)
+            if isinstance(node, SequenceNode):
+                items = []
+                for index, item in enumerate(node.value):
+                    self.positions.keys[(*path, index)] = _mark(item)
+                    items.append(self.build(item, (*path, index)))
+                return items
+            if isinstance(node, MappingNode):
+                return self._mapping(node, path)
+            return None
+        finally:
+            self._stack.discard(id(node))
+
+    def _mapping(self, node: MappingNode, path: DataPath) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        own: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                # `<<: *defaults` supplies defaults; the mapping's own keys may override them.
+                sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+                for source in sources:
+                    value = self.build(source, path)
+                    if isinstance(value, dict):
+                        merged = {**value, **merged}
+                    else:
+                        self.issue(source, "'<<' must merge a mapping", "merge an '&anchor' map")
+                self.positions.values[path] = _mark(node)  # the merge source claimed it
+                continue
+            if not isinstance(key_node, ScalarNode):
+                self.issue(key_node, "a key must be plain text", "write the key as a plain word")
+                continue
+            key = key_node.value
+            if key in own:
+                first = self.positions.keys[(*path, key)]
+                self.issue(
+                    key_node,
+                    f"duplicate key '{key}' (first at line {first.line})",
+                    f"keep one '{key}' in this mapping",
+                )
+                continue
+            self.positions.keys[(*path, key)] = _mark(key_node)
+            own[key] = self.build(value_node, (*path, key))
+        return {**merged, **own}
+
+    def _scalar(self, node: ScalarNode) -> Any:
+        value: str = node.value
+        try:
+            if node.tag == _STR:
+                return value
+            if node.tag == _NULL:
+                return None
+            if node.tag == _BOOL:
+                return value.lower() == "true"
+            if node.tag == _INT:
+                return _int(value)
+            if node.tag == _FLOAT:
+                return _float(value)
+            return self.loader.construct_object(node, deep=True)
+        except (ValueError, yaml.YAMLError):
+            self.issue(
+                node,
+                f"cannot read the value {value!r} with tag {node.tag}",
+                "remove the explicit '!tag' or quote the value",
+            )
+            return value
+
+
+def _int(text: str) -> int:
+    if text.startswith("0o"):
+        return int(text[2:], 8)
+    if text.startswith("0x"):
+        return int(text[2:], 16)
+    return int(text)
+
+
+def _float(text: str) -> float:
+    lowered = text.lower().lstrip("+")
+    if lowered in (".inf", "-.inf"):
+        return float("-inf") if lowered.startswith("-") else float("inf")
+    if lowered == ".nan":
+        return float("nan")
+    return float(text)
+
+
+def read_yaml_file(path: Path) -> YamlDocument:
+    """Read and parse a YAML file; a missing or unreadable file is a SuiteError too."""
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SuiteError(
+            [SuiteIssue(file, 1, 1, "file not found", "check the path and the file name")]
+        ) from None
+    except IsADirectoryError:
+        raise SuiteError(
+            [SuiteIssue(file, 1, 1, "this is a folder, not a file", "name a YAML file")]
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise SuiteError(
+            [SuiteIssue(file, 1, 1, f"not UTF-8 text: {exc.reason}", "save the file as UTF-8")]
+        ) from None
+    return parse_yaml(text, file)

@@ -1,0 +1,58 @@
+"""A throwaway project folder to write suites into, and helpers to read back their issues."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from evals_pipeline.suites import SuiteError, SuiteIssue, load_suite
+
+MOCK_TARGETS = """\
+targets:
+  - name: mock
+    provider: mock
+    response: hello
+"""
+
+
+@dataclass
+class Project:
+    """A folder with `.git` (so upward file searches stop here) and, by default, a mock target."""
+
+    root: Path
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dedent(text), encoding="utf-8")
+        return path
+
+    def issues(self, relative: str, text: str | None = None) -> list[SuiteIssue]:
+        """The issues load_suite raises for a suite (written first when `text` is given)."""
+        path = self.write(relative, text) if text is not None else self.root / relative
+        with pytest.raises(SuiteError) as caught:
+            load_suite(path)
+        assert str(caught.value) == "\n".join(str(i) for i in caught.value.issues)
+        return caught.value.issues
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    (tmp_path / ".git").mkdir()
+    made = Project(tmp_path)
+    made.write(".agentv/targets.yaml", MOCK_TARGETS)
+    return made
+
+
+def only(issues: list[SuiteIssue]) -> SuiteIssue:
+    """The single issue of a list, failing with all of them shown otherwise."""
+    assert len(issues) == 1, "\n".join(str(i) for i in issues)
+    return issues[0]
+
+
+def at_line(issues: list[SuiteIssue], line: int) -> SuiteIssue:
+    """The single issue reported at `line`."""
+    return only([i for i in issues if i.line == line])

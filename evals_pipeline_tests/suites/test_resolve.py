@@ -1,0 +1,482 @@
+"""Resolving suites into cases: input forms, prompts, assertions, targets and paths."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals_pipeline.models.assertions import CodeGraderAssertion
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, resolve_cases
+from evals_pipeline_tests.suites.conftest import Project, only
+
+
+def cases_of(project: Project, text: str, **kwargs: list[str]) -> list[ResolvedCase]:
+    return resolve_cases(load_suite(project.write("evals/s.eval.yaml", text)), **kwargs)
+
+
+def one_case(project: Project, text: str) -> ResolvedCase:
+    cases = cases_of(project, text)
+    assert len(cases) == 1
+    return cases[0]
+
+
+# --- input forms and prompts ----------------------------------------------------------------
+
+
+def test_string_input_is_one_user_message(project: Project) -> None:
+    case = one_case(project, "tests: [{id: Say Hello, input: Say hello., criteria: Polite.}]\n")
+    assert [(m.role, m.content) for m in case.input] == [("user", "Say hello.")]
+    assert case.prompt == "Say hello."
+    assert (case.case_key, case.test_id, case.criteria) == ("say-hello", "Say Hello", "Polite.")
+
+
+def test_object_input_is_structured_content(project: Project) -> None:
+    case = one_case(
+        project,
+        """\
+        tests:
+          - id: a
+            input: {task: add, numbers: [1, 2]}
+        """,
+    )
+    assert [(m.role, m.content) for m in case.input] == [
+        ("user", {"task": "add", "numbers": [1, 2]})
+    ]
+    assert case.prompt == '{\n  "task": "add",\n  "numbers": [\n    1,\n    2\n  ]\n}'
+
+
+def test_message_list_with_bare_strings_uses_role_markers(project: Project) -> None:
+    case = one_case(
+        project,
+        """\
+        tests:
+          - id: a
+            input:
+              - role: system
+                content: Be brief.
+              - What is 2+2?
+              - role: assistant
+                content: "4"
+              - And 3+3?
+        """,
+    )
+    assert [m.role for m in case.input] == ["system", "user", "assistant", "user"]
+    assert case.prompt == (
+        "@[System]:\nBe brief.\n\n@[User]:\nWhat is 2+2?\n\n@[Assistant]:\n4\n\n@[User]:\nAnd 3+3?"
+    )
+
+
+def test_suite_input_is_prepended(project: Project) -> None:
+    case = one_case(
+        project,
+        """\
+        input:
+          - role: system
+            content: You are careful.
+        tests: [{id: a, input: Fix the bug.}]
+        """,
+    )
+    assert [(m.role, m.content) for m in case.input] == [
+        ("system", "You are careful."),
+        ("user", "Fix the bug."),
+    ]
+    assert case.prompt == "@[System]:\nYou are careful.\n\n@[User]:\nFix the bug."
+
+
+def test_input_files_become_file_blocks_before_the_text(project: Project) -> None:
+    spec = project.write("docs/spec.md", "The spec.\n")
+    case = one_case(
+        project,
+        """\
+        tests:
+          - id: a
+            input: Implement the spec.
+            input_files: [docs/spec.md]
+        """,
+    )
+    assert case.input_files == [str(spec)]
+    assert len(case.input) == 1
+    assert case.input[0].content == [
+        {"type": "file", "value": "docs/spec.md", "path": str(spec), "text": "The spec.\n"},
+        {"type": "text", "value": "Implement the spec."},
+    ]
+    assert case.prompt == f'<file: path="{spec}">\n\nImplement the spec.'
+
+
+def test_suite_input_files_apply_unless_the_test_has_its_own(project: Project) -> None:
+    shared = project.write("evals/shared.md", "shared\n")
+    own = project.write("evals/own.md", "own\n")
+    cases = cases_of(
+        project,
+        """\
+        input_files: [shared.md]
+        tests:
+          - {id: a, input: one}
+          - {id: b, input: two, input_files: [own.md]}
+        """,
+    )
+    assert [c.input_files for c in cases] == [[str(shared)], [str(own)]]
+
+
+def test_file_blocks_in_messages_are_resolved(project: Project) -> None:
+    data = project.write("evals/data.csv", "a,b\n")
+    case = one_case(
+        project,
+        """\
+        tests:
+          - id: a
+            input:
+              - role: user
+                content:
+                  - {type: file, value: data.csv}
+                  - Summarise it.
+        """,
+    )
+    assert case.input[0].content == [
+        {"type": "file", "value": "data.csv", "path": str(data), "text": "a,b\n"},
+        {"type": "text", "value": "Summarise it."},
+    ]
+    assert case.prompt == f'<file: path="{data}">\n\nSummarise it.'
+
+
+def test_input_files_lead_the_first_user_message_of_a_list(project: Project) -> None:
+    spec = project.write("evals/spec.md", "spec\n")
+    case = one_case(
+        project,
+        """\
+        tests:
+          - id: a
+            input_files: [spec.md]
+            input:
+              - {role: system, content: Be brief.}
+              - {role: user, content: Go.}
+        """,
+    )
+    assert case.input[1].content == [
+        {"type": "file", "value": "spec.md", "path": str(spec), "text": "spec\n"},
+        {"type": "text", "value": "Go."},
+    ]
+
+
+def test_expected_output_forms(project: Project) -> None:
+    cases = cases_of(
+        project,
+        """\
+        tests:
+          - {id: a, input: x, expected_output: The answer is 4.}
+          - {id: b, input: x, expected_output: {total: 4}}
+          - id: c
+            input: x
+            expected_output:
+              - role: assistant
+                tool_calls: [{tool: Bash, input: {command: pytest}}]
+              - Done.
+        """,
+    )
+    assert [(m.role, m.content) for m in cases[0].expected_output] == [
+        ("assistant", "The answer is 4.")
+    ]
+    assert [(m.role, m.content) for m in cases[1].expected_output] == [("assistant", {"total": 4})]
+    third = cases[2].expected_output
+    assert [(m.role, m.content) for m in third] == [("assistant", None), ("assistant", "Done.")]
+    assert third[0].tool_calls[0].tool == "Bash"
+    assert third[0].tool_calls[0].input == {"command": "pytest"}
+
+
+def test_expected_tool_call_without_tool_is_an_error(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                expected_output:
+                  - role: assistant
+                    tool_calls:
+                      - {name: Bash}
+            """,
+        )
+    )
+    assert (issue.line, issue.message) == (6, "a tool call needs 'tool', the tool's name")
+
+
+# --- assertions -----------------------------------------------------------------------------
+
+ASSERTING_SUITE = """\
+assertions:
+  - {type: is-json}
+tests:
+  - id: own-and-suite
+    input: x
+    assertions: [{type: contains, value: a}]
+  - id: own-only
+    input: x
+    assertions: [{type: contains, value: b}]
+    execution: {skip_defaults: true}
+"""
+
+
+def test_suite_assertions_follow_the_tests_own(project: Project) -> None:
+    first, second = cases_of(project, ASSERTING_SUITE)
+    assert [a.type for a in first.assertions] == ["contains", "is-json"]
+    assert [a.type for a in second.assertions] == ["contains"]
+
+
+def test_suite_skip_defaults_drops_suite_assertions_everywhere(project: Project) -> None:
+    cases = cases_of(project, "execution: {skip_defaults: true}\n" + ASSERTING_SUITE)
+    assert [[a.type for a in c.assertions] for c in cases] == [["contains"], ["contains"]]
+
+
+def test_code_grader_cwd_is_absolute(project: Project) -> None:
+    project.write("evals/check.py", "")
+    project.write("tools/check.py", "")
+    case = one_case(
+        project,
+        """\
+        tests:
+          - id: a
+            assertions:
+              - {type: code-grader, command: [python3, check.py]}
+              - {type: code-grader, command: [python3, check.py], cwd: ../tools}
+        """,
+    )
+    graders = case.assertions
+    assert all(isinstance(g, CodeGraderAssertion) for g in graders)
+    assert [g.cwd for g in graders if isinstance(g, CodeGraderAssertion)] == [
+        str(project.root / "evals"),
+        str(project.root / "tools"),
+    ]
+
+
+# --- agents ---------------------------------------------------------------------------------
+
+MATRIX_TARGETS = """\
+targets:
+  - {name: alpha, provider: mock, timeout_seconds: 30}
+  - {name: beta, provider: mock}
+"""
+
+MATRIX_SUITE = """\
+execution:
+  targets: [alpha, beta]
+  timeout_seconds: 120
+tests:
+  - {id: both, input: x}
+  - {id: only-beta, input: y, execution: {target: beta}}
+"""
+
+
+def test_each_test_runs_on_each_agent_unless_it_names_one(project: Project) -> None:
+    project.write(".agentv/targets.yaml", MATRIX_TARGETS)
+    cases = cases_of(project, MATRIX_SUITE)
+    assert [(c.case_key, c.agent) for c in cases] == [
+        ("both", "alpha"),
+        ("both", "beta"),
+        ("only-beta", "beta"),
+    ]
+    # Target timeout first, then the suite's.
+    assert [c.timeout_seconds for c in cases] == [30, 120, 120]
+    assert {c.target.name for c in cases} == {"alpha", "beta"}
+
+
+def test_agents_filter(project: Project) -> None:
+    project.write(".agentv/targets.yaml", MATRIX_TARGETS)
+    cases = cases_of(project, MATRIX_SUITE, agents=["alpha"])
+    assert [(c.case_key, c.agent) for c in cases] == [("both", "alpha")]
+
+
+def test_unknown_agent_in_filter(project: Project) -> None:
+    project.write(".agentv/targets.yaml", MATRIX_TARGETS)
+    loaded = load_suite(project.write("evals/s.eval.yaml", MATRIX_SUITE))
+    with pytest.raises(SuiteError) as caught:
+        resolve_cases(loaded, agents=["gamma"])
+    issue = only(caught.value.issues)
+    assert issue.message == "the suite has no agent 'gamma'"
+    assert issue.fix == "choose from: alpha, beta"
+
+
+def test_default_timeout_is_600_seconds(project: Project) -> None:
+    assert one_case(project, "tests: [{id: a}]\n").timeout_seconds == 600
+
+
+# --- thresholds, trials, workspaces, metadata -----------------------------------------------
+
+
+def test_settings_carried_into_each_case(project: Project) -> None:
+    project.root.joinpath("evals/repo").mkdir(parents=True)
+    project.root.joinpath("evals/other").mkdir(parents=True)
+    cases = cases_of(
+        project,
+        """\
+        execution:
+          threshold: 0.6
+          trials: {count: 3, strategy: mean}
+        workspace: {template: repo}
+        tests:
+          - {id: a, metadata: {difficulty: easy}}
+          - {id: b, execution: {threshold: 0.9}, workspace: {template: other}}
+        """,
+    )
+    first, second = cases
+    assert (first.threshold, second.threshold) == (0.6, 0.9)
+    assert first.trials.count == 3 and first.trials.strategy == "mean"
+    assert first.metadata == {"difficulty": "easy"}
+    assert first.workspace_template == str(project.root / "evals/repo")
+    assert second.workspace_template == str(project.root / "evals/other")
+    assert first.base_dir == str(project.root / "evals")
+    assert first.suite == "s"
+    assert first.suite_path == str(project.root / "evals/s.eval.yaml")
+
+
+# --- suite slugs ----------------------------------------------------------------------------
+
+
+def test_suite_slug_from_name_or_file_name(project: Project) -> None:
+    named = load_suite(project.write("a.eval.yaml", "name: hello-suite\ntests: [{id: a}]\n"))
+    unnamed = load_suite(project.write("My Checks.eval.yml", "tests: [{id: a}]\n"))
+    folder = load_suite(project.write("coding-tasks/EVAL.yaml", "tests: [{id: a}]\n"))
+    assert (named.slug, unnamed.slug, folder.slug) == ("hello_suite", "my_checks", "coding_tasks")
+    assert isinstance(named, LoadedSuite) and named.path.is_absolute()
+
+
+# --- environment interpolation and aliases --------------------------------------------------
+
+
+def test_environment_interpolation(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GREETING", "Bonjour")
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    case = one_case(
+        project,
+        """\
+        tests:
+          - id: a
+            input: "Say ${{ GREETING }}${{NOT_SET_ANYWHERE}}!"
+            assertions: [{type: contains, value: "${{ GREETING }}"}]
+        """,
+    )
+    assert case.prompt == "Say Bonjour!"
+    assert case.assertions[0].model_dump()["value"] == "Bonjour"
+
+
+def test_env_files_are_not_loaded(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FROM_DOTENV", raising=False)
+    project.write("evals/.env", "FROM_DOTENV=yes\n")
+    case = one_case(project, "tests: [{id: a, input: '[${{ FROM_DOTENV }}]'}]\n")
+    assert case.prompt == "[]"
+
+
+def test_deprecated_aliases_are_accepted_with_warnings(project: Project) -> None:
+    project.write("evals/check.py", "")
+    loaded = load_suite(
+        project.write(
+            "evals/s.eval.yaml",
+            """\
+            target: mock
+            execution:
+              evaluators:
+                - {type: is_json}
+            eval_cases:
+              - id: a
+                input: hi
+                evaluators:
+                  - type: code_grader
+                    script: [python3, check.py]
+            """,
+        )
+    )
+    warnings = [(w.line, w.message, w.fix) for w in loaded.warnings]
+    assert warnings == [
+        (1, "top-level 'target' is deprecated", "move it under execution: as execution.target"),
+        (
+            3,
+            "'execution.evaluators' is a deprecated place for suite-level assertions",
+            "move the list to the top-level 'assertions:'",
+        ),
+        (5, "'eval_cases' is deprecated", "rename it to 'tests'"),
+        (8, "'evaluators' is deprecated", "rename it to 'assertions'"),
+        (10, "'script' is deprecated", "rename it to 'command'"),
+    ]
+    (case,) = resolve_cases(loaded)
+    assert [a.type for a in case.assertions] == ["code-grader", "is-json"]
+    grader = case.assertions[0]
+    assert isinstance(grader, CodeGraderAssertion)
+    assert grader.command == ["python3", "check.py"]
+
+
+def test_alias_and_canonical_key_together_is_an_error(project: Project) -> None:
+    issues = project.issues(
+        "s.eval.yaml",
+        """\
+        tests: [{id: a}]
+        eval_cases: [{id: b}]
+        """,
+    )
+    issue = only(issues)
+    assert (issue.line, issue.message) == (
+        2,
+        "both 'tests' and its deprecated alias 'eval_cases' are set in the top level",
+    )
+    assert issue.fix == "keep only 'tests'"
+
+
+def test_errors_after_an_alias_point_at_the_written_key(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            name: demo
+            eval_cases:
+              - id: a
+                critera: x
+            """,
+        )
+    )
+    assert (issue.line, issue.message) == (4, "unknown key 'critera' in tests[0]")
+
+
+def test_a_test_without_assertions_warns(project: Project) -> None:
+    loaded = load_suite(project.write("s.eval.yaml", "tests:\n  - id: a\n    criteria: Good.\n"))
+    warning = only(loaded.warnings)
+    assert warning.line == 2
+    assert warning.message == (
+        "test 'a' has no assertions (criteria alone needs an LLM grader, not supported yet)"
+    )
+
+
+def test_legacy_execution_graders_append_to_suite_assertions(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            assertions:
+              - {type: is-json}
+            execution:
+              evaluators:
+                - {type: contains, valu: x}
+            tests: [{id: a}]
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (5, 24)
+    assert issue.message == "unknown key 'valu' in assertions[1]"
+
+
+def test_image_blocks_carry_path_and_media_type(project: Project) -> None:
+    image = project.root / "evals/shot.png"
+    image.parent.mkdir(parents=True, exist_ok=True)
+    image.write_bytes(b"\x89PNG")
+    case = one_case(
+        project,
+        """\
+        tests:
+          - id: a
+            input:
+              - role: user
+                content: [{type: image, value: shot.png}, "What is shown?"]
+        """,
+    )
+    assert case.input[0].content == [
+        {"type": "image", "value": "shot.png", "path": str(image), "media_type": "image/png"},
+        {"type": "text", "value": "What is shown?"},
+    ]
+    assert case.prompt == f'<image: path="{image}">\n\nWhat is shown?'

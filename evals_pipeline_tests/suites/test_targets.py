@@ -1,0 +1,259 @@
+"""Where targets come from, which ones a suite selects, and how their paths resolve."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evals_pipeline.models.targets import CliTarget, MockTarget, ReplayTarget
+from evals_pipeline.suites import load_suite
+from evals_pipeline.suites.targets import find_targets_file
+from evals_pipeline_tests.suites.conftest import Project, only
+
+TWO_TARGETS = """\
+targets:
+  - name: Agent A
+    provider: mock
+    response: a
+  - name: agent-b
+    provider: cli
+    command: ./run.sh {PROMPT_FILE} {OUTPUT_FILE}
+    cwd: agents
+    timeout_seconds: 30
+"""
+
+
+def test_targets_file_is_found_walking_up(project: Project) -> None:
+    loaded = load_suite(project.write("evals/nested/s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    assert loaded.targets_file == project.root / ".agentv/targets.yaml"
+    assert list(loaded.targets) == ["mock"]
+    assert loaded.default_agents == ["mock"]
+
+
+def test_the_nearest_targets_file_wins(project: Project) -> None:
+    project.write("evals/.agentv/targets.yaml", "targets: [{name: near, provider: mock}]\n")
+    loaded = load_suite(project.write("evals/s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    assert list(loaded.targets) == ["near"]
+
+
+def test_inline_targets_take_precedence(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            targets:
+              - {name: inline, provider: mock, response: x}
+            tests: [{id: a, input: hi}]
+            """,
+        )
+    )
+    assert list(loaded.targets) == ["inline"]
+    assert loaded.targets_file is None
+
+
+def test_execution_targets_select_in_suite_order(project: Project) -> None:
+    project.root.joinpath("agents").mkdir()
+    project.write(".agentv/targets.yaml", TWO_TARGETS)
+    loaded = load_suite(
+        project.write(
+            "evals/s.eval.yaml",
+            """\
+            execution:
+              targets: [agent-b, Agent A]
+            tests: [{id: a, input: hi}]
+            """,
+        )
+    )
+    assert list(loaded.targets) == ["agent-b", "agent-a"]
+    assert loaded.default_agents == ["agent-b", "agent-a"]
+
+
+def test_cli_cwd_from_targets_file_resolves_against_the_project_folder(project: Project) -> None:
+    project.root.joinpath("agents").mkdir()
+    project.write(".agentv/targets.yaml", TWO_TARGETS)
+    loaded = load_suite(
+        project.write("evals/s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a}]\n")
+    )
+    target = loaded.targets["agent-b"]
+    assert isinstance(target, CliTarget)
+    assert target.cwd == str(project.root / "agents")
+
+
+def test_cli_cwd_of_inline_target_resolves_against_the_eval_folder(project: Project) -> None:
+    project.root.joinpath("evals/work").mkdir(parents=True)
+    loaded = load_suite(
+        project.write(
+            "evals/s.eval.yaml",
+            """\
+            targets:
+              - name: agent
+                provider: cli
+                command: run {PROMPT}
+                cwd: work
+                healthcheck: {command: run --version, cwd: work}
+            tests: [{id: a}]
+            """,
+        )
+    )
+    target = loaded.targets["agent"]
+    assert isinstance(target, CliTarget)
+    assert target.cwd == str(project.root / "evals/work")
+    assert target.healthcheck is not None
+    assert target.healthcheck.cwd == str(project.root / "evals/work")
+
+
+def test_cli_without_cwd_keeps_it_unset(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            "targets: [{name: a, provider: cli, command: run}]\ntests: [{id: a}]\n",
+        )
+    )
+    target = loaded.targets["a"]
+    assert isinstance(target, CliTarget)
+    assert target.cwd is None
+
+
+def test_missing_cli_cwd(project: Project) -> None:
+    project.write(".agentv/targets.yaml", TWO_TARGETS)
+    issue = only(project.issues("s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a}]\n"))
+    assert issue.file == str(project.root / ".agentv/targets.yaml")
+    assert (issue.line, issue.message) == (8, "target cwd folder 'agents' not found")
+
+
+def test_replay_sessions_dir_becomes_absolute(project: Project) -> None:
+    project.root.joinpath("sessions").mkdir()
+    project.write(
+        ".agentv/targets.yaml", "targets: [{name: rec, provider: replay, sessions_dir: sessions}]\n"
+    )
+    loaded = load_suite(project.write("evals/s.eval.yaml", "tests: [{id: a}]\n"))
+    target = loaded.targets["rec"]
+    assert isinstance(target, ReplayTarget)
+    assert target.sessions_dir == str(project.root / "sessions")
+
+
+def test_undefined_target_lists_the_defined_ones(project: Project) -> None:
+    project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            execution:
+              target: local-agent
+            tests: [{id: a, input: hi}]
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (2, 11)
+    assert issue.message == (
+        "target 'local-agent' is not defined; defined targets: Agent A, agent-b "
+        f"(in {project.root / '.agentv/targets.yaml'})"
+    )
+    assert issue.fix == f"define it in {project.root / '.agentv/targets.yaml'}"
+
+
+def test_undefined_target_in_the_matrix_suggests_a_close_name(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            execution:
+              targets:
+                - mock
+                - mokc
+            tests: [{id: a, input: hi}]
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (4, 7)
+    assert issue.message.startswith("target 'mokc' is not defined; defined targets: mock")
+    assert issue.fix == "did you mean 'mock'?"
+
+
+def test_undefined_per_test_target(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            targets: [{name: one, provider: mock}]
+            tests:
+              - id: a
+                execution: {target: two}
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (4, 25)
+    assert issue.message == "target 'two' is not defined; defined targets: one"
+    assert issue.fix == "define it in targets: in the suite"
+
+
+def test_several_targets_and_none_named_is_an_error(project: Project) -> None:
+    project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
+    issue = only(project.issues("s.eval.yaml", "name: demo\ntests: [{id: a}]\n"))
+    assert issue.line == 1
+    assert issue.message.startswith("the suite does not say which target to run")
+    assert issue.fix == (
+        "add 'execution: {target: Agent A}', or 'targets: [Agent A, agent-b]' under execution: "
+        "to run several"
+    )
+
+
+def test_several_targets_are_fine_when_every_test_names_one(project: Project) -> None:
+    project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
+    loaded = load_suite(
+        project.write("s.eval.yaml", "tests: [{id: a, execution: {target: Agent A}}]\n")
+    )
+    assert list(loaded.targets) == ["agent-a"]
+    assert loaded.default_agents == []
+
+
+def test_no_targets_at_all(tmp_path: Path) -> None:
+    if find_targets_file(tmp_path) is not None:
+        pytest.skip("a .agentv/targets.yaml exists above the temporary folder")
+    path = tmp_path / "s.eval.yaml"
+    path.write_text("name: demo\nexecution:\n  target: agent\ntests: [{id: a, input: hi}]\n")
+    issue = only(Project(tmp_path).issues("s.eval.yaml"))
+    assert issue.file == str(path)
+    assert (issue.line, issue.column) == (3, 11)
+    assert issue.message.startswith("no targets defined: the suite has no 'targets:'")
+    assert "provider: cli" in issue.fix
+    assert "- name: my-agent" in issue.fix
+
+
+def test_duplicate_target_names(project: Project) -> None:
+    project.write(
+        ".agentv/targets.yaml",
+        "targets:\n  - {name: a, provider: mock}\n  - {name: a, provider: mock}\n",
+    )
+    issue = only(project.issues("s.eval.yaml", "execution: {target: a}\ntests: [{id: a}]\n"))
+    assert (issue.line, issue.message) == (3, "duplicate target name 'a' (first at line 2)")
+
+
+def test_matrix_entry_can_alias_another_target(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            execution:
+              targets:
+                - {name: fast, use_target: mock}
+            tests: [{id: a}]
+            """,
+        )
+    )
+    target = loaded.targets["fast"]
+    assert isinstance(target, MockTarget)
+    assert (target.name, target.response) == ("fast", "hello")
+
+
+def test_targets_file_is_interpolated(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_REPLY", "from env")
+    project.write(
+        ".agentv/targets.yaml",
+        "targets: [{name: m, provider: mock, response: '${{ AGENT_REPLY }}'}]\n",
+    )
+    loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a}]\n"))
+    target = loaded.targets["m"]
+    assert isinstance(target, MockTarget)
+    assert target.response == "from env"

@@ -89,7 +89,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         context: dg.AssetExecutionContext, storage: EvalStorage, cases: list[ResolvedCase]
     ) -> Records:
         """Each agent run in a fresh workspace: stdout, stderr, exit code, timing, timeouts."""
-        folder = storage.step_folder(context.asset_key, context.run_id)
+        folder = storage.step_folder(context.asset_key, context.run.run_id)
         runs: list[AgentRun] = run_agents(cases, folder, workers=workers, progress=context.log.info)
         return _keyed(runs)
 
@@ -98,7 +98,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         context: dg.AssetExecutionContext, storage: EvalStorage, agent_runs: list[AgentRun]
     ) -> Records:
         """Each run as a canonical session; messages stored once as Parquet."""
-        folder = storage.step_folder(context.asset_key, context.run_id)
+        folder = storage.step_folder(context.asset_key, context.run.run_id)
         return _keyed(enrich_runs(agent_runs, folder))
 
     @dg.asset(
@@ -137,9 +137,11 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             grades,
             agents=agents,
             not_run=registered * len(agents) - len(grades),
-            run_id=context.run_id,
+            run_id=context.run.run_id,
         )
-        files = write_report(report, grades, storage.step_folder(context.asset_key, context.run_id))
+        files = write_report(
+            report, grades, storage.step_folder(context.asset_key, context.run.run_id)
+        )
         metadata: dict[str, Any] = {
             "dagster/uri": str(files.folder),
             "summary": dg.MetadataValue.md(render_markdown(report)),

@@ -35,8 +35,10 @@ def iso_to_ms(value: Any) -> int | None:
         return None
 
 
-def _timed(raw: dict[str, Any]) -> dict[str, Any]:
+def _timed(raw: Any) -> dict[str, Any]:
     """ISO start/end times as epoch ms, and the duration from them when none is given."""
+    if not isinstance(raw, dict):
+        raise TypeError(f"expected a JSON object, not {type(raw).__name__}")
     data = dict(raw)
     for prefix in ("start", "end"):
         if f"{prefix}_time" in data and f"{prefix}_time_ms" not in data:
@@ -47,7 +49,7 @@ def _timed(raw: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _message(raw: dict[str, Any]) -> Message:
+def _message(raw: Any) -> Message:
     data = _timed(raw)
     data["tool_calls"] = [_timed(call) for call in data.get("tool_calls") or []]
     return Message.model_validate(data)
@@ -57,7 +59,7 @@ def _non_negative(doc: dict[str, Any], key: str, warnings: list[str]) -> float |
     value = doc.get(key)
     if value is None:
         return None
-    if not isinstance(value, int | float) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         warnings.append(f"ignored {key}={value!r}: expected a non-negative number")
         return None
     return float(value)
@@ -77,6 +79,8 @@ def parse_output_document(text: str) -> ParsedOutput:
     try:
         if isinstance(raw_messages, list):
             messages = [_message(m) for m in raw_messages]
+        elif isinstance(raw_messages, str):
+            messages = [Message(role="assistant", content=raw_messages)]
         else:
             messages = [Message(role="assistant", content=str(doc.get("text", "")))]
     except (ValidationError, TypeError, AttributeError) as exc:

@@ -13,11 +13,9 @@ from evals_pipeline.enrichers.cli_output import (
 )
 from evals_pipeline.models.messages import Message, final_answer
 from evals_pipeline.models.run import AgentRun
-from evals_pipeline.models.session import Session, TraceSummary
+from evals_pipeline.models.session import Session, TraceSummary, fits_inline
 from evals_pipeline.storage.messages import write_messages
 
-# AgentV's FILE_BACKED_OUTPUT_THRESHOLD: larger answers go to graders by path.
-INLINE_OUTPUT_LIMIT = 50_000
 FAILED_TOOL_STATUSES = {"error", "timeout", "cancelled"}
 
 
@@ -58,7 +56,7 @@ def enrich_run(run: AgentRun, session_dir: Path) -> Session:
     write_messages(parsed.messages, messages_path)
     answer = final_answer(parsed.messages)
     output_path = None
-    if len(json.dumps(answer)) > INLINE_OUTPUT_LIMIT:
+    if not fits_inline(answer):
         output_path = session_dir / "output.json"
         output_path.write_text(json.dumps(answer, ensure_ascii=False))
     return Session(

@@ -18,10 +18,7 @@ from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message
-from evals_pipeline.models.session import Session
-
-# AgentV's FILE_BACKED_OUTPUT_THRESHOLD: a longer JSON-encoded answer goes by file.
-OUTPUT_INLINE_LIMIT = 50_000
+from evals_pipeline.models.session import Session, fits_inline
 
 
 def build_grader_payload(
@@ -79,9 +76,9 @@ def _output_fields(ctx: GradingContext) -> dict[str, Any]:
     # An answer the enricher already put in a file is passed on without reading it.
     path = session.output_path if session.output is None else None
     if path is None:
-        encoded = json.dumps(ctx.output, ensure_ascii=False)
-        if len(encoded) <= OUTPUT_INLINE_LIMIT:
+        if fits_inline(ctx.output):
             return {"output": ctx.output}
+        encoded = json.dumps(ctx.output, ensure_ascii=False)
         path = session.output_path or str(
             _write_once(Path(session.messages_path).with_suffix(".output.json"), lambda: encoded)
         )

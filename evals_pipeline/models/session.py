@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -9,6 +10,15 @@ from pydantic import BaseModel, Field
 from evals_pipeline.models.messages import TokenUsage
 
 SessionStatus = Literal["ok", "agent_error", "timed_out"]
+
+# AgentV's FILE_BACKED_OUTPUT_THRESHOLD: a final answer whose JSON encoding is longer goes to
+# graders by path (`output_path`), not inline.
+INLINE_OUTPUT_LIMIT = 50_000
+
+
+def fits_inline(answer: str) -> bool:
+    """Whether `answer` is small enough to travel inline in a grader payload."""
+    return len(json.dumps(answer, ensure_ascii=False)) <= INLINE_OUTPUT_LIMIT
 
 
 class TraceSummary(BaseModel):

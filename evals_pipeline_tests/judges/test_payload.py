@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from evals_pipeline.judges import build_grader_payload, run_code_grader
-from evals_pipeline.judges.payload import OUTPUT_INLINE_LIMIT
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message, TokenUsage, ToolCall
+from evals_pipeline.models.session import INLINE_OUTPUT_LIMIT as OUTPUT_INLINE_LIMIT
 from evals_pipeline.models.session import Session, TraceSummary
 from evals_pipeline_tests.judges.conftest import CaseFactory, SessionFactory, python_grader
 

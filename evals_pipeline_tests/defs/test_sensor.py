@@ -1,0 +1,88 @@
+"""The cases sensor: new, changed and removed tests, one partitions call per tick, a cursor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+
+from evals_pipeline.defs.definitions import build_definitions
+from evals_pipeline.defs.partitions import case_partitions_name
+from evals_pipeline.suites import load_suite
+from evals_pipeline_tests.defs.conftest import write_suite
+
+
+def tick(
+    defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None
+) -> dg.SensorResult | dg.SkipReason:
+    """Evaluate the sensor once and apply its partition requests, as the daemon would."""
+    sensor = defs.resolve_sensor_def("demo_cases")
+    context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
+    result = sensor(context)
+    if isinstance(result, dg.SensorResult):
+        for request in result.dynamic_partitions_requests or []:
+            if isinstance(request, dg.AddDynamicPartitionsRequest):
+                instance.add_dynamic_partitions(
+                    request.partitions_def_name, list(request.partition_keys)
+                )
+            else:
+                for key in request.partition_keys:
+                    instance.delete_dynamic_partition(request.partitions_def_name, key)
+    return result
+
+
+def run_keys(result: dg.SensorResult) -> set[str]:
+    return {str(r.partition_key) for r in result.run_requests or []}
+
+
+def test_new_changed_and_removed_tests_without_a_restart(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    path = write_suite(tmp_path, [("greets", "hello"), ("waves", "wave")])
+    defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
+    name = case_partitions_name("demo")
+
+    first = tick(defs, instance, None)
+    assert isinstance(first, dg.SensorResult)
+    adds = [
+        r
+        for r in first.dynamic_partitions_requests or []
+        if isinstance(r, dg.AddDynamicPartitionsRequest)
+    ]
+    assert len(adds) == 1 and sorted(adds[0].partition_keys) == ["greets", "waves"]
+    assert not first.run_requests, "the first tick only registers"
+    assert instance.get_dynamic_partitions(name) == ["greets", "waves"]
+
+    assert isinstance(tick(defs, instance, first.cursor), dg.SkipReason)
+
+    # A new test in the same file, seen by the same (not reloaded) definitions.
+    write_suite(tmp_path, [("greets", "hello"), ("waves", "wave"), ("New Test", "world")])
+    second = tick(defs, instance, first.cursor)
+    assert isinstance(second, dg.SensorResult)
+    assert [list(r.partition_keys) for r in second.dynamic_partitions_requests or []] == [
+        ["new-test"]
+    ]
+    assert run_keys(second) == {"echo|new-test", "silent|new-test"}
+    assert "new-test" in instance.get_dynamic_partitions(name)
+
+    # A changed test runs again; a removed one leaves the partitions.
+    write_suite(tmp_path, [("greets", "hello there"), ("New Test", "world")])
+    third = tick(defs, instance, second.cursor)
+    assert isinstance(third, dg.SensorResult)
+    assert run_keys(third) == {"echo|greets", "silent|greets"}
+    deletes = [
+        r
+        for r in third.dynamic_partitions_requests or []
+        if isinstance(r, dg.DeleteDynamicPartitionsRequest)
+    ]
+    assert [list(r.partition_keys) for r in deletes] == [["waves"]]
+    assert instance.get_dynamic_partitions(name) == ["greets", "new-test"]
+
+
+def test_a_broken_suite_skips_with_the_error(instance: dg.DagsterInstance, tmp_path: Path) -> None:
+    path = write_suite(tmp_path, [("greets", "hello")])
+    defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
+    path.write_text(path.read_text().replace("input:", "inptu:"))
+    result = tick(defs, instance, None)
+    assert isinstance(result, dg.SkipReason)
+    assert "inptu" in (result.skip_message or "") and "input" in (result.skip_message or "")

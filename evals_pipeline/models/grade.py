@@ -66,3 +66,7 @@ class CaseGrade(BaseModel):
     failure_stage: FailureStage | None = None
     error: str | None = None
     trials: list[TrialGrade]
+
+    def best_trial(self) -> TrialGrade:
+        """The trial that speaks for the case: the highest-scoring one that did not error."""
+        return max(self.trials, key=lambda t: (t.verdict != "error", t.score))

@@ -26,7 +26,7 @@ def _grader_entry(result: GraderResult) -> dict[str, object]:
 
 def result_line(suite: str, grade: CaseGrade, created_ms: int) -> dict[str, object]:
     """AgentV's IndexArtifactEntry fields that existing tooling reads."""
-    best = max(grade.trials, key=lambda t: (t.verdict != "error", t.score))
+    best = grade.best_trial()
     row: dict[str, object] = {
         "timestamp": datetime.fromtimestamp(created_ms / 1000, UTC).isoformat(),
         "test_id": grade.test_id,

@@ -6,7 +6,7 @@ import json
 
 import pyarrow as pa
 
-from evals_pipeline.models.grade import CaseGrade, TrialGrade
+from evals_pipeline.models.grade import CaseGrade
 
 CASES_SCHEMA = pa.schema(
     [
@@ -49,15 +49,11 @@ GRADERS_SCHEMA = pa.schema(
 )
 
 
-def _best_trial(grade: CaseGrade) -> TrialGrade:
-    return max(grade.trials, key=lambda t: (t.verdict != "error", t.score))
-
-
 def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
     """One row per (case, agent): the case verdict and the usage of its best trial."""
     rows = []
     for g in grades:
-        best = _best_trial(g)
+        best = g.best_trial()
         usage = best.token_usage
         rows.append(
             {

@@ -28,3 +28,46 @@ def test_workspace_yaml_loads_the_code_location(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Validation successful for code location evals_pipeline" in result.stdout + result.stderr
+
+
+def test_readme_materialize_command_runs_one_partition(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(tmp_path),
+        "EVALS_PIPELINE_STORAGE": str(tmp_path / "s"),
+    }
+    bin_dir = Path(sys.executable).parent
+    suite = "examples/quickstart/quickstart.eval.yaml"
+    commands = [
+        [str(bin_dir / "evals-pipeline"), "register", suite],
+        [
+            str(bin_dir / "dagster"),
+            "asset",
+            "materialize",
+            "-m",
+            "evals_pipeline.definitions",
+            "--select",
+            "quickstart/cases,quickstart/agent_runs,quickstart/sessions,quickstart/grades",
+            "--partition",
+            "careful|add-numbers",
+        ],
+        [
+            str(bin_dir / "dagster"),
+            "asset",
+            "materialize",
+            "-m",
+            "evals_pipeline.definitions",
+            "--select",
+            "quickstart/eval_report",
+        ],
+    ]
+    for command in commands:
+        result = subprocess.run(
+            command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False
+        )
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    reports = list((tmp_path / "s" / "quickstart" / "eval_report").glob("*/summary.md"))
+    assert len(reports) == 1
+    summary = reports[0].read_text()
+    assert "| careful | 1 | 1 | 0 | 0 |" in summary
+    assert "19 registered (case, agent) partitions have no grades yet." in summary

@@ -38,28 +38,18 @@ def test_readme_materialize_command_runs_one_partition(tmp_path: Path) -> None:
     }
     bin_dir = Path(sys.executable).parent
     suite = "examples/quickstart/quickstart.eval.yaml"
+    materialize = [
+        str(bin_dir / "dagster"),
+        "asset",
+        "materialize",
+        "-m",
+        "evals_pipeline.definitions",
+    ]
+    layers = "quickstart/cases,quickstart/agent_runs,quickstart/sessions,quickstart/grades"
     commands = [
         [str(bin_dir / "evals-pipeline"), "register", suite],
-        [
-            str(bin_dir / "dagster"),
-            "asset",
-            "materialize",
-            "-m",
-            "evals_pipeline.definitions",
-            "--select",
-            "quickstart/cases,quickstart/agent_runs,quickstart/sessions,quickstart/grades",
-            "--partition",
-            "careful|add-numbers",
-        ],
-        [
-            str(bin_dir / "dagster"),
-            "asset",
-            "materialize",
-            "-m",
-            "evals_pipeline.definitions",
-            "--select",
-            "quickstart/eval_report",
-        ],
+        [*materialize, "--select", layers, "--partition", "careful|add-numbers"],
+        [*materialize, "--select", "quickstart/eval_report"],
     ]
     for command in commands:
         result = subprocess.run(

@@ -4,13 +4,13 @@ latest record of each partition it needs, found through Dagster's event log."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
 from pydantic import BaseModel
 
 from evals_pipeline.defs.partitions import split_key
+from evals_pipeline.defs.resources import step_folder
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.run import AgentRun
@@ -25,11 +25,6 @@ RECORD_MODELS: dict[str, type[BaseModel]] = {
     "sessions": Session,
     "grades": CaseGrade,
 }
-
-
-def step_folder(root: str, asset_key: dg.AssetKey, run_id: str) -> Path:
-    """Where one run's step of an asset keeps its files; earlier runs are never overwritten."""
-    return Path(root, *asset_key.path, run_id)
 
 
 def latest_uris(

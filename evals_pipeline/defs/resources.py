@@ -15,10 +15,15 @@ def storage_root_from_env() -> str:
     return str(Path(os.environ.get("EVALS_PIPELINE_STORAGE", DEFAULT_STORAGE)).resolve())
 
 
+def step_folder(root: str, asset_key: dg.AssetKey, run_id: str) -> Path:
+    """Where one run's step of an asset keeps its files; earlier runs are never overwritten."""
+    return Path(root, *asset_key.path, run_id)
+
+
 class EvalStorage(dg.ConfigurableResource):
     """Where run folders go; each materialization writes under its own run id."""
 
     root: str
 
     def step_folder(self, asset_key: dg.AssetKey, run_id: str) -> Path:
-        return Path(self.root, *asset_key.path, run_id)
+        return step_folder(self.root, asset_key, run_id)

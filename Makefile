@@ -6,10 +6,13 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 SUITE ?= examples/quickstart/quickstart.eval.yaml
 
+AGENTS_STAMP := agents/node_modules/.installed
+
 export DAGSTER_HOME ?= $(CURDIR)/.evals/dagster
 export EVALS_PIPELINE_STORAGE ?= $(CURDIR)/.evals/storage
+export EVALS_PIPELINE_AGENTS_DIR ?= $(CURDIR)/agents
 
-.PHONY: run test lint typecheck dev clean
+.PHONY: run test lint typecheck dev clean agents
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +33,19 @@ run: $(STAMP)
 	$(BIN)/evals-pipeline run $(SUITE); status=$$?; [ $$status -le 1 ]
 
 ## test: set up and run lint, format check, type check and every test
-test: $(DEV_STAMP) lint typecheck
+test: $(DEV_STAMP) agents lint typecheck
 	$(BIN)/python -m pytest -n 2 -q
+
+## agents: install the pinned agent CLIs (claude, codex, pi) into agents/node_modules
+agents: $(AGENTS_STAMP)
+
+$(AGENTS_STAMP): agents/package.json agents/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		echo "installing the pinned agent CLIs into agents/node_modules (about 840 MB)"; \
+		cd agents && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else \
+		echo "npm not found: the agent CLIs are not installed and the real-agent tests will be skipped"; \
+	fi
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
@@ -46,4 +60,4 @@ dev: $(STAMP)
 	$(BIN)/dagster dev -w workspace.yaml
 
 clean:
-	rm -rf .evals
+	rm -rf .evals agents/node_modules

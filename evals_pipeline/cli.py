@@ -1,4 +1,4 @@
-"""The `evals-pipeline` command: run, validate, schema, register."""
+"""The `evals-pipeline` command: run, validate, schema, register, import, model-server."""
 
 from __future__ import annotations
 
@@ -147,6 +147,64 @@ def cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from evals_pipeline.enrichers.streams import detect_stream_kind, parse_stream
+    from evals_pipeline.secrets import Redactor, secret_values
+
+    files = [Path(f) for f in args.files]
+    if args.test_id and len(files) > 1:
+        return _error("--test-id names one session; import several files without it")
+    into = Path(args.into)
+    into.mkdir(parents=True, exist_ok=True)
+    redactor = Redactor(secret_values())
+    for path in files:
+        if not path.is_file():
+            return _error(f"{path}: no such file")
+        text = path.read_text(errors="replace")
+        kind = detect_stream_kind(text)
+        if kind is None:
+            return _error(
+                f"{path}: not a Claude Code, Codex CLI or pi session (JSONL stream or session "
+                "file); an AgentV output file can be used by a replay target as it is"
+            )
+        test_id = args.test_id or path.name.removesuffix(".jsonl").removesuffix(".json")
+        destination = into / f"{test_id}.jsonl"
+        destination.write_text(redactor.text(text))
+        session = parse_stream(kind, text)
+        tools = ", ".join(session.tool_sequence()) or "no tools"
+        usage = session.token_usage
+        tokens = f"{usage.total} tokens" if usage else "no token counts"
+        print(
+            f"{path} -> {destination}: {kind} session {session.session_id or '?'}, "
+            f"model {session.model or '?'}, {len(session.tool_sequence())} tool calls ({tools}), "
+            f"{tokens}"
+        )
+        for warning in session.parse_warnings:
+            print(f"  warning: {warning}", file=sys.stderr)
+    print(
+        f"\ngrade them with a replay target: {{name: imported, provider: replay, "
+        f"sessions_dir: {into}}}, then `evals-pipeline run SUITE --target imported`"
+    )
+    return EXIT_OK
+
+
+def cmd_model_server(args: argparse.Namespace) -> int:
+    from evals_pipeline.model_server import ScriptError, serve
+
+    try:
+        serve(
+            Path(args.script),
+            host=args.host,
+            port=args.port,
+            log_path=Path(args.log) if args.log else None,
+        )
+    except ScriptError as exc:
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        pass
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evals-pipeline",
@@ -198,6 +256,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     register.add_argument("suites", nargs="+", metavar="SUITE")
     register.set_defaults(func=cmd_register)
+
+    importer = sub.add_parser(
+        "import",
+        help="turn existing claude, codex or pi session files into recordings a replay target "
+        "grades without running an agent",
+    )
+    importer.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="stream-json/exec --json/--mode json output, or a CLI's own session file",
+    )
+    importer.add_argument(
+        "--into", required=True, metavar="DIR", help="the replay target's sessions_dir"
+    )
+    importer.add_argument(
+        "--test-id", metavar="ID", help="the test the session answers (default: the file name)"
+    )
+    importer.set_defaults(func=cmd_import)
+
+    server = sub.add_parser(
+        "model-server",
+        help="serve scripted model turns (Anthropic, OpenAI Responses, Chat Completions) so the "
+        "real agent CLIs run offline",
+    )
+    server.add_argument("--script", required=True, metavar="FILE", help="turn script (YAML/JSON)")
+    server.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any)")
+    server.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    server.add_argument("--log", metavar="FILE", help="log every request and reply as JSONL")
+    server.set_defaults(func=cmd_model_server)
     return parser
 
 

@@ -17,6 +17,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.models.targets import CliTarget
 from evals_pipeline.process import now_ms
+from evals_pipeline.workspaces import remove_workspace, should_remove
 
 Progress = Callable[[str], None]
 
@@ -43,9 +44,18 @@ def _unhealthy_run(case: ResolvedCase, trial: int, reason: str) -> AgentRun:
 
 
 def run_agents(
-    cases: list[ResolvedCase], folder: Path, *, workers: int, progress: Progress = _silent
+    cases: list[ResolvedCase],
+    folder: Path,
+    *,
+    workers: int,
+    progress: Progress = _silent,
+    run_id: str | None = None,
+    git_cache: Path | None = None,
 ) -> list[AgentRun]:
-    """Run every trial of every case, `workers` at a time, each in a fresh workspace."""
+    """Run every trial of every case, `workers` at a time, each in a fresh workspace.
+
+    Repositories named by URL are cloned once into `git_cache` (default: inside `folder`).
+    """
     health: dict[str, str | None] = {}
     for case in cases:
         if isinstance(case.target, CliTarget) and case.agent not in health:
@@ -61,7 +71,14 @@ def run_agents(
             run = _unhealthy_run(case, trial, reason)
         else:
             artifacts = run_folder(folder, case.case_key, case.agent, trial)
-            run = run_agent(case, RunContext(artifacts, artifacts / "workspace", trial))
+            ctx = RunContext(
+                artifacts,
+                artifacts / "workspace",
+                trial,
+                run_id=run_id,
+                git_cache=git_cache or folder / ".git-cache",
+            )
+            run = run_agent(case, ctx)
         done += 1
         status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
         label = f" (trial {trial})" if case.trials.count > 1 else ""
@@ -95,7 +112,9 @@ def grade_cases(
     def one(case: ResolvedCase) -> CaseGrade:
         nonlocal done
         trials = sorted(by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial)
-        grade = aggregate_trials(case, [grade_trial(case, s, s.trial) for s in trials])
+        graded = [grade_trial(case, s, s.trial) for s in trials]
+        grade = aggregate_trials(case, graded)
+        _clean_up(case, trials, [t.verdict for t in graded])
         done += 1
         progress(
             f"[{done}/{len(cases)}] {case.agent} / {case.test_id}: {grade.verdict} (score {grade.score:.2f})"
@@ -104,3 +123,12 @@ def grade_cases(
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         return list(pool.map(one, cases))
+
+
+def _clean_up(case: ResolvedCase, sessions: list[Session], verdicts: list[str]) -> None:
+    """Delete graded workspaces the cleanup policy does not keep (default: keep failures)."""
+    policy = case.workspace.cleanup if case.workspace else "on_success"
+    for session, verdict in zip(sessions, verdicts, strict=True):
+        passed = None if verdict == "error" else verdict == "pass"
+        if session.workspace_path and should_remove(policy, passed):
+            remove_workspace(Path(session.workspace_path))

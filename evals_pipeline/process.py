@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 # Variables a child may inherit. Everything else, API keys above all, stays in the parent.
 ENV_ALLOWLIST: tuple[str, ...] = (
@@ -80,6 +81,21 @@ class ProcessResult:
     @property
     def duration_ms(self) -> int:
         return self.end_ms - self.start_ms
+
+
+class ProcessSpawner(Protocol):
+    """How adapters start an agent; `run_process` is the default, and what the tests exercise."""
+
+    def __call__(
+        self,
+        command: str | list[str],
+        *,
+        cwd: str | Path,
+        env: Mapping[str, str],
+        timeout_seconds: float,
+        stdin: bytes | None = None,
+        stdout_path: Path | None = None,
+    ) -> ProcessResult: ...
 
 
 def run_process(

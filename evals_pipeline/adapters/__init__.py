@@ -3,25 +3,64 @@
 from __future__ import annotations
 
 from evals_pipeline.adapters.base import Adapter, RunContext
+from evals_pipeline.adapters.claude_code import ClaudeCodeAdapter
 from evals_pipeline.adapters.cli import CliAdapter
+from evals_pipeline.adapters.codex import CodexAdapter
 from evals_pipeline.adapters.mock import MockAdapter
+from evals_pipeline.adapters.pi_agent import PiAgentAdapter
 from evals_pipeline.adapters.replay import ReplayAdapter
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
-from evals_pipeline.workspaces import create_workspace
+from evals_pipeline.process import now_ms
+from evals_pipeline.workspaces import (
+    HookContext,
+    WorkspaceSetupError,
+    file_changes,
+    finish_workspace,
+    prepare_workspace,
+)
 
 ADAPTERS: dict[str, Adapter] = {
     "cli": CliAdapter(),
     "mock": MockAdapter(),
     "replay": ReplayAdapter(),
+    "claude-code": ClaudeCodeAdapter(),
+    "codex": CodexAdapter(),
+    "pi-agent": PiAgentAdapter(),
 }
 
 
 def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:
-    """Run `case` once in a fresh workspace with the adapter of its target's provider."""
+    """Run `case` once in a fresh workspace with the adapter of its target's provider.
+
+    The workspace lifecycle wraps the agent: setup hooks and the git baseline before, the diff
+    (file_changes) and teardown hooks after. A failed setup is recorded, never raised.
+    """
     ctx.artifacts.mkdir(parents=True, exist_ok=True)
-    create_workspace(ctx.workspace, case.workspace_template)
-    return ADAPTERS[case.target.provider].run(case, ctx)
+    hooks = HookContext.for_case(case, ctx.run_id)
+    start = now_ms()
+    try:
+        prepared = prepare_workspace(
+            case.workspace,
+            ctx.workspace,
+            hooks,
+            git_cache=ctx.git_cache or ctx.artifacts.parent / ".git-cache",
+        )
+    except WorkspaceSetupError as exc:
+        return AgentRun(
+            case_key=case.case_key,
+            agent=case.agent,
+            trial=ctx.trial,
+            start_ms=start,
+            end_ms=now_ms(),
+            error=f"workspace setup failed: {exc}",
+            setup_failed=True,
+            workspace_path=str(ctx.workspace),
+        )
+    run = ADAPTERS[case.target.provider].run(case, ctx)
+    changes = file_changes(prepared)
+    warnings = finish_workspace(prepared, hooks)
+    return run.model_copy(update={"file_changes": changes, "warnings": [*run.warnings, *warnings]})
 
 
 __all__ = ["ADAPTERS", "Adapter", "RunContext", "run_agent"]

@@ -17,6 +17,10 @@ class RunContext:
     artifacts: Path
     workspace: Path
     trial: int = 0
+    run_id: str | None = None
+    """The pipeline run this agent run belongs to (hooks get it as `eval_run_id`)."""
+    git_cache: Path | None = None
+    """Where repositories named by URL are cloned once, for worktrees; default: beside the run."""
 
     @property
     def stdout_path(self) -> Path:

@@ -36,11 +36,11 @@ def render_command(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> st
 
 
 def working_directory(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> Path:
-    """AgentV's rule: the target's cwd, else the workspace when the suite has a template, else the
+    """AgentV's rule: the target's cwd, else the workspace when the suite configures one, else the
     eval file's folder, so relative paths in commands resolve as they do under `agentv eval`."""
     if target.cwd:
         return Path(target.cwd)
-    if case.workspace_template:
+    if case.workspace is not None:
         return ctx.workspace
     return Path(case.base_dir)
 

@@ -90,7 +90,14 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> Records:
         """Each agent run in a fresh workspace: stdout, stderr, exit code, timing, timeouts."""
         folder = storage.step_folder(context.asset_key, context.run.run_id)
-        runs: list[AgentRun] = run_agents(cases, folder, workers=workers, progress=context.log.info)
+        runs: list[AgentRun] = run_agents(
+            cases,
+            folder,
+            workers=workers,
+            progress=context.log.info,
+            run_id=context.run.run_id,
+            git_cache=Path(storage.root) / "git-cache",
+        )
         return _keyed(runs)
 
     @dg.asset(name="sessions", ins={"agent_runs": upstream("agent_runs")}, **layer)

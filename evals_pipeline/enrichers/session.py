@@ -1,4 +1,8 @@
-"""Turn a raw agent run into an enriched session: messages stored once, facts summarised."""
+"""Turn a raw agent run into an enriched session: messages and events stored once, facts summarised.
+
+Two kinds of run: an agent CLI's JSONL stream (claude-code, codex, pi-agent), parsed into the
+canonical event model, and AgentV's `cli` output contract (an output file or plain stdout).
+"""
 
 from __future__ import annotations
 
@@ -11,15 +15,20 @@ from evals_pipeline.enrichers.cli_output import (
     parse_message_lines,
     parse_output_document,
 )
-from evals_pipeline.models.messages import Message, final_answer
+from evals_pipeline.enrichers.milestones import compute_milestones
+from evals_pipeline.enrichers.streams import parse_stream
+from evals_pipeline.models.events import EnrichedSession
+from evals_pipeline.models.messages import Message, TokenUsage, final_answer
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session, TraceSummary, fits_inline
+from evals_pipeline.models.targets import Pricing
+from evals_pipeline.storage.events import write_events
 from evals_pipeline.storage.messages import write_messages
 
 FAILED_TOOL_STATUSES = {"error", "timeout", "cancelled"}
 
 
-def trace_summary(messages: list[Message]) -> TraceSummary:
+def trace_summary(messages: list[Message], llm_calls: int | None = None) -> TraceSummary:
     """Count events, tool calls per tool, failed tool calls and model turns."""
     calls = [call for m in messages for call in m.tool_calls]
     durations: Counter[str] = Counter()
@@ -31,11 +40,25 @@ def trace_summary(messages: list[Message]) -> TraceSummary:
         tool_calls=dict(Counter(call.tool for call in calls)),
         error_count=sum(1 for call in calls if call.status in FAILED_TOOL_STATUSES),
         tool_durations=dict(durations),
-        llm_call_count=sum(1 for m in messages if m.role == "assistant"),
+        llm_call_count=(
+            llm_calls
+            if llm_calls is not None
+            else sum(1 for m in messages if m.role == "assistant")
+        ),
     )
 
 
-def _parse(run: AgentRun) -> ParsedOutput:
+def priced(usage: TokenUsage | None, pricing: Pricing | None) -> float | None:
+    """Cost in USD of `usage` at `pricing` (per million tokens); None when either is unknown."""
+    if usage is None or pricing is None:
+        return None
+    cached_rate = pricing.cached_input if pricing.cached_input is not None else pricing.input
+    return (
+        usage.input * pricing.input + usage.cached * cached_rate + usage.output * pricing.output
+    ) / 1_000_000
+
+
+def _parse_output(run: AgentRun) -> ParsedOutput:
     if run.output_file_path:
         path = Path(run.output_file_path)
         text = path.read_text(errors="replace")
@@ -47,14 +70,86 @@ def _parse(run: AgentRun) -> ParsedOutput:
     return ParsedOutput(messages=[])
 
 
+def _read(path: str | None) -> str | None:
+    return Path(path).read_text(errors="replace") if path and Path(path).is_file() else None
+
+
+def parse_agent_stream(run: AgentRun) -> EnrichedSession:
+    """The run's CLI stream (and rollout, for codex) in the canonical event model."""
+    assert run.stream_kind is not None
+    text = _read(run.stdout_path) or ""
+    return parse_stream(run.stream_kind, text, rollout=_read(run.side_files.get("rollout")))
+
+
 def enrich_run(run: AgentRun, session_dir: Path) -> Session:
-    """Enrich one run; the messages Parquet file is written even for a failed run (empty)."""
+    """Enrich one run; the messages Parquet file is written even for a failed run.
+
+    An agent CLI's stream is parsed even when the run failed, so a timed-out or erroring
+    session keeps the transcript of what it did.
+    """
     session_dir.mkdir(parents=True, exist_ok=True)
-    messages_path = session_dir / "messages.parquet"
-    failed = run.error is not None
-    parsed = ParsedOutput(messages=[]) if failed else _parse(run)
-    write_messages(parsed.messages, messages_path)
-    answer = final_answer(parsed.messages)
+    if run.stream_kind:
+        return _from_stream(run, session_dir, parse_agent_stream(run))
+    parsed = ParsedOutput(messages=[]) if run.failed else _parse_output(run)
+    return _session(
+        run,
+        session_dir,
+        parsed.messages,
+        answer=final_answer(parsed.messages),
+        error=run.error,
+        token_usage=parsed.token_usage,
+        cost_usd=parsed.cost_usd,
+        duration_ms=parsed.duration_ms,
+        warnings=[*run.warnings, *parsed.warnings],
+    )
+
+
+def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) -> Session:
+    events_path = write_events(enriched.events, session_dir / "events.parquet")
+    cost = enriched.cost_usd
+    if cost is None:
+        cost = priced(enriched.token_usage, run.pricing)
+    session = _session(
+        run,
+        session_dir,
+        enriched.messages,
+        answer=enriched.final_answer,
+        error=run.error or enriched.error,
+        token_usage=enriched.token_usage,
+        cost_usd=cost,
+        duration_ms=enriched.duration_ms,
+        warnings=[*run.warnings, *enriched.parse_warnings],
+        llm_calls=enriched.llm_call_count,
+    )
+    return session.model_copy(
+        update={
+            "agent_kind": enriched.agent_kind,
+            "session_id": enriched.session_id,
+            "model": enriched.model or run.model,
+            "events_path": str(events_path),
+            # Elapsed from the agent process's start, the same origin for every CLI (a stream's
+            # own first timestamp comes later for some, e.g. claude's first tool result).
+            "milestones": compute_milestones(enriched.events, run.start_ms),
+            "system_prompt_injections": enriched.system_prompt_injections,
+            "retries": enriched.retries,
+        }
+    )
+
+
+def _session(
+    run: AgentRun,
+    session_dir: Path,
+    messages: list[Message],
+    *,
+    answer: str,
+    error: str | None,
+    token_usage: TokenUsage | None,
+    cost_usd: float | None,
+    duration_ms: int | None,
+    warnings: list[str],
+    llm_calls: int | None = None,
+) -> Session:
+    messages_path = write_messages(messages, session_dir / "messages.parquet")
     output_path = None
     if not fits_inline(answer):
         output_path = session_dir / "output.json"
@@ -63,21 +158,29 @@ def enrich_run(run: AgentRun, session_dir: Path) -> Session:
         case_key=run.case_key,
         agent=run.agent,
         trial=run.trial,
-        status="timed_out" if run.timed_out else "agent_error" if failed else "ok",
-        error=run.error,
+        status=(
+            "setup_error"
+            if run.setup_failed
+            else "timed_out"
+            if run.timed_out
+            else "agent_error"
+            if error
+            else "ok"
+        ),
+        error=error,
         stderr=run.stderr,
         messages_path=str(messages_path),
-        message_count=len(parsed.messages),
+        message_count=len(messages),
         output=None if output_path else answer,
         output_path=str(output_path) if output_path else None,
         output_chars=len(answer),
-        trace_summary=trace_summary(parsed.messages),
-        token_usage=parsed.token_usage,
-        cost_usd=parsed.cost_usd,
-        duration_ms=parsed.duration_ms if parsed.duration_ms is not None else run.duration_ms,
+        trace_summary=trace_summary(messages, llm_calls),
+        token_usage=token_usage,
+        cost_usd=cost_usd,
+        duration_ms=duration_ms if duration_ms is not None else run.duration_ms,
         start_ms=run.start_ms,
         end_ms=run.end_ms,
         workspace_path=run.workspace_path,
         file_changes=run.file_changes,
-        parse_warnings=parsed.warnings,
+        parse_warnings=warnings,
     )

@@ -28,8 +28,9 @@ def grade_trial(case: ResolvedCase, session: Session, trial: int = 0) -> TrialGr
     quality verdict, so infrastructure problems never masquerade as agent failures.
     """
     if session.status != "ok":
+        stage: FailureStage = "setup" if session.status == "setup_error" else "agent"
         return _trial_grade(
-            session, trial, *_ERROR, stage="agent", error=session.error or session.status
+            session, trial, *_ERROR, stage=stage, error=session.error or session.status
         )
     if not case.assertions:
         return _trial_grade(session, trial, *_ERROR, stage="grader", error=NO_GRADERS)
@@ -95,6 +96,9 @@ def _trial_grade(
         token_usage=session.token_usage,
         cost_usd=session.cost_usd,
         duration_ms=session.duration_ms,
+        tool_calls=session.trace_summary.tool_calls,
+        llm_calls=session.trace_summary.llm_call_count,
+        milestones=session.milestones,
     )
 
 

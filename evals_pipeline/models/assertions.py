@@ -154,6 +154,25 @@ class CodeGraderAssertion(AssertionBase):
         return self.name or "code-grader"
 
 
+class FileChangesAssertion(AssertionBase):
+    """Which workspace files the agent added, modified or deleted (from `file_changes`).
+
+    Not an AgentV type: AgentV leaves this to code graders. Paths are relative to the workspace
+    and may be globs (`src/*.py`).
+    """
+
+    type: Literal["file-changes"]
+    added: list[str] = Field(default_factory=list)
+    modified: list[str] = Field(default_factory=list)
+    deleted: list[str] = Field(default_factory=list)
+    unchanged: list[str] = Field(
+        default_factory=list, description="Paths the agent must leave alone."
+    )
+    only: bool = Field(
+        default=False, description="Fail when any file outside added/modified/deleted changed."
+    )
+
+
 AssertionSpec = Annotated[
     TextAssertion
     | TextSetAssertion
@@ -164,6 +183,7 @@ AssertionSpec = Annotated[
     | TokenUsageAssertion
     | ToolTrajectoryAssertion
     | FieldAccuracyAssertion
+    | FileChangesAssertion
     | CodeGraderAssertion,
     Field(discriminator="type"),
 ]
@@ -185,6 +205,7 @@ ASSERTION_TYPES: tuple[str, ...] = (
     "token-usage",
     "tool-trajectory",
     "field-accuracy",
+    "file-changes",
     "code-grader",
 )
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evals_pipeline.models.assertions import AssertionSpec
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.suite import TrialsSpec
 from evals_pipeline.models.targets import TargetSpec
+from evals_pipeline.models.workspace import ResolvedWorkspace
 
 
 class ResolvedCase(BaseModel):
@@ -34,8 +35,26 @@ class ResolvedCase(BaseModel):
     threshold: float = 0.8
     trials: TrialsSpec = Field(default_factory=TrialsSpec)
     timeout_seconds: float = 600.0
-    workspace_template: str | None = None
+    workspace: ResolvedWorkspace | None = Field(
+        default=None, description="How each run's workspace is built; None: an empty folder."
+    )
     base_dir: str = Field(description="The eval file's folder: relative paths resolve from here.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_workspace_template(cls, data: Any) -> Any:
+        # Cases stored (and built) before `workspace` existed carry only `workspace_template`.
+        if isinstance(data, dict) and "workspace_template" in data:
+            data = dict(data)
+            template = data.pop("workspace_template")
+            if template is not None and data.get("workspace") is None:
+                data["workspace"] = {"template": template}
+        return data
+
+    @property
+    def workspace_template(self) -> str | None:
+        """The absolute template folder, if the workspace has one."""
+        return self.workspace.template if self.workspace else None
 
     @property
     def content_hash(self) -> str:

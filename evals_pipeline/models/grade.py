@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from evals_pipeline.models.events import Milestone
 from evals_pipeline.models.messages import TokenUsage
 
 Verdict = Literal["pass", "fail", "error"]
@@ -51,6 +52,9 @@ class TrialGrade(BaseModel):
     token_usage: TokenUsage | None = None
     cost_usd: float | None = None
     duration_ms: int | None = None
+    tool_calls: dict[str, int] = Field(default_factory=dict, description="Calls per tool.")
+    llm_calls: int = 0
+    milestones: list[Milestone] = Field(default_factory=list)
 
 
 class CaseGrade(BaseModel):

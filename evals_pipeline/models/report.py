@@ -19,7 +19,18 @@ class AgentSummary(BaseModel):
     mean_score: float | None = Field(description="Mean score over cases that did not error")
     cost_usd: float = 0.0
     total_tokens: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
     mean_duration_ms: float | None = None
+    llm_calls: int = 0
+    tool_calls: dict[str, int] = Field(default_factory=dict, description="Calls per tool, summed.")
+    milestone_ms: dict[str, float] = Field(
+        default_factory=dict,
+        description="Median time from session start to each milestone, over trials reaching it.",
+    )
+    milestone_trials: dict[str, int] = Field(
+        default_factory=dict, description="How many trials reached each milestone."
+    )
 
 
 class CaseFailure(BaseModel):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from evals_pipeline.models.targets import Pricing
+
 
 class AgentRun(BaseModel):
     """RawAgentOutput: what the agent process did, stored as it happened."""
@@ -21,8 +23,24 @@ class AgentRun(BaseModel):
     end_ms: int
     timed_out: bool = False
     error: str | None = Field(default=None, description="Why the run failed, when it did.")
+    setup_failed: bool = Field(
+        default=False, description="The workspace could not be prepared; the agent never ran."
+    )
     workspace_path: str | None = None
     file_changes: str | None = None
+    stream_kind: str | None = Field(
+        default=None,
+        description="The dialect of stdout when it is an agent CLI's JSONL stream "
+        "(claude-code, codex, pi-agent); None for AgentV's cli output contract.",
+    )
+    side_files: dict[str, str] = Field(
+        default_factory=dict,
+        description="Other files the run left, by role: rollout, session_file, transcript, "
+        "model_server_log.",
+    )
+    model: str | None = Field(default=None, description="The model the target asked for.")
+    pricing: Pricing | None = None
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def duration_ms(self) -> int:

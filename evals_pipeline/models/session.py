@@ -7,9 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from evals_pipeline.models.events import Milestone, SystemPromptInjection
 from evals_pipeline.models.messages import TokenUsage
 
-SessionStatus = Literal["ok", "agent_error", "timed_out"]
+SessionStatus = Literal["ok", "agent_error", "timed_out", "setup_error"]
 
 # AgentV's FILE_BACKED_OUTPUT_THRESHOLD: a final answer whose JSON encoding is longer goes to
 # graders by path (`output_path`), not inline.
@@ -56,3 +57,18 @@ class Session(BaseModel):
     workspace_path: str | None = None
     file_changes: str | None = None
     parse_warnings: list[str] = Field(default_factory=list)
+    agent_kind: str | None = Field(
+        default=None, description="The agent CLI whose stream this is (claude-code, codex, ...)."
+    )
+    session_id: str | None = Field(default=None, description="The agent's own session id.")
+    model: str | None = None
+    events_path: str | None = Field(
+        default=None, description="Parquet file of canonical events, for agent CLI streams."
+    )
+    milestones: list[Milestone] = Field(default_factory=list)
+    system_prompt_injections: list[SystemPromptInjection] = Field(default_factory=list)
+    retries: int = Field(default=0, description="Provider retries the agent reported.")
+
+    def milestone(self, name: str) -> Milestone | None:
+        """The milestone called `name`, if the session reached it."""
+        return next((m for m in self.milestones if m.name == name), None)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from evals_pipeline.models.assertions import AssertionSpec
-from evals_pipeline.models.targets import TargetSpec
+from evals_pipeline.models.targets import TargetSpec, canonical_providers
+from evals_pipeline.models.workspace import CleanupPolicy, workspace_relative
 
 
 class ContentBlock(BaseModel):
@@ -75,11 +76,88 @@ class TestExecutionSpec(BaseModel):
     skip_defaults: bool = False
 
 
+class RepoSpec(BaseModel):
+    """A git repository checked out into the workspace (as a detached worktree)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(description="Folder inside the workspace, e.g. `repo`.")
+    repo: str = Field(
+        min_length=1,
+        description="A local repository (relative to the eval file's folder) or a URL git can "
+        "clone (https://…, ssh, file://…).",
+    )
+    commit: str | None = Field(default=None, min_length=1, description="Default: HEAD.")
+    base_commit: str | None = Field(
+        default=None, min_length=1, description="Alias of `commit`; if both are set they match."
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _inside_workspace(cls, value: str) -> str:
+        workspace_relative(value)
+        return value
+
+    @field_validator("base_commit")
+    @classmethod
+    def _same_as_commit(cls, value: str | None, info: ValidationInfo) -> str | None:
+        commit = info.data.get("commit")
+        if value is not None and commit is not None and value != commit:
+            raise ValueError(
+                f"'{value}' differs from commit '{commit}'; base_commit is an alias of "
+                "commit: keep one of them"
+            )
+        return value
+
+    @property
+    def checkout(self) -> str:
+        """The commit, branch or tag to check out."""
+        return self.commit or self.base_commit or "HEAD"
+
+
+class HookSpec(BaseModel):
+    """A command run at one point of a workspace's life, with AgentV's JSON on stdin."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: str | list[str] = Field(description="argv list, or a string run with `sh -c`.")
+    timeout_ms: int | None = Field(
+        default=None, gt=0, description="Default: 60000 for before_*, 30000 for after_*."
+    )
+    cwd: str | None = Field(default=None, description="Default: the eval file's folder.")
+
+    @field_validator("command")
+    @classmethod
+    def _not_empty(cls, value: str | list[str]) -> str | list[str]:
+        if not value or (isinstance(value, str) and not value.strip()):
+            raise ValueError("the hook command is empty")
+        return value
+
+
+class HooksSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    before_all: HookSpec | None = None
+    before_each: HookSpec | None = None
+    after_each: HookSpec | None = None
+    after_all: HookSpec | None = None
+
+
 class WorkspaceSpec(BaseModel):
+    """Each run's fresh workspace: a template copy, repositories, hooks, a cleanup policy."""
+
     model_config = ConfigDict(extra="forbid")
 
     template: str | None = Field(
         default=None, description="A folder copied into each run's fresh workspace."
+    )
+    repos: list[RepoSpec] = Field(default_factory=list)
+    hooks: HooksSpec | None = None
+    cleanup: CleanupPolicy = Field(
+        default="on_success",
+        description="When to delete a run's workspace: on_success (keep failed and errored "
+        "runs), always, never.",
     )
 
 
@@ -132,7 +210,7 @@ class EvalSuite(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _aliases(cls, data: Any) -> Any:
-        data = _rename_alias(data, "eval_cases", "tests")
+        data = canonical_providers(_rename_alias(data, "eval_cases", "tests"))
         if isinstance(data, dict) and "target" in data and "execution" not in data:
             data = {**data, "execution": {"target": data["target"]}}
             del data["target"]

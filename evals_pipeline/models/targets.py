@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class TargetBase(BaseModel):
@@ -54,9 +54,107 @@ class ReplayTarget(TargetBase):
     )
 
 
-TargetSpec = Annotated[CliTarget | MockTarget | ReplayTarget, Field(discriminator="provider")]
+AuthMode = Literal["api_key", "subscription"]
 
-PROVIDERS: tuple[str, ...] = ("cli", "mock", "replay")
+
+class ModelServerSpec(BaseModel):
+    """Run the agent against the scripted model server: no API key, no tokens spent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    script: str = Field(description="A turn script (YAML or JSON), relative to the defining file.")
+
+
+class Pricing(BaseModel):
+    """USD per million tokens, for agents that report tokens but no cost (codex)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+
+
+class AgentTarget(TargetBase):
+    """A real coding-agent CLI, run in an isolated workspace with a config home of its own."""
+
+    executable: str | None = Field(
+        default=None,
+        description="The CLI to run; default: the pinned install (`make agents`), then PATH.",
+    )
+    model: str | None = None
+    base_url: str | None = Field(
+        default=None, description="The model API's base URL; default: the CLI's own."
+    )
+    auth: AuthMode = Field(
+        default="api_key",
+        description="api_key: pass the key to this agent only; subscription: the CLI's own "
+        "login (only its credentials file is copied into the isolated config home).",
+    )
+    api_key: str | None = Field(
+        default=None, description="Usually ${{ ANTHROPIC_API_KEY }}; default: that variable."
+    )
+    model_server: ModelServerSpec | None = None
+    args: list[str] = Field(default_factory=list, description="Extra command-line arguments.")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    pricing: Pricing | None = None
+
+
+class ClaudeCodeTarget(AgentTarget):
+    """Claude Code (`claude -p --output-format stream-json`)."""
+
+    provider: Literal["claude-code"]
+    max_turns: int | None = Field(default=None, ge=1)
+
+
+class CodexTarget(AgentTarget):
+    """Codex CLI (`codex exec --json`)."""
+
+    provider: Literal["codex"]
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+
+
+PiApi = Literal["openai-completions", "anthropic-messages", "openai-responses"]
+
+
+class PiAgentTarget(AgentTarget):
+    """pi (`pi --mode json -p`)."""
+
+    provider: Literal["pi-agent"]
+    api: PiApi = Field(
+        default="openai-completions", description="The wire API pi speaks to the model."
+    )
+
+
+TargetSpec = Annotated[
+    CliTarget | MockTarget | ReplayTarget | ClaudeCodeTarget | CodexTarget | PiAgentTarget,
+    Field(discriminator="provider"),
+]
+
+PROVIDERS: tuple[str, ...] = ("cli", "mock", "replay", "claude-code", "codex", "pi-agent")
+
+PROVIDER_ALIASES: dict[str, str] = {
+    "claude": "claude-code",
+    "claude-cli": "claude-code",
+    "codex-cli": "codex",
+    "pi": "pi-agent",
+    "pi-coding-agent": "pi-agent",
+    "pi-cli": "pi-agent",
+}
+"""AgentV's names for the agent providers, accepted as they are written there."""
+
+
+def canonical_providers(data: Any) -> Any:
+    """Rewrite AgentV provider aliases in a raw `targets:` list before the union is resolved."""
+    if not isinstance(data, dict) or not isinstance(data.get("targets"), list):
+        return data
+    targets = [
+        {**t, "provider": PROVIDER_ALIASES[t["provider"]]}
+        if isinstance(t, dict) and t.get("provider") in PROVIDER_ALIASES
+        else t
+        for t in data["targets"]
+    ]
+    return {**data, "targets": targets}
 
 
 class TargetsFile(BaseModel):
@@ -65,3 +163,8 @@ class TargetsFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     targets: list[TargetSpec]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        return canonical_providers(data)

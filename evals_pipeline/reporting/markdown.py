@@ -46,12 +46,55 @@ def summary_rows(report: EvalReport) -> list[list[str]]:
     return [row(a) for a in report.agents]
 
 
+BEHAVIOUR_HEADERS = ["agent", "LLM calls", "tool calls", "input tokens", "output tokens", "cost $"]
+MILESTONE_COLUMNS = {
+    "first_file_edit": "first edit",
+    "first_test_run": "first test run",
+    "first_test_pass": "first test pass",
+    "final_answer": "final answer",
+}
+
+
+def _milestone(a: AgentSummary, name: str) -> str:
+    if name not in a.milestone_ms:
+        return "-"
+    return f"{a.milestone_ms[name] / 1000:.1f} s ({a.milestone_trials[name]})"
+
+
+def behaviour_rows(report: EvalReport) -> list[list[str]]:
+    """Per agent: what it did to get there (calls, tokens, cost) and how soon (milestones)."""
+    return [
+        [
+            a.agent,
+            str(a.llm_calls),
+            ", ".join(f"{tool} {n}" for tool, n in a.tool_calls.items()) or "-",
+            str(a.input_tokens),
+            str(a.output_tokens),
+            _num(a.cost_usd, 4),
+            *(_milestone(a, name) for name in MILESTONE_COLUMNS),
+        ]
+        for a in report.agents
+    ]
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(headers) + " |",
+        "|" + "---|" * len(headers),
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
+
+
 def render_markdown(report: EvalReport) -> str:
     """The Markdown summary written next to the report tables and shown in the Dagster UI."""
     out = [f"# Eval report: {report.suite}", ""]
-    out.append("| " + " | ".join(HEADERS) + " |")
-    out.append("|" + "---|" * len(HEADERS))
-    out.extend("| " + " | ".join(r) + " |" for r in summary_rows(report))
+    out += _table(HEADERS, summary_rows(report))
+    if any(a.tool_calls or a.llm_calls for a in report.agents):
+        headers = BEHAVIOUR_HEADERS + [
+            f"{label} (median, n)" for label in MILESTONE_COLUMNS.values()
+        ]
+        out += ["", "## Agent behaviour", ""]
+        out += _table(headers, behaviour_rows(report))
     if report.not_run:
         out += ["", f"{report.not_run} registered (case, agent) partitions have no grades yet."]
     if report.failures:

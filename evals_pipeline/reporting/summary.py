@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from statistics import fmean
+from collections import Counter, defaultdict
+from statistics import fmean, median
 
-from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.events import MILESTONE_NAMES
+from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.report import AgentSummary, CaseFailure, EvalReport
 from evals_pipeline.process import now_ms
 
@@ -17,6 +18,11 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
     scored = [g.score for g in grades if g.verdict != "error"]
     trials = [t for g in grades for t in g.trials]
     durations = [t.duration_ms for t in trials if t.duration_ms is not None]
+    usages = [t.token_usage for t in trials if t.token_usage]
+    tools: Counter[str] = Counter()
+    for t in trials:
+        tools.update(t.tool_calls)
+    reached = _milestone_times(trials)
     return AgentSummary(
         agent=agent,
         cases=len(grades),
@@ -26,9 +32,25 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
         pass_rate=passed / (passed + failed) if passed + failed else None,
         mean_score=fmean(scored) if scored else None,
         cost_usd=sum(t.cost_usd or 0.0 for t in trials),
-        total_tokens=sum(t.token_usage.total for t in trials if t.token_usage),
+        total_tokens=sum(u.total for u in usages),
+        input_tokens=sum(u.input + u.cached for u in usages),
+        output_tokens=sum(u.output for u in usages),
         mean_duration_ms=fmean(durations) if durations else None,
+        llm_calls=sum(t.llm_calls for t in trials),
+        tool_calls=dict(tools.most_common()),
+        milestone_ms={name: median(times) for name, times in reached.items()},
+        milestone_trials={name: len(times) for name, times in reached.items()},
     )
+
+
+def _milestone_times(trials: list[TrialGrade]) -> dict[str, list[int]]:
+    """Elapsed ms to each milestone, per milestone, over the trials that reached it."""
+    times: dict[str, list[int]] = {}
+    for trial in trials:
+        for m in trial.milestones:
+            if m.elapsed_ms is not None:
+                times.setdefault(m.name, []).append(m.elapsed_ms)
+    return {name: times[name] for name in MILESTONE_NAMES if name in times}
 
 
 def failure_reason(grade: CaseGrade) -> str:

@@ -6,6 +6,7 @@ import json
 
 import pyarrow as pa
 
+from evals_pipeline.models.events import MILESTONE_NAMES
 from evals_pipeline.models.grade import CaseGrade
 
 CASES_SCHEMA = pa.schema(
@@ -26,6 +27,9 @@ CASES_SCHEMA = pa.schema(
         ("cached_tokens", pa.int64()),
         ("cost_usd", pa.float64()),
         ("duration_ms", pa.int64()),
+        ("llm_calls", pa.int32()),
+        ("tool_calls_json", pa.string()),
+        *((f"{name}_ms", pa.int64()) for name in MILESTONE_NAMES),
     ]
 )
 
@@ -73,6 +77,9 @@ def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
                 "cached_tokens": usage.cached if usage else None,
                 "cost_usd": best.cost_usd,
                 "duration_ms": best.duration_ms,
+                "llm_calls": best.llm_calls,
+                "tool_calls_json": json.dumps(best.tool_calls),
+                **{f"{m.name}_ms": m.elapsed_ms for m in best.milestones},
             }
         )
     return pa.Table.from_pylist(rows, schema=CASES_SCHEMA)

@@ -36,26 +36,18 @@ AGENTV_PROVIDERS: frozenset[str] = frozenset(
         "gemini",
         "google",
         "google-gemini",
-        "claude",
-        "claude-code",
-        "claude-cli",
         "claude-sdk",
         "cc-mirror",
-        "codex",
-        "codex-cli",
         "copilot",
         "copilot-cli",
         "copilot-sdk",
         "copilot-log",
-        "pi",
-        "pi-coding-agent",
-        "pi-cli",
         "vscode",
         "vscode-insiders",
         "agentv",
     }
 )
-"""AgentV providers other than cli/mock/replay: run those agents through a `cli` target."""
+"""AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "EvalSuite": frozenset({"preprocessors", "requires"}),
@@ -75,7 +67,9 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     ),
     "ExecutionSpec": frozenset({"cache", "cache_path", "budget_usd", "fail_on_error"}),
     "TestExecutionSpec": frozenset({"targets", "workers", "trials", "cache"}),
-    "WorkspaceSpec": frozenset({"repos", "hooks", "isolation", "mode", "path", "docker", "env"}),
+    "WorkspaceSpec": frozenset({"isolation", "mode", "path", "docker", "env"}),
+    "RepoSpec": frozenset({"ancestor", "sparse"}),
+    "HookSpec": frozenset({"reset"}),
     "TrialsSpec": frozenset({"cost_limit_usd"}),
     "TargetRef": frozenset({"hooks"}),
     "CliTarget": frozenset(
@@ -94,6 +88,11 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
     "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
     "CodeGraderAssertion": frozenset(),
+    "ClaudeCodeTarget": frozenset(
+        {"cwd", "system_prompt", "max_budget_usd", "bypass_permissions", "log_dir", "log_format"}
+    ),
+    "CodexTarget": frozenset({"cwd", "system_prompt", "log_dir", "log_format", "stream_log"}),
+    "PiAgentTarget": frozenset({"cwd", "system_prompt", "subprovider", "thinking", "tools"}),
 }
 """AgentV keys, by the model they would sit in, that evals-pipeline does not implement."""
 
@@ -103,5 +102,7 @@ RENAMED_KEYS: dict[str, str] = {
     "command_template": "command",
     "input_messages": "input",
     "expected_messages": "expected_output",
+    "binary": "executable",
+    "model_reasoning_effort": "reasoning_effort",
 }
 """Older AgentV key names, suggested as the fix when the new name is valid at that place."""

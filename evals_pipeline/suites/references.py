@@ -1,5 +1,6 @@
 """Checks that everything a suite refers to exists: input files, file blocks, workspace
-templates and grader scripts. Runs only on a structurally valid suite."""
+templates, repositories (and their commits), hook folders and grader scripts. Runs only on a
+structurally valid suite."""
 
 from __future__ import annotations
 
@@ -8,10 +9,20 @@ import shlex
 from pathlib import Path
 
 from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
-from evals_pipeline.models.suite import ContentBlock, EvalSuite, InputSpec, MessageSpec
+from evals_pipeline.models.suite import (
+    ContentBlock,
+    EvalSuite,
+    InputSpec,
+    MessageSpec,
+    RepoSpec,
+    WorkspaceSpec,
+)
+from evals_pipeline.models.workspace import is_remote, workspace_relative
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import absolute, find_input_file, search_dirs
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
+from evals_pipeline.workspaces.git import GitError, is_repository_root
+from evals_pipeline.workspaces.repos import resolve_commit
 
 _SCRIPT_SUFFIXES = (".py", ".sh", ".js", ".ts", ".mjs", ".cjs", ".rb", ".pl")
 # Only plain path characters: anything else (code for `python -c`, URLs, flags) is not a file.
@@ -65,9 +76,45 @@ class _Checker:
                     at = (*path, m_index, "content", b_index, "value")
                     self.input_file(block.value, at, f"{block.type} block")
 
-    def workspace_template(self, template: str | None, path: DataPath) -> None:
-        if template is None:
+    def workspace(self, spec: WorkspaceSpec | None, path: DataPath) -> None:
+        if spec is None:
             return
+        template = self.workspace_template(spec.template, (*path, "template"))
+        seen: dict[str, int] = {}
+        for index, repo in enumerate(spec.repos):
+            at = (*path, "repos", index)
+            folder = workspace_relative(repo.path)
+            if folder in seen:
+                self.report(
+                    (*at, "path"),
+                    f"repos[{seen[folder]}] already uses the path '{repo.path}'",
+                    "give each repo its own folder",
+                )
+            seen.setdefault(folder, index)
+            if template is not None and _occupied(template / folder):
+                self.report(
+                    (*at, "path"),
+                    f"the workspace template already has '{repo.path}'; a repo needs an empty "
+                    "folder",
+                    "choose another path, or remove that folder from the template",
+                )
+            self.repo(repo, at)
+        hooks = spec.hooks
+        for name in ("before_all", "before_each", "after_each", "after_all"):
+            hook = getattr(hooks, name) if hooks else None
+            if hook is not None and hook.cwd is not None:
+                cwd = absolute(hook.cwd, self.base_dir)
+                if not cwd.is_dir():
+                    self.report(
+                        (*path, "hooks", name, "cwd"),
+                        f"hook cwd '{hook.cwd}' not found",
+                        f"looked for {cwd}; create the folder or correct the path "
+                        "(relative to the eval file's folder)",
+                    )
+
+    def workspace_template(self, template: str | None, path: DataPath) -> Path | None:
+        if template is None:
+            return None
         folder = absolute(template, self.base_dir)
         if not folder.is_dir():
             problem = "is a file, not a folder" if folder.exists() else "not found"
@@ -76,6 +123,48 @@ class _Checker:
                 f"workspace template folder '{template}' {problem}",
                 f"looked for {folder}; create the folder or correct the path "
                 "(relative to the eval file's folder)",
+            )
+            return None
+        return folder
+
+    def repo(self, repo: RepoSpec, path: DataPath) -> None:
+        if is_remote(repo.repo):
+            return  # reachable only when cloned: a bad URL is reported by the run
+        source = absolute(repo.repo, self.base_dir)
+        if not source.is_dir():
+            shorthand = re.fullmatch(r"[\w.-]+/[\w.-]+", repo.repo)
+            self.report(
+                (*path, "repo"),
+                f"repo '{repo.repo}' not found",
+                f"looked for {source}; correct the path (relative to the eval file's folder) "
+                + (
+                    f"or, for GitHub, write repo: https://github.com/{repo.repo}.git"
+                    if shorthand
+                    else "or write a URL git can clone (https://…, git@host:org/name.git, file://…)"
+                ),
+            )
+        elif not is_repository_root(source):
+            self.report(
+                (*path, "repo"),
+                f"repo '{repo.repo}' is not a git repository",
+                f"point repo at the top folder of a repository ({source} has no .git), or run "
+                f"'git init' there and commit its files",
+            )
+        else:
+            self.commit(repo, source, path)
+
+    def commit(self, repo: RepoSpec, source: Path, path: DataPath) -> None:
+        try:
+            resolve_commit(source, repo.checkout)
+        except GitError as exc:
+            if exc.exit_code is None:
+                return  # git itself is unavailable: the run will say so
+            key = "commit" if repo.commit else "base_commit" if repo.base_commit else "repo"
+            self.report(
+                (*path, key),
+                f"commit '{repo.checkout}' not found in repo '{repo.repo}'",
+                f"use a commit, branch or tag that exists in {source} "
+                f"(see: git -C {source} log --oneline)",
             )
 
     def graders(self, assertions: list[AssertionSpec], path: DataPath) -> None:
@@ -111,21 +200,22 @@ class _Checker:
                 )
 
 
+def _occupied(path: Path) -> bool:
+    return path.is_file() or (path.is_dir() and any(path.iterdir()))
+
+
 def missing_references(suite: EvalSuite, doc: YamlDocument, base_dir: Path) -> list[SuiteIssue]:
     """Issues for every file, folder or script the suite names that does not exist."""
     check = _Checker(doc, base_dir)
     check.input_files(suite.input_files, ("input_files",))
     check.messages(suite.input, ("input",))
-    check.workspace_template(
-        suite.workspace.template if suite.workspace else None, ("workspace", "template")
-    )
+    check.workspace(suite.workspace, ("workspace",))
     check.graders(suite.assertions, ("assertions",))
     for index, test in enumerate(suite.tests):
         at: DataPath = ("tests", index)
         check.input_files(test.input_files, (*at, "input_files"))
         check.messages(test.input, (*at, "input"))
         check.messages(test.expected_output, (*at, "expected_output"))
-        if test.workspace:
-            check.workspace_template(test.workspace.template, (*at, "workspace", "template"))
+        check.workspace(test.workspace, (*at, "workspace"))
         check.graders(test.assertions, (*at, "assertions"))
     return check.issues

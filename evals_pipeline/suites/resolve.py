@@ -6,7 +6,16 @@ from pathlib import Path
 
 from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.suite import TestSpec
+from evals_pipeline.models.suite import HookSpec, HooksSpec, TestSpec, WorkspaceSpec
+from evals_pipeline.models.workspace import (
+    DEFAULT_SETUP_TIMEOUT_MS,
+    DEFAULT_TEARDOWN_TIMEOUT_MS,
+    ResolvedHook,
+    ResolvedHooks,
+    ResolvedRepo,
+    ResolvedWorkspace,
+    is_remote,
+)
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.loader import LoadedSuite
 from evals_pipeline.suites.messages import MessageBuilder
@@ -35,8 +44,9 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
             continue
         files = test.input_files or suite.input_files
         messages = suite_messages + builder.with_files(test.input, files)
-        workspace = test.workspace if test.workspace is not None else suite.workspace
-        template = workspace.template if workspace else None
+        workspace = _workspace(
+            test.workspace if test.workspace is not None else suite.workspace, base
+        )
         test_threshold = test.execution.threshold if test.execution else None
         for agent in test_agents:
             target = loaded.targets[agent]
@@ -64,11 +74,47 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                         or suite.execution.timeout_seconds
                         or DEFAULT_TIMEOUT_SECONDS
                     ),
-                    workspace_template=str(absolute(template, base)) if template else None,
+                    workspace=workspace,
                     base_dir=str(base),
                 )
             )
     return cases
+
+
+def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace | None:
+    """The workspace spec with absolute paths and each hook's default timeout and cwd."""
+    if spec is None:
+        return None
+    hooks = spec.hooks or HooksSpec()
+
+    def hook(hook_spec: HookSpec | None, default_timeout_ms: int) -> ResolvedHook | None:
+        if hook_spec is None or not hooks.enabled:
+            return None
+        return ResolvedHook(
+            command=hook_spec.command,
+            timeout_ms=hook_spec.timeout_ms or default_timeout_ms,
+            # AgentV's rule: hooks run from the eval file's folder unless they say otherwise.
+            cwd=str(absolute(hook_spec.cwd, base_dir) if hook_spec.cwd else base_dir),
+        )
+
+    return ResolvedWorkspace(
+        template=str(absolute(spec.template, base_dir)) if spec.template else None,
+        repos=[
+            ResolvedRepo(
+                path=repo.path,
+                source=repo.repo if is_remote(repo.repo) else str(absolute(repo.repo, base_dir)),
+                commit=repo.checkout,
+            )
+            for repo in spec.repos
+        ],
+        hooks=ResolvedHooks(
+            before_all=hook(hooks.before_all, DEFAULT_SETUP_TIMEOUT_MS),
+            before_each=hook(hooks.before_each, DEFAULT_SETUP_TIMEOUT_MS),
+            after_each=hook(hooks.after_each, DEFAULT_TEARDOWN_TIMEOUT_MS),
+            after_all=hook(hooks.after_all, DEFAULT_TEARDOWN_TIMEOUT_MS),
+        ),
+        cleanup=spec.cleanup,
+    )
 
 
 def _agents_of(test: TestSpec, loaded: LoadedSuite) -> list[str]:

@@ -1,8 +1,8 @@
 """Targets: where a suite's agents are defined, which ones it selects, and their paths.
 
 Inline `targets:` in the suite win; otherwise the nearest `.agentv/targets.yaml` walking up from
-the eval file's folder. Relative paths in a target (`cwd`, `healthcheck.cwd`, `sessions_dir`)
-resolve against the folder that owns the definition: the eval file's folder for inline targets,
+the eval file's folder. Relative paths in a target (`cwd`, `healthcheck.cwd`, `sessions_dir`,
+`model_server.script`, an `executable` with a slash) resolve against the folder that owns the definition: the eval file's folder for inline targets,
 the project folder holding `.agentv/` for a targets file. A cli command without `cwd` runs in the
 eval file's folder (or the workspace), as in AgentV, so `cwd` is left unset then.
 """
@@ -12,9 +12,16 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from evals_pipeline.models.suite import EvalSuite, TargetRef
-from evals_pipeline.models.targets import CliTarget, ReplayTarget, TargetsFile, TargetSpec
+from evals_pipeline.models.targets import (
+    AgentTarget,
+    CliTarget,
+    ReplayTarget,
+    TargetsFile,
+    TargetSpec,
+)
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.interpolation import interpolate
 from evals_pipeline.suites.paths import absolute
@@ -179,7 +186,28 @@ class _Selector:
             sessions = absolute(spec.sessions_dir, base)
             self._require_dir(sessions, index, "sessions_dir", spec.sessions_dir)
             return spec.model_copy(update={"sessions_dir": str(sessions)})
+        if isinstance(spec, AgentTarget):
+            return cast(TargetSpec, self._agent_paths(spec, index))
         return spec
+
+    def _agent_paths(self, spec: AgentTarget, index: int) -> AgentTarget:
+        base = self.catalog.base_dir
+        update: dict[str, object] = {}
+        if spec.executable and "/" in spec.executable:
+            update["executable"] = str(absolute(spec.executable, base))
+        if spec.model_server:
+            script = absolute(spec.model_server.script, base)
+            # With {EVAL_ID} each test has its own script; the adapter checks it per run.
+            expected = script.parent if "{EVAL_ID}" in script.name else script
+            if not expected.exists():
+                self._issue(
+                    self.catalog.position(index, "model_server", "script"),
+                    f"model server script '{spec.model_server.script}' not found",
+                    f"looked for {expected}; create it or correct the path (relative to "
+                    f"{self.catalog.base_dir})",
+                )
+            update["model_server"] = spec.model_server.model_copy(update={"script": str(script)})
+        return spec.model_copy(update=update) if update else spec
 
     def _require_dir(self, folder: Path, index: int, key: str, written: str) -> None:
         if folder.is_dir():

@@ -1,5 +1,30 @@
-"""Isolated workspaces for agent runs."""
+"""Isolated workspaces for agent runs: template copies, git worktrees, hooks, baseline diffs.
 
-from evals_pipeline.workspaces.temp import create_workspace
+Pure Python, no Dagster. An adapter calls, per run: `prepare_workspace` → agent →
+`file_changes` → `finish_workspace` → `remove_workspace` when `should_remove` says so.
+"""
 
-__all__ = ["create_workspace"]
+from evals_pipeline.workspaces.hooks import HookContext, HookResult
+from evals_pipeline.workspaces.lifecycle import (
+    PreparedWorkspace,
+    WorkspaceSetupError,
+    file_changes,
+    finish_workspace,
+    prepare_workspace,
+    remove_workspace,
+    should_remove,
+)
+from evals_pipeline.workspaces.template import create_workspace
+
+__all__ = [
+    "HookContext",
+    "HookResult",
+    "PreparedWorkspace",
+    "WorkspaceSetupError",
+    "create_workspace",
+    "file_changes",
+    "finish_workspace",
+    "prepare_workspace",
+    "remove_workspace",
+    "should_remove",
+]

@@ -528,17 +528,19 @@ def test_unknown_provider_lists_valid_ones(project: Project) -> None:
         )
     )
     assert (issue.line, issue.column) == (3, 15)
-    assert issue.message == "unknown provider 'clii'; valid providers: cli, mock, replay"
+    assert issue.message == (
+        "unknown provider 'clii'; valid providers: cli, mock, replay, claude-code, codex, pi-agent"
+    )
     assert issue.fix == "did you mean 'cli'?"
 
 
 def test_agentv_agent_provider_suggests_a_cli_target(project: Project) -> None:
-    project.write(".agentv/targets.yaml", "targets:\n  - name: cc\n    provider: claude\n")
+    project.write(".agentv/targets.yaml", "targets:\n  - name: cc\n    provider: copilot\n")
     issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
     assert issue.file == str(project.root / ".agentv/targets.yaml")
     assert (issue.line, issue.column) == (3, 15)
-    assert issue.message == "unknown provider 'claude'; valid providers: cli, mock, replay"
-    assert issue.fix.startswith("run 'claude' through provider: cli with a command")
+    assert issue.message.startswith("unknown provider 'copilot'; valid providers: cli, mock")
+    assert issue.fix.startswith("run 'copilot' through provider: cli with a command")
 
 
 # --- wrong types ----------------------------------------------------------------------------

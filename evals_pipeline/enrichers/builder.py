@@ -1,0 +1,269 @@
+"""The part every stream parser shares: events in order, tool results paired, messages derived.
+
+A parser reads its dialect and calls `SessionBuilder` methods in stream order (events are
+numbered as they are added); `finish()` derives the AgentV-shaped messages,
+the milestones and the session's time span from the events. Tool calls carry their canonical
+name in the messages too, so trajectory graders compare the same names for every agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from evals_pipeline.enrichers.milestones import compute_milestones
+from evals_pipeline.enrichers.tool_names import canonical_tool
+from evals_pipeline.models.events import EnrichedEvent, EnrichedSession, SystemPromptInjection
+from evals_pipeline.models.messages import (
+    Message,
+    TokenUsage,
+    ToolCall,
+    ToolStatus,
+    content_text,
+    final_answer,
+)
+
+
+def as_text(content: Any) -> str:
+    """Message or tool-result content as text, whatever shape the stream gave it."""
+    if isinstance(content, str | list | dict):
+        return content_text(content)
+    return "" if content is None else str(content)
+
+
+@contextmanager
+def tolerate(number: int, warnings: list[str]) -> Iterator[None]:
+    """Skip a line whose fields have shapes the parser does not expect, with a warning: one odd
+    line (a newer CLI version, a hand-edited file) must not lose the rest of the session."""
+    try:
+        yield
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        warnings.append(f"line {number}: skipped, unexpected shape ({type(exc).__name__}: {exc})")
+
+
+class SessionBuilder:
+    """Collects one stream's events and facts; parsers set run-level fields on `.session`."""
+
+    def __init__(self, agent_kind: str) -> None:
+        self.session = EnrichedSession(agent_kind=agent_kind)
+        self.warnings = self.session.parse_warnings
+        self._calls: dict[str, EnrichedEvent] = {}
+        self._call_end_ms: dict[int, int] = {}
+        self._turn_usage: dict[int, TokenUsage] = {}
+        self._first_ms: int | None = None
+        self._last_ms: int | None = None
+
+    # --- facts ---------------------------------------------------------------------------
+
+    def seen(self, timestamp_ms: int | None) -> None:
+        """Record a timestamp the stream really gave, for the session's start and end."""
+        if timestamp_ms is None:
+            return
+        if self._first_ms is None or timestamp_ms < self._first_ms:
+            self._first_ms = timestamp_ms
+        if self._last_ms is None or timestamp_ms > self._last_ms:
+            self._last_ms = timestamp_ms
+
+    def turn_usage(self, turn_index: int, usage: TokenUsage) -> None:
+        """Token usage of one model call, shown on that call's assistant message."""
+        self._turn_usage[turn_index] = usage
+
+    # --- events --------------------------------------------------------------------------
+
+    def add(self, **fields: Any) -> EnrichedEvent:
+        """Append an event; its `seq` is its position in the session."""
+        event = EnrichedEvent(seq=len(self.session.events), **fields)
+        self.session.events.append(event)
+        return event
+
+    def message(
+        self,
+        role: str,
+        text: str,
+        *,
+        turn_index: int,
+        timestamp_ms: int | None = None,
+        model: str | None = None,
+    ) -> EnrichedEvent | None:
+        """A user or assistant text; empty texts are not events."""
+        if not text:
+            return None
+        return self.add(
+            kind="message",
+            role=role,
+            text=text,
+            turn_index=turn_index,
+            timestamp_ms=timestamp_ms,
+            model=model,
+        )
+
+    def tool_call(
+        self,
+        native_tool: str,
+        tool_input: Any,
+        *,
+        call_id: str | None,
+        turn_index: int,
+        timestamp_ms: int | None = None,
+        model: str | None = None,
+    ) -> EnrichedEvent:
+        """A tool call, named canonically; its result arrives later through `tool_result`."""
+        event = self.add(
+            kind="tool_call",
+            role="assistant",
+            tool=canonical_tool(self.session.agent_kind, native_tool, tool_input),
+            native_tool=native_tool,
+            tool_call_id=call_id,
+            tool_input=tool_input,
+            turn_index=turn_index,
+            timestamp_ms=timestamp_ms,
+            model=model,
+        )
+        if call_id:
+            self._calls[call_id] = event
+        return event
+
+    def tool_result(
+        self,
+        call_id: str | None,
+        *,
+        output: str | None = None,
+        status: ToolStatus | None = None,
+        exit_code: int | None = None,
+        end_ms: int | None = None,
+        duration_ms: int | None = None,
+    ) -> EnrichedEvent | None:
+        """Pair a result with its call; fields already known are kept, so a stream that reports
+        a result twice (pi: tool_execution_end, then the toolResult message) fills the gaps."""
+        event = self._calls.get(call_id) if call_id else None
+        if event is None:
+            return None
+        if event.tool_output is None:
+            event.tool_output = output
+        if event.status is None:
+            event.status = status
+        if event.exit_code is None:
+            event.exit_code = exit_code
+        if event.duration_ms is None:
+            event.duration_ms = duration_ms
+        if end_ms is not None:
+            self._call_end_ms.setdefault(event.seq, end_ms)
+            if event.timestamp_ms is None:
+                # claude stamps only results: the call is placed in time by its result.
+                event.timestamp_ms = end_ms
+        return event
+
+    def system_prompt(
+        self,
+        source: str,
+        label: str,
+        text: str,
+        *,
+        turn_index: int,
+        timestamp_ms: int | None = None,
+    ) -> None:
+        """Context the CLI injected: an event in stream order and an entry in the injections."""
+        if not text:
+            return
+        self.add(
+            kind="system_prompt",
+            role="system",
+            source=source,
+            label=label,
+            text=text,
+            turn_index=turn_index,
+            timestamp_ms=timestamp_ms,
+        )
+        self.session.system_prompt_injections.append(
+            SystemPromptInjection(source=source, label=label, content=text, turn_index=turn_index)
+        )
+
+    def retry(
+        self,
+        text: str | None,
+        *,
+        turn_index: int,
+        timestamp_ms: int | None = None,
+        detail: dict[str, Any] | None = None,
+        counts: bool = True,
+    ) -> None:
+        """A provider or agent-level retry; `counts` says whether it is one more attempt."""
+        self.add(
+            kind="retry", text=text, turn_index=turn_index, timestamp_ms=timestamp_ms, detail=detail
+        )
+        if counts:
+            self.session.retries += 1
+
+    def error(
+        self,
+        text: str,
+        *,
+        turn_index: int,
+        timestamp_ms: int | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        """A model or API error event (the session's `error` is the parser's call)."""
+        self.add(
+            kind="error", text=text, turn_index=turn_index, timestamp_ms=timestamp_ms, detail=detail
+        )
+
+    # --- result --------------------------------------------------------------------------
+
+    def finish(self, *, answer: str | None = None) -> EnrichedSession:
+        """Derive messages, final answer, milestones and time span; return the session."""
+        session = self.session
+        for event in session.events:
+            if event.kind == "tool_call" and event.status is None:
+                event.status = "unknown"  # the stream ended before the result
+        self._attach_turn_usage()
+        session.messages = self._messages()
+        session.final_answer = answer if answer is not None else final_answer(session.messages)
+        session.start_ms = self._first_ms
+        session.end_ms = self._last_ms
+        session.milestones = compute_milestones(session.events, session.start_ms)
+        return session
+
+    def _attach_turn_usage(self) -> None:
+        pending = dict(self._turn_usage)
+        for event in self.session.events:
+            if event.role == "assistant" and event.turn_index in pending:
+                event.token_usage = pending.pop(event.turn_index)
+
+    def _messages(self) -> list[Message]:
+        messages: list[Message] = []
+        current: Message | None = None
+        current_turn = -1
+        for event in self.session.events:
+            if event.kind == "message" and event.role == "user":
+                messages.append(
+                    Message(role="user", content=event.text, start_time_ms=event.timestamp_ms)
+                )
+                current = None
+            elif event.role == "assistant" and event.kind in ("message", "tool_call"):
+                if current is None or current_turn != event.turn_index:
+                    current = Message(
+                        role="assistant",
+                        start_time_ms=event.timestamp_ms,
+                        token_usage=self._turn_usage.get(event.turn_index),
+                    )
+                    current_turn = event.turn_index
+                    messages.append(current)
+                if event.kind == "message":
+                    text = event.text or ""
+                    current.content = f"{current.content}\n{text}" if current.content else text
+                else:
+                    current.tool_calls.append(self._tool_call(event))
+        return messages
+
+    def _tool_call(self, event: EnrichedEvent) -> ToolCall:
+        return ToolCall(
+            tool=event.tool or "Other",
+            input=event.tool_input,
+            output=event.tool_output,
+            id=event.tool_call_id,
+            status=event.status,
+            start_time_ms=event.timestamp_ms,
+            end_time_ms=self._call_end_ms.get(event.seq),
+            duration_ms=event.duration_ms,
+        )

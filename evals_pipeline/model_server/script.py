@@ -1,0 +1,262 @@
+"""The model script: the turns a scripted model server answers with, and loading it from a file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
+
+# The error `type` each API reports for a status when the script does not name one.
+DEFAULT_ERROR_TYPES: dict[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+ACTION_NAMES = ("write_file", "bash", "call")
+
+
+class _Strict(BaseModel):
+    # A misspelt key in a hand-written script must fail loudly, not be ignored.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Action(_Strict):
+    overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Explicit arguments per native tool name; the first declared tool named here wins."""
+
+
+class WriteFile(_Action):
+    """Create (or overwrite) a file; `path` may be relative to the agent's working directory."""
+
+    action: Literal["write_file"]
+    path: str = Field(min_length=1)
+    content: str
+
+
+class RunBash(_Action):
+    """Run a shell command through whichever shell tool the agent declares."""
+
+    action: Literal["bash"]
+    command: str = Field(min_length=1)
+    description: str | None = None
+
+
+class RawCall(_Action):
+    """Call a named tool with literal arguments (or raw `input` for a custom tool)."""
+
+    action: Literal["call"]
+    tool: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    input: str | None = None
+
+
+Action = Annotated[WriteFile | RunBash | RawCall, Field(discriminator="action")]
+
+
+class HttpError(_Strict):
+    """An HTTP error answered instead of a reply; `times` limits it to the first N attempts."""
+
+    status: int = Field(ge=400, le=599)
+    type: str | None = None
+    message: str | None = None
+    times: int | None = Field(default=None, ge=1)
+
+    @property
+    def error_type(self) -> str:
+        """The error type to report: the scripted one, else the API's usual one for the status."""
+        if self.type:
+            return self.type
+        default = "invalid_request_error" if self.status < 500 else "api_error"
+        return DEFAULT_ERROR_TYPES.get(self.status, default)
+
+
+class Usage(_Strict):
+    """Token counts to report instead of the characters/4 estimate."""
+
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+
+
+class Turn(_Strict):
+    """One model turn: text and tool calls, or an injected HTTP error."""
+
+    text: str | None = None
+    tool_calls: list[Action] = Field(default_factory=list)
+    http_error: HttpError | None = None
+    usage: Usage | None = None
+
+    @model_validator(mode="after")
+    def _says_something(self) -> Turn:
+        has_reply = self.text is not None or bool(self.tool_calls)
+        if not has_reply and self.http_error is None:
+            raise ValueError(
+                "the turn is empty; give it `text`, `tool_calls` or `http_error` (e.g. text: Done.)"
+            )
+        if has_reply and self.http_error is not None and self.http_error.times is None:
+            raise ValueError(
+                "`text`/`tool_calls` are never sent because `http_error` fails every attempt;"
+                " add `times: N` to http_error to answer with them after N failures, or remove them"
+            )
+        if not has_reply and self.http_error is not None and self.http_error.times is not None:
+            raise ValueError(
+                "`http_error.times` needs the reply sent once the errors are used up;"
+                " add `text` or `tool_calls` to this turn, or drop `times`"
+            )
+        return self
+
+    @property
+    def is_text_only(self) -> bool:
+        """A plain answer with no tool calls or error: what the server repeats after the script."""
+        return self.text is not None and not self.tool_calls and self.http_error is None
+
+
+class ModelScript(_Strict):
+    """The ordered turns a scripted model answers with; turn N answers after N assistant turns."""
+
+    turns: list[Turn] = Field(min_length=1)
+    model: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_bare_list(cls, data: Any) -> Any:
+        return {"turns": data} if isinstance(data, list) else data
+
+
+class ScriptError(Exception):
+    """A script file that cannot be used: names the file, each problem and its fix."""
+
+    def __init__(self, path: Path | str, problems: list[str]) -> None:
+        self.path = str(path)
+        self.problems = problems
+        super().__init__("\n".join(f"{self.path}: {problem}" for problem in problems))
+
+
+def load_script(path: Path | str) -> ModelScript:
+    """Read and validate a YAML or JSON script file, raising ScriptError on any problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScriptError(path, ["no such file\n    fix: check the path"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError(path, [f"cannot read the file: {exc}"]) from None
+    data = _parse(path, text)
+    try:
+        return ModelScript.model_validate(data)
+    except ValidationError as exc:
+        raise ScriptError(path, [describe_error(e) for e in exc.errors()]) from None
+
+
+def _parse(path: Path, text: str) -> Any:
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            problem = (
+                f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}\n"
+                "    fix: check the syntax here (no trailing commas, keys in double quotes)"
+            )
+            raise ScriptError(path, [problem]) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        fix = "check the indentation and quoting around this position"
+        raise ScriptError(path, [f"{where}invalid YAML: {problem}\n    fix: {fix}"]) from None
+
+
+# Which model a loc segment leads into, so an unknown key can list the allowed ones.
+_NESTED: dict[str | int, type[BaseModel]] = {
+    "turns": Turn,
+    "http_error": HttpError,
+    "usage": Usage,
+    "write_file": WriteFile,
+    "bash": RunBash,
+    "call": RawCall,
+}
+
+
+def describe_error(error: ErrorDetails) -> str:
+    """One pydantic error as 'where: what is wrong' plus a fix line, naming the turn index."""
+    loc = error["loc"]
+    where = _where(loc)
+    kind = error["type"]
+    field = loc[-1] if loc else None
+    if kind == "missing":
+        problem, fix = f"`{field}` is required", f"add `{field}`"
+        where = _where(loc[:-1])
+    elif kind == "extra_forbidden":
+        model: type[BaseModel] = ModelScript
+        for part in loc[:-1]:
+            model = _NESTED.get(part, model)
+        allowed = ", ".join(model.model_fields)
+        problem = f"unknown key `{field}`"
+        fix = f"remove it or fix its spelling; allowed here: {allowed}"
+        where = _where(loc[:-1])
+    elif kind == "union_tag_invalid":
+        tag = (error.get("ctx") or {}).get("tag")
+        problem = f"unknown action {tag!r}"
+        fix = f"use one of: {', '.join(ACTION_NAMES)}"
+    elif kind == "union_tag_not_found":
+        problem = "a tool call without `action`"
+        fix = f"add `action:` with one of: {', '.join(ACTION_NAMES)}"
+    elif kind == "value_error":
+        message = error["msg"].removeprefix("Value error, ")
+        problem, _, fix = message.partition("; ")
+        fix = fix or "see the script format in the docs"
+    elif loc == ("turns",) and kind == "too_short":
+        problem, fix = "the script has no turns", "add at least one turn, e.g. `- text: Done.`"
+    elif not loc and kind in {"model_type", "model_attributes_type"}:
+        problem = "the script must be a list of turns or a mapping with `turns`"
+        fix = "write e.g. `- text: Done.` or `turns: [{text: Done.}]`"
+    else:
+        message = error["msg"]
+        problem = f"{message[0].lower()}{message[1:]} (got {error['input']!r})"
+        name = f"`{field}`" if isinstance(field, str) else "this value"
+        wanted = message.removeprefix("Input should be ")
+        fix = f"make {name} {wanted}" if wanted != message else f"change {name}"
+    return f"{where}: {problem}\n    fix: {fix}" if where else f"{problem}\n    fix: {fix}"
+
+
+def _where(loc: tuple[str | int, ...]) -> str:
+    """`turns.1.tool_calls.0.write_file.content` → `turn 1 (2nd): tool_calls[0].content`."""
+    parts: list[str] = []
+    turn: str | None = None
+    index = 0
+    while index < len(loc):
+        part = loc[index]
+        following = loc[index + 1] if index + 1 < len(loc) else None
+        if part == "turns" and isinstance(following, int) and index == 0:
+            turn = f"turn {following} ({_ordinal(following + 1)})"
+            index += 2
+            continue
+        if isinstance(part, int) and parts:
+            parts[-1] += f"[{part}]"
+        elif isinstance(part, int):
+            parts.append(f"[{part}]")
+        elif part in ACTION_NAMES and index > 0 and isinstance(loc[index - 1], int):
+            pass  # pydantic's union-branch name, not a key the user wrote
+        else:
+            parts.append(str(part))
+        index += 1
+    located = ".".join(parts)
+    if turn:
+        return f"{turn}: {located}" if located else turn
+    return located
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

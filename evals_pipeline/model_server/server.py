@@ -1,0 +1,118 @@
+"""The model server's lifecycle: start it on a daemon thread, stop it, or serve until Ctrl-C."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import TextIO
+
+from evals_pipeline.model_server.http import ScriptedHTTPServer, ServerState
+from evals_pipeline.model_server.log import RequestLog
+from evals_pipeline.model_server.replies import DEFAULT_MODEL, Responder
+from evals_pipeline.model_server.script import ModelScript, load_script
+
+
+class ModelServer:
+    """A scripted model on host:port answering Anthropic, Responses and Chat Completions requests.
+
+    Use as a context manager, or call start() and stop(); port 0 picks a free port.
+    """
+
+    def __init__(
+        self,
+        script: ModelScript,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log_path: Path | None = None,
+        echo: TextIO | None = None,
+    ) -> None:
+        self.script = script
+        self.host = host
+        self._requested_port = port
+        self._log_path = log_path
+        self._echo = echo
+        self._http: ScriptedHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound port (known once started)."""
+        if self._http is None:
+            raise RuntimeError("the model server is not started")
+        return int(self._http.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """`http://host:port` without `/v1`: what ANTHROPIC_BASE_URL expects (OpenAI adds `/v1`)."""
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> ModelServer:
+        """Bind the port and serve on a daemon thread; returns self."""
+        if self._http is not None:
+            raise RuntimeError("the model server is already started")
+        state = ServerState(
+            responder=Responder(self.script, DEFAULT_MODEL),
+            log=RequestLog(self._log_path, self._echo),
+            model=self.script.model or DEFAULT_MODEL,
+        )
+        self._http = ScriptedHTTPServer((self.host, self._requested_port), state)
+        self._thread = threading.Thread(
+            target=self._http.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"model-server-{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, drop open connections and close the log; safe to call twice."""
+        http, thread = self._http, self._thread
+        if http is None:
+            return
+        http.shutdown()
+        http.close_connections()
+        http.server_close()
+        if thread is not None:
+            thread.join(timeout=5)
+        http.state.log.close()
+        self._http = self._thread = None
+
+    def __enter__(self) -> ModelServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def serve(
+    script_path: Path,
+    *,
+    host: str,
+    port: int,
+    log_path: Path | None,
+    out: TextIO = sys.stderr,
+) -> None:
+    """Run the model server for a script file until Ctrl-C (the `model-server` subcommand).
+
+    Raises ScriptError for a bad script; prints one line per request to `out`.
+    """
+    script = load_script(script_path)
+    server = ModelServer(script, host=host, port=port, log_path=log_path, echo=out)
+    with server:
+        print(
+            f"model server on {server.base_url} ({len(script.turns)} turns) — Ctrl-C to stop",
+            file=out,
+            flush=True,
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()

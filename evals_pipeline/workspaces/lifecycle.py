@@ -1,0 +1,159 @@
+"""A run's workspace from start to end, in AgentV's order (format §7.1):
+
+template copy → repos (worktrees) → before_all → git baseline → before_each → [agent] →
+file changes → after_each → after_all → cleanup.
+
+Each run gets its own workspace (AgentV's `isolation: per_test`), so `before_all` and `after_all`
+run once per run, around the baseline: what `before_all` does is part of the starting point,
+what `before_each` does shows in file_changes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals_pipeline.models.workspace import CleanupPolicy, ResolvedHook, ResolvedWorkspace
+from evals_pipeline.workspaces.baseline import Baseline, capture_changes, take_baseline
+from evals_pipeline.workspaces.git import GitError
+from evals_pipeline.workspaces.hooks import HookContext, HookResult, run_hook
+from evals_pipeline.workspaces.manifest import read_manifest, state_dir
+from evals_pipeline.workspaces.repos import (
+    MaterializedRepo,
+    materialize_repo,
+    prune_worktrees,
+    remove_worktree,
+)
+from evals_pipeline.workspaces.template import create_workspace
+
+
+class WorkspaceSetupError(RuntimeError):
+    """The workspace could not be prepared: the run is an error at the setup stage."""
+
+    def __init__(self, message: str, hook: HookResult | None = None) -> None:
+        super().__init__(message)
+        self.hook = hook
+        """The failed before_* hook, when a hook failed."""
+
+
+@dataclass(frozen=True)
+class PreparedWorkspace:
+    """A workspace ready for the agent."""
+
+    path: Path
+    spec: ResolvedWorkspace | None
+    repos: tuple[MaterializedRepo, ...]
+    baseline: Baseline
+    setup_hooks: tuple[HookResult, ...]
+    """before_all and before_each, with their output."""
+
+
+def prepare_workspace(
+    workspace: ResolvedWorkspace | None, path: Path, context: HookContext, *, git_cache: Path
+) -> PreparedWorkspace:
+    """Build a fresh workspace at `path` and take its baseline, running the setup hooks.
+
+    Without a spec the workspace is an empty folder (still a git work tree with a baseline).
+    A URL repo is cloned once into `git_cache`. Raises WorkspaceSetupError; the caller removes
+    the half-built workspace (remove_workspace) or keeps it to look at.
+    """
+    remove_workspace(path)  # a re-run starts clean, its old worktrees detached first
+    template = workspace.template if workspace else None
+    try:
+        create_workspace(path, template)
+    except OSError as exc:
+        raise WorkspaceSetupError(f"cannot copy the workspace template {template}: {exc}") from exc
+    repos: list[MaterializedRepo] = []
+    for repo in workspace.repos if workspace else []:
+        try:
+            repos.append(materialize_repo(repo, path, git_cache=git_cache))
+        except (GitError, OSError) as exc:
+            raise WorkspaceSetupError(
+                f"cannot check out repo {repo.source} at '{repo.commit}' into {repo.path}: {exc}"
+            ) from exc
+    hooks = workspace.hooks if workspace else None
+    ran: list[HookResult] = []
+    if hooks and hooks.before_all:
+        ran.append(_setup_hook("before_all", hooks.before_all, path, context))
+    baseline = take_baseline(path, state_dir(path))
+    if hooks and hooks.before_each:
+        ran.append(_setup_hook("before_each", hooks.before_each, path, context))
+    return PreparedWorkspace(path, workspace, tuple(repos), baseline, tuple(ran))
+
+
+def file_changes(prepared: PreparedWorkspace) -> str | None:
+    """Everything the run changed since the baseline, as one unified diff; None if nothing."""
+    return capture_changes(prepared.baseline)
+
+
+def finish_workspace(prepared: PreparedWorkspace, context: HookContext) -> list[str]:
+    """Run after_each, then after_all; a failure is a warning (AgentV's rule), never raised."""
+    hooks = prepared.spec.hooks if prepared.spec else None
+    if hooks is None:
+        return []
+    warnings: list[str] = []
+    for name, hook in (("after_each", hooks.after_each), ("after_all", hooks.after_all)):
+        if hook is None:
+            continue
+        try:
+            result = run_hook(name, hook, prepared.path, context)
+        except Exception as exc:  # a teardown problem must not turn a graded run into a crash
+            warnings.append(f"{name} hook could not run: {exc}")
+            continue
+        if not result.ok:
+            warnings.append(result.describe())
+    return warnings
+
+
+def remove_workspace(path: Path) -> None:
+    """Delete a workspace and its state, detaching its worktrees from their repositories first.
+
+    Works from the path alone (the worktrees are listed in the state folder's manifest), so a
+    workspace kept by an earlier run can be removed later. Missing pieces are skipped.
+    """
+    worktrees = read_manifest(path).worktrees
+    for record in worktrees:
+        remove_worktree(Path(record.worktree), Path(record.git_dir))
+    _delete_tree(path)
+    _delete_tree(state_dir(path))
+    for git_dir in sorted({record.git_dir for record in worktrees}):
+        with contextlib.suppress(GitError):
+            prune_worktrees(Path(git_dir))
+
+
+def should_remove(policy: CleanupPolicy, passed: bool | None) -> bool:
+    """Whether to delete a finished run's workspace; `passed` is None when the run errored."""
+    if policy == "always":
+        return True
+    if policy == "never":
+        return False
+    return passed is True
+
+
+def _setup_hook(name: str, hook: ResolvedHook, path: Path, context: HookContext) -> HookResult:
+    result = run_hook(name, hook, path, context)
+    if not result.ok:
+        raise WorkspaceSetupError(result.describe(), hook=result)
+    return result
+
+
+def _delete_tree(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        # Agents leave read-only files and folders (e.g. Go's module cache): make them writable.
+        shutil.rmtree(path, onerror=_make_writable_and_retry)
+
+
+def _make_writable_and_retry(function: Callable[..., Any], name: str, _: object) -> None:
+    parent = os.path.dirname(name)
+    with contextlib.suppress(OSError):
+        os.chmod(parent, os.stat(parent).st_mode | stat.S_IWUSR | stat.S_IXUSR)
+        os.chmod(name, os.stat(name).st_mode | stat.S_IWUSR)
+    function(name)

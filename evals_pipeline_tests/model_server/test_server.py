@@ -69,16 +69,18 @@ def test_serve_bad_script_raises_before_binding(tmp_path: Path) -> None:
         serve(bad, host="127.0.0.1", port=0, log_path=None)
 
 
-def test_serve_until_interrupted(tmp_path: Path) -> None:
+def model_server_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "evals_pipeline.cli", "model-server", *args]
+
+
+def test_the_command_serves_until_interrupted(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
-    code = (
-        "from pathlib import Path\n"
-        "from evals_pipeline.model_server import serve\n"
-        f"serve(Path({str(FIXTURE_SCRIPTS / 'hello.json')!r}), host='127.0.0.1', port=0,"
-        f" log_path=Path({str(log)!r}))\n"
-    )
+    script = str(FIXTURE_SCRIPTS / "hello.json")
     process = subprocess.Popen(
-        [sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, encoding="utf-8"
+        model_server_command("--script", script, "--port", "0", "--log", str(log)),
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
     )
     try:
         assert process.stderr is not None
@@ -98,3 +100,16 @@ def test_serve_until_interrupted(tmp_path: Path) -> None:
     assert process.returncode == 0, rest
     assert "POST /v1/messages → anthropic turn 0: Write" in rest
     assert [e["event"] for e in read_log(log)] == ["request", "reply"]
+
+
+def test_the_command_refuses_a_bad_script(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- tool_calls: [{action: wrte_file}]\n")
+    done = subprocess.run(
+        model_server_command("--script", str(bad), "--port", "0"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert str(bad) in done.stderr and "turn 0" in done.stderr

@@ -1,5 +1,5 @@
 """The real agent CLIs for tests: found where `make agents` installs them, or skipped with the
-reason printed. With EVALS_PIPELINE_REQUIRE_AGENTS=1 (CI) a missing CLI fails instead."""
+reason (pytest's -ra prints it). With EVALS_PIPELINE_REQUIRE_AGENTS=1 (CI) a missing CLI fails."""
 
 from __future__ import annotations
 
@@ -21,5 +21,4 @@ def require_agent(kind: str) -> str:
     reason = f"{binary} is not installed: run `make agents` (needs node and npm)"
     if os.environ.get("EVALS_PIPELINE_REQUIRE_AGENTS") == "1":
         pytest.fail(f"{reason}; EVALS_PIPELINE_REQUIRE_AGENTS=1 forbids skipping")
-    print(f"SKIPPED: {reason}")
     pytest.skip(reason)

@@ -1,0 +1,197 @@
+"""Paired comparison of two agents on the same cases: McNemar and a paired bootstrap (judging.md §10).
+
+Pair by case so case difficulty cancels; with several trials per case, the bootstrap resamples
+whole cases (their per-case mean success) because trials of one case are not independent.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+from pydantic import BaseModel, ConfigDict
+
+from evals_pipeline.statistics.distributions import (
+    Z95,
+    chi2_sf_df1,
+    half_binomial_cdf,
+    half_binomial_pmf,
+)
+
+
+class PairedTable(BaseModel):
+    """The 2x2 table of per-case outcomes: a both pass, b A only, c B only, d both fail."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    a: int
+    b: int
+    c: int
+    d: int
+
+
+class McNemarResult(BaseModel):
+    """McNemar exact and mid-p, the asymptotic χ² tests, and the paired difference Δ with its Wald CI.
+
+    χ² fields are None with no discordant pairs; sd, se and the Wald bounds are None for N < 2.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    table: PairedTable
+    n: int
+    n_discordant: int
+    statistic: int
+    p_exact: float
+    p_mid: float
+    chi2: float | None
+    chi2_p: float | None
+    chi2_cc: float | None
+    chi2_cc_p: float | None
+    delta: float | None
+    sd: float | None
+    se: float | None
+    wald_low: float | None
+    wald_high: float | None
+
+
+class BootstrapResult(BaseModel):
+    """Percentile interval of mean_A - mean_B over case resamples, and P(Δ* ≤ 0)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    delta: float
+    ci95_low: float
+    ci95_high: float
+    p_delta_le_zero: float
+    n_cases: int
+    n_resamples: int
+    seed: int | None
+
+
+def paired_table(passed_a: Sequence[bool], passed_b: Sequence[bool]) -> PairedTable:
+    """Count the 2x2 table from per-case binary outcomes of A and B, in the same case order."""
+    if len(passed_a) != len(passed_b):
+        raise ValueError(
+            f"paired outcomes need equal lengths, got {len(passed_a)}, {len(passed_b)}"
+        )
+    pairs = list(zip(passed_a, passed_b, strict=True))
+    return PairedTable(
+        a=sum(x and y for x, y in pairs),
+        b=sum(x and not y for x, y in pairs),
+        c=sum(y and not x for x, y in pairs),
+        d=sum(not x and not y for x, y in pairs),
+    )
+
+
+def mcnemar(table: PairedTable, *, z: float = Z95) -> McNemarResult:
+    """McNemar's exact test (McNemar 1947) with the mid-p (Fagerland et al. 2013), χ² and Wald Δ.
+
+    mid-p subtracts the point probability from the *unclipped* doubled tail, so b = c gives 1.0,
+    not 0.7539. The continuity-corrected χ² uses max(0, |b - c| - 1)² so it never exceeds the
+    uncorrected one (the spec's literal (|b - c| - 1)² would give 1/n_d at b = c).
+    """
+    a, b, c, d = table.a, table.b, table.c, table.d
+    if min(a, b, c, d) < 0:
+        raise ValueError(f"counts must be ≥ 0, got {table}")
+    n, n_d, s = a + b + c + d, b + c, min(b, c)
+    doubled_tail = 2 * half_binomial_cdf(s, n_d)
+    p_exact = float(min(Fraction(1), doubled_tail))
+    p_mid = float(min(Fraction(1), doubled_tail - half_binomial_pmf(s, n_d)))
+    chi2 = chi2_cc = None
+    if n_d:
+        chi2 = (b - c) ** 2 / n_d
+        chi2_cc = max(0, abs(b - c) - 1) ** 2 / n_d
+    delta = sd = se = low = high = None
+    if n:
+        delta = (b - c) / n
+    if n >= 2 and delta is not None:
+        # d_i is +1 (b cases), -1 (c cases), 0 otherwise, so Σd² = n_d and Σd = nΔ.
+        sd = math.sqrt(max(0.0, (n_d - n * delta**2) / (n - 1)))
+        se = sd / math.sqrt(n)
+        low, high = delta - z * se, delta + z * se
+    return McNemarResult(
+        table=table, n=n, n_discordant=n_d, statistic=s, p_exact=p_exact, p_mid=p_mid,
+        chi2=chi2, chi2_p=None if chi2 is None else chi2_sf_df1(chi2),
+        chi2_cc=chi2_cc, chi2_cc_p=None if chi2_cc is None else chi2_sf_df1(chi2_cc),
+        delta=delta, sd=sd, se=se, wald_low=low, wald_high=high,
+    )  # fmt: skip
+
+
+def paired_bootstrap(
+    scores_a: Sequence[float],
+    scores_b: Sequence[float],
+    *,
+    seed: int,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+) -> BootstrapResult:
+    """Paired case bootstrap (Efron & Tibshirani 1993) with `random.Random(seed)`; record the seed.
+
+    Scores are per-case mean successes in the same case order. Draws are stdlib, so the numbers
+    differ from the spec's numpy procedure by resampling noise only (its tolerance is ± 0.02);
+    `bootstrap_from_indices` reproduces the numpy procedure exactly when given its indices.
+    """
+    n = _check_scores(scores_a, scores_b)
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be ≥ 1, got {n_resamples}")
+    rng = random.Random(seed)
+    cases = range(n)
+    rows = (rng.choices(cases, k=n) for _ in range(n_resamples))
+    result = bootstrap_from_indices(scores_a, scores_b, rows, confidence=confidence)
+    return result.model_copy(update={"seed": seed})
+
+
+def bootstrap_from_indices(
+    scores_a: Sequence[float],
+    scores_b: Sequence[float],
+    resamples: Iterable[Sequence[int]],
+    *,
+    confidence: float = 0.95,
+) -> BootstrapResult:
+    """The bootstrap statistics for given resamples of case indices (one row per resample).
+
+    Percentiles interpolate linearly between order statistics, as `numpy.percentile` does.
+    """
+    n = _check_scores(scores_a, scores_b)
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    deltas = sorted(
+        math.fsum(scores_a[i] for i in row) / len(row)
+        - math.fsum(scores_b[i] for i in row) / len(row)
+        for row in resamples
+    )
+    if not deltas:
+        raise ValueError("the bootstrap needs at least one resample")
+    tail = (1 - confidence) / 2
+    return BootstrapResult(
+        delta=math.fsum(scores_a) / n - math.fsum(scores_b) / n,
+        ci95_low=percentile(deltas, tail),
+        ci95_high=percentile(deltas, 1 - tail),
+        p_delta_le_zero=sum(x <= 0 for x in deltas) / len(deltas),
+        n_cases=n,
+        n_resamples=len(deltas),
+        seed=None,
+    )
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    """The q-quantile (0 ≤ q ≤ 1) of sorted values, linear interpolation (numpy's default method)."""
+    if not sorted_values:
+        raise ValueError("percentile of no values")
+    if not 0 <= q <= 1:
+        raise ValueError(f"q must be in [0, 1], got {q}")
+    h = (len(sorted_values) - 1) * q
+    lo = math.floor(h)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (h - lo) * (sorted_values[hi] - sorted_values[lo])
+
+
+def _check_scores(scores_a: Sequence[float], scores_b: Sequence[float]) -> int:
+    if len(scores_a) != len(scores_b):
+        raise ValueError(f"paired scores need equal lengths, got {len(scores_a)}, {len(scores_b)}")
+    if not scores_a:
+        raise ValueError("the bootstrap needs at least one case")
+    return len(scores_a)

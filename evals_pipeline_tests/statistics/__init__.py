@@ -1,0 +1,1 @@
+"""Tests of the pure judging statistics against the judging.md vectors."""

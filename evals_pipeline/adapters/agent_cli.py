@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from evals_pipeline.adapters.base import RunContext
@@ -44,7 +44,6 @@ class Launch:
 
     command: list[str]
     env: dict[str, str]
-    secrets: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -164,7 +163,9 @@ class AgentCliAdapter:
         except AgentSetupError as exc:
             shutil.rmtree(home, ignore_errors=True)
             return self._record(case, ctx, start=start, end=now_ms(), error=str(exc))
-        redactor = Redactor(secret_values(extra=[*launch.secrets, target.api_key]))
+        # The scripted server's dummy key is no secret; a real one is, wherever it came from.
+        run_key = None if endpoint.scripted else endpoint.api_key
+        redactor = Redactor(secret_values(extra=[run_key, target.api_key]))
         kept = self._keep_side_files(home, ctx.artifacts, redactor)
         # The home holds copied logins and caches: never stored.
         shutil.rmtree(home, ignore_errors=True)

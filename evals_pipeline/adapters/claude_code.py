@@ -51,8 +51,7 @@ class ClaudeCodeAdapter(AgentCliAdapter):
         if target.max_turns:
             command += ["--max-turns", str(target.max_turns)]
         command += target.args
-        secrets = [endpoint.api_key] if endpoint.api_key and not endpoint.scripted else []
-        return Launch(command, self.base_env(target, home, extra), secrets)
+        return Launch(command, self.base_env(target, home, extra))
 
     def stream_error(self, tail: list[dict[str, object]]) -> str | None:
         # Classify by result.is_error and api_error_status, never by subtype (agent-clis.md §4.6).

@@ -92,8 +92,7 @@ class CodexAdapter(AgentCliAdapter):
             *target.args,
             case.prompt,
         ]
-        secrets = [endpoint.api_key] if endpoint.api_key and not endpoint.scripted else []
-        return Launch(command, self.base_env(target, home, extra), secrets)
+        return Launch(command, self.base_env(target, home, extra))
 
     def stream_error(self, tail: list[dict[str, object]]) -> str | None:
         message = None

@@ -85,8 +85,7 @@ class PiAgentAdapter(AgentCliAdapter):
             extra[KEY_VARIABLE] = endpoint.api_key
             command += ["--provider", PROVIDER_ID]
         command += ["--model", model, *target.args, case.prompt]
-        secrets = [endpoint.api_key] if endpoint.api_key and not endpoint.scripted else []
-        return Launch(command, self.base_env(target, home, extra), secrets)
+        return Launch(command, self.base_env(target, home, extra))
 
     def key_variable(self, target: AgentTarget) -> str:
         assert isinstance(target, PiAgentTarget)

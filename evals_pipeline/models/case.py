@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from evals_pipeline.models.assertions import AssertionSpec
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.suite import TrialsSpec
-from evals_pipeline.models.targets import TargetSpec
+from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
 from evals_pipeline.models.workspace import ResolvedWorkspace
 
 
@@ -39,6 +39,14 @@ class ResolvedCase(BaseModel):
         default=None, description="How each run's workspace is built; None: an empty folder."
     )
     base_dir: str = Field(description="The eval file's folder: relative paths resolve from here.")
+    grader_target: str | None = Field(
+        default=None,
+        description="The LLM target (a key of llm_targets) for llm-graders that name none and "
+        "for the implicit grader of a test without assertions.",
+    )
+    llm_targets: dict[str, LlmTargetSpec] = Field(
+        default_factory=dict, description="The LLM targets this case's graders use, by name."
+    )
 
     @model_validator(mode="before")
     @classmethod

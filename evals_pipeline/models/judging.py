@@ -131,3 +131,112 @@ class FailureBreakdown(_Frozen):
     infra_failure_rate: float | None
     pass_rate_incl_infra: float | None
     pass_rate_excl_infra: float | None
+
+
+PairwiseSlot = Literal["A", "B", "TIE"]
+DIMENSIONS: tuple[Dimension, ...] = (
+    "correctness",
+    "completeness",
+    "codeQuality",
+    "minimalDiff",
+    "verification",
+)
+
+
+class DimensionJudgment(_Frozen):
+    """One dimension of one trial: every judge's grounded vote, the panel, the heuristic, the blend."""
+
+    dimension: Dimension
+    votes: tuple[JudgeVerdict, ...] = ()
+    errors: tuple[str, ...] = Field(
+        default=(), description="Judges whose call failed (after retries), with the reason."
+    )
+    n_valid: int = Field(default=0, ge=0)
+    panel_verdict: Verdict | None = None
+    panel_score: float | None = None
+    no_majority: bool = False
+    heuristic_score: float | None = None
+    heuristic_reason: str = ""
+    weight_heuristic: float = Field(ge=0, le=1)
+    blended_score: float | None = None
+    passed: bool | None = Field(default=None, description="blended ≥ 0.5; None: no signal.")
+    llm_excluded: bool = False
+
+
+class TrialJudgment(_Frozen):
+    """The judge layer's view of one trial: five dimensions, and why it failed if it did."""
+
+    trial: int = 0
+    judged: bool = Field(
+        default=True, description="False when the agent run errored: nothing to judge."
+    )
+    dimensions: tuple[DimensionJudgment, ...] = ()
+    failure: FailureClassification | None = None
+    judge_input_chars: int = Field(default=0, ge=0, description="Size of what judges were shown.")
+
+
+class CaseJudgment(_Frozen):
+    """The `judgments` record of one (case, agent) partition."""
+
+    case_key: str
+    test_id: str
+    agent: str
+    trials: tuple[TrialJudgment, ...]
+    judge_calls: int = Field(default=0, ge=0)
+    judge_errors: int = Field(default=0, ge=0)
+    judge_input_tokens: int = Field(default=0, ge=0)
+    judge_output_tokens: int = Field(default=0, ge=0)
+    judge_cost_usd: float | None = Field(
+        default=None, description="The judges' own cost; never added to the agent's."
+    )
+
+
+class PairwiseReading(_Frozen):
+    """One judge's two position-swapped readings of a pair on one dimension (or `overall`)."""
+
+    judge: str = Field(description="The judge target's name.")
+    judge_model: str
+    r1: Literal["FIRST", "SECOND", "TIE", "INVALID"]
+    r2: Literal["FIRST", "SECOND", "TIE", "INVALID"]
+    w1: PairwiseSlot | None
+    w2: PairwiseSlot | None
+    consistent: bool
+    position_following: bool
+    vote: PairwiseSlot | None
+
+
+class PairwiseDimension(_Frozen):
+    """The panel's swapped verdict on one dimension (or `overall`) of a pair."""
+
+    dimension: str = Field(description="A dimension, or `overall`.")
+    readings: tuple[PairwiseReading, ...]
+    verdict: PairwiseSlot
+    bias_detected: bool = Field(description="Some judge picked the same slot in both orders.")
+
+
+class PairwiseVerdict(_Frozen):
+    """Two agents on one case, compared by the panel with the order swapped (§5).
+
+    Which agent is `agent_a` is drawn per case from the recorded seed, so no agent sits in the
+    first slot by construction.
+    """
+
+    case_key: str
+    test_id: str
+    agent_a: str
+    agent_b: str
+    seed: int
+    winner: str | None = Field(description="The winning agent overall; None for a tie.")
+    overall: PairwiseDimension
+    per_dimension: tuple[PairwiseDimension, ...] = ()
+    bias_detected: bool
+    errors: tuple[str, ...] = ()
+    judge_calls: int = 0
+    judge_cost_usd: float | None = None
+
+
+class CasePairwise(_Frozen):
+    """The `pairwise_verdicts` record of one case: every pair of the agents that ran it."""
+
+    case_key: str
+    pairs: tuple[PairwiseVerdict, ...]

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from evals_pipeline.models.assertions import AssertionSpec
+from evals_pipeline.models.judging import DIMENSIONS, Dimension
 from evals_pipeline.models.targets import TargetSpec, canonical_providers
 from evals_pipeline.models.workspace import CleanupPolicy, workspace_relative
 
@@ -161,6 +162,49 @@ class WorkspaceSpec(BaseModel):
     )
 
 
+class JudgingSpec(BaseModel):
+    """The LLM panel that judges every trial on five dimensions and compares agents pairwise.
+
+    Not part of AgentV's format: an evals-pipeline extension (see docs/judging.md).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    panel: list[str] = Field(
+        min_length=1,
+        description="LLM target names (provider anthropic or openai); three or more from "
+        "different model families, none from a judged agent's family.",
+    )
+    quorum: int = Field(default=2, ge=1, description="Valid votes a dimension needs.")
+    dimensions: list[Dimension] = Field(default_factory=lambda: list(DIMENSIONS), min_length=1)
+    weights: dict[Dimension, float] = Field(
+        default_factory=dict,
+        description="Heuristic weight w_d per dimension in [0, 1]; the panel gets 1 - w_d. "
+        "Defaults: correctness 0.7, completeness 0.4, codeQuality 0.2, minimalDiff 0.6, "
+        "verification 0.5.",
+    )
+    pairwise: bool = Field(
+        default=True, description="Compare the agents of each case with position swap."
+    )
+    seed: int = Field(default=0, description="Draws which agent of a pair is shown first.")
+    calibration: str | None = Field(
+        default=None,
+        description="Human labels (CSV, JSONL or YAML: test_id, agent, dimension, "
+        "human_verdict, split) for TPR/TNR and corrected rates; relative to the eval file.",
+    )
+    max_input_chars: int = Field(
+        default=60_000, ge=2_000, description="Transcript budget per judge call."
+    )
+
+    @field_validator("weights")
+    @classmethod
+    def _unit_weights(cls, value: dict[Dimension, float]) -> dict[Dimension, float]:
+        for dimension, weight in value.items():
+            if not 0 <= weight <= 1:
+                raise ValueError(f"weight of {dimension} must be in [0, 1], got {weight}")
+        return value
+
+
 class TestSpec(BaseModel):
     """One test: what the agent is asked and how its answer is graded."""
 
@@ -206,6 +250,7 @@ class EvalSuite(BaseModel):
         default_factory=list,
         description="Inline targets; otherwise the nearest .agentv/targets.yaml is used.",
     )
+    judging: JudgingSpec | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -13,6 +13,20 @@ class TargetBase(BaseModel):
     name: str = Field(min_length=1)
     workers: int | None = Field(default=None, ge=1, le=50)
     timeout_seconds: float | None = Field(default=None, gt=0)
+    grader_target: str | None = Field(
+        default=None,
+        description="The LLM target (provider anthropic or openai) that runs this agent's "
+        "`llm-grader` assertions and the implicit grader of tests without assertions.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _judge_target_alias(cls, data: Any) -> Any:
+        # AgentV's older name for grader_target.
+        if isinstance(data, dict) and "judge_target" in data and "grader_target" not in data:
+            data = {**data, "grader_target": data["judge_target"]}
+            del data["judge_target"]
+        return data
 
 
 class Healthcheck(BaseModel):
@@ -126,12 +140,72 @@ class PiAgentTarget(AgentTarget):
     )
 
 
+class LlmTarget(TargetBase):
+    """A model behind an LLM API, used as a judge: `llm-grader`, dimension judges, the panel.
+
+    Reached through the official SDK with `base_url`; `model_server:` answers from a script
+    instead, so suites and tests run judges with no API key.
+    """
+
+    model: str = Field(min_length=1, description="The model id; pin a dated snapshot.")
+    base_url: str | None = Field(default=None, description="Default: the provider's own API.")
+    api_key: str | None = Field(
+        default=None,
+        description="Usually ${{ ANTHROPIC_API_KEY }} / ${{ OPENAI_API_KEY }}; default: that "
+        "variable.",
+    )
+    model_server: ModelServerSpec | None = None
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_output_tokens: int = Field(default=2048, ge=1)
+    max_retries: int = Field(
+        default=3, ge=0, le=10, description="Retries with backoff on 408, 409, 429 and 5xx."
+    )
+    max_concurrency: int = Field(
+        default=4, ge=1, le=64, description="Calls in flight to this provider at once."
+    )
+    pricing: Pricing | None = Field(
+        default=None, description="USD per million tokens, for the judges' cost."
+    )
+
+
+class AnthropicTarget(LlmTarget):
+    """Anthropic's Messages API (`anthropic` SDK)."""
+
+    provider: Literal["anthropic"]
+
+
+class OpenAITarget(LlmTarget):
+    """OpenAI's Chat Completions or Responses API (`openai` SDK), or any compatible server."""
+
+    provider: Literal["openai"]
+    api_format: Literal["chat", "responses"] = "chat"
+
+
+LlmTargetSpec = Annotated[AnthropicTarget | OpenAITarget, Field(discriminator="provider")]
+
 TargetSpec = Annotated[
-    CliTarget | MockTarget | ReplayTarget | ClaudeCodeTarget | CodexTarget | PiAgentTarget,
+    CliTarget
+    | MockTarget
+    | ReplayTarget
+    | ClaudeCodeTarget
+    | CodexTarget
+    | PiAgentTarget
+    | AnthropicTarget
+    | OpenAITarget,
     Field(discriminator="provider"),
 ]
 
-PROVIDERS: tuple[str, ...] = ("cli", "mock", "replay", "claude-code", "codex", "pi-agent")
+PROVIDERS: tuple[str, ...] = (
+    "cli",
+    "mock",
+    "replay",
+    "claude-code",
+    "codex",
+    "pi-agent",
+    "anthropic",
+    "openai",
+)
+LLM_PROVIDERS: tuple[str, ...] = ("anthropic", "openai")
 
 PROVIDER_ALIASES: dict[str, str] = {
     "claude": "claude-code",

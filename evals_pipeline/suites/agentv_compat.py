@@ -28,11 +28,9 @@ UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset(
 
 AGENTV_PROVIDERS: frozenset[str] = frozenset(
     {
-        "openai",
         "openrouter",
         "azure",
         "azure-openai",
-        "anthropic",
         "gemini",
         "google",
         "google-gemini",

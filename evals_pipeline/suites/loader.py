@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from evals_pipeline.models.suite import EvalSuite
-from evals_pipeline.models.targets import TargetSpec
+from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
 from evals_pipeline.suites.aliases import rewrite_suite_aliases
 from evals_pipeline.suites.consistency import (
     duplicate_test_ids,
@@ -26,6 +26,7 @@ from evals_pipeline.suites.targets import (
     Selection,
     TargetCatalog,
     find_targets_file,
+    judging_issues,
     load_targets_file,
     no_targets_issue,
     select_targets,
@@ -50,6 +51,10 @@ class LoadedSuite(BaseModel):
     default_agents: list[str] = Field(
         default_factory=list,
         description="Agents a test without its own execution.target runs on.",
+    )
+    judges: dict[str, LlmTargetSpec] = Field(
+        default_factory=dict,
+        description="LLM targets by name (paths absolute): judges, grader targets.",
     )
     targets_file: Path | None = Field(
         default=None, description="The .agentv/targets.yaml used; None for inline targets."
@@ -110,6 +115,7 @@ def load_suite(path: str | Path) -> LoadedSuite:
     if catalog is not None:
         selection = select_targets(suite, doc, catalog)
         issues += selection.issues
+        issues += judging_issues(suite, doc, selection.judges)
     elif not targets_unreadable:
         issues.append(no_targets_issue(doc))
     issues += malformed_tool_calls(suite, doc)
@@ -123,6 +129,7 @@ def load_suite(path: str | Path) -> LoadedSuite:
         suite=suite,
         targets=selection.targets,
         default_agents=selection.default_agents,
+        judges=selection.judges,
         targets_file=targets_file,
         warnings=sorted(
             warnings + ungradable_tests(suite, doc), key=lambda w: (w.file, w.line, w.column)

@@ -18,6 +18,8 @@ from evals_pipeline.models.suite import EvalSuite, TargetRef
 from evals_pipeline.models.targets import (
     AgentTarget,
     CliTarget,
+    LlmTarget,
+    LlmTargetSpec,
     ReplayTarget,
     TargetsFile,
     TargetSpec,
@@ -85,6 +87,8 @@ class Selection:
     targets: dict[str, TargetSpec] = field(default_factory=dict)
     default_agents: list[str] = field(default_factory=list)
     """Agents a test without its own `execution.target` runs on."""
+    judges: dict[str, LlmTargetSpec] = field(default_factory=dict)
+    """LLM targets by name: the judges a suite's graders and panel may name."""
     issues: list[SuiteIssue] = field(default_factory=list)
 
 
@@ -162,7 +166,17 @@ class _Selector:
             )
             return None
         index = self.by_name[defined_as]
+        if isinstance(self.catalog.specs[index], LlmTarget):
+            self._issue(
+                self._suite_position(path),
+                f"target '{defined_as}' is an LLM (provider "
+                f"{self.catalog.specs[index].provider}): it can judge but not run as an agent",
+                "run agents through claude-code, codex, pi-agent or cli targets; name LLM "
+                "targets in judging.panel, an agent's grader_target or an llm-grader's target",
+            )
+            return None
         if slug not in self.selection.targets:
+            self._check_grader_target(index)
             spec = self._with_absolute_paths(self.catalog.specs[index], index)
             if spec.name != name:
                 spec = spec.model_copy(update={"name": name})
@@ -190,10 +204,10 @@ class _Selector:
             return cast(TargetSpec, self._agent_paths(spec, index))
         return spec
 
-    def _agent_paths(self, spec: AgentTarget, index: int) -> AgentTarget:
+    def _agent_paths(self, spec: AgentTarget | LlmTarget, index: int) -> AgentTarget | LlmTarget:
         base = self.catalog.base_dir
         update: dict[str, object] = {}
-        if spec.executable and "/" in spec.executable:
+        if isinstance(spec, AgentTarget) and spec.executable and "/" in spec.executable:
             update["executable"] = str(absolute(spec.executable, base))
         if spec.model_server:
             script = absolute(spec.model_server.script, base)
@@ -252,10 +266,34 @@ class _Selector:
 
         if not requested and len(per_test) < len(self.suite.tests):
             self._default_target()
+        self._index_judges()
         return self.selection
 
+    def _check_grader_target(self, index: int) -> None:
+        wanted = self.catalog.specs[index].grader_target
+        if wanted is None:
+            return
+        if wanted in self.by_name and isinstance(
+            self.catalog.specs[self.by_name[wanted]], LlmTarget
+        ):
+            return
+        self._issue(
+            self.catalog.position(index, "grader_target"),
+            f"grader_target '{wanted}' is not an LLM target; {self.catalog.describe()}",
+            "define a target with provider: anthropic or openai and a model, and name it here",
+        )
+
+    def _index_judges(self) -> None:
+        """Every LLM target of the catalog, paths absolute: the judges graders may name."""
+        for name, index in self.by_name.items():
+            spec = self.catalog.specs[index]
+            if isinstance(spec, LlmTarget):
+                self.selection.judges[name] = cast(LlmTargetSpec, self._agent_paths(spec, index))
+
     def _default_target(self) -> None:
-        specs = [s for s in self.catalog.specs if s.name in self.by_name]
+        specs = [
+            s for s in self.catalog.specs if s.name in self.by_name and not isinstance(s, LlmTarget)
+        ]
         if len(specs) == 1:
             slug = self.select(specs[0].name, ())
             if slug:
@@ -295,3 +333,30 @@ def no_targets_issue(suite_doc: YamlDocument) -> SuiteIssue:
         f"in {folder} or its parents",
         NO_TARGETS_FIX,
     )
+
+
+def judging_issues(
+    suite: EvalSuite, suite_doc: YamlDocument, judges: dict[str, LlmTargetSpec]
+) -> list[SuiteIssue]:
+    """Panel members of `judging:` that are not LLM targets."""
+    if suite.judging is None:
+        return []
+    issues: list[SuiteIssue] = []
+    for index, name in enumerate(suite.judging.panel):
+        if name in judges:
+            continue
+        mark = suite_doc.positions.value(("judging", "panel", index))
+        close = difflib.get_close_matches(name, list(judges), n=1, cutoff=0.6)
+        defined = ", ".join(judges) or "none"
+        issues.append(
+            SuiteIssue(
+                suite_doc.file,
+                mark.line,
+                mark.column,
+                f"judge '{name}' is not an LLM target (LLM targets: {defined})",
+                f"did you mean '{close[0]}'?"
+                if close
+                else "define it under targets: with provider: anthropic or openai and a model",
+            )
+        )
+    return issues

@@ -529,7 +529,7 @@ def test_unknown_provider_lists_valid_ones(project: Project) -> None:
     )
     assert (issue.line, issue.column) == (3, 15)
     assert issue.message == (
-        "unknown provider 'clii'; valid providers: cli, mock, replay, claude-code, codex, pi-agent"
+        "unknown provider 'clii'; valid providers: cli, mock, replay, claude-code, codex, pi-agent, anthropic, openai"
     )
     assert issue.fix == "did you mean 'cli'?"
 

@@ -138,9 +138,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             folder = Path(args.output).resolve()
             shutil.copytree(outcome.report_folder, folder, dirs_exist_ok=True)
         print(f"\nreport: {folder / 'summary.md'}")
-        print(
-            f"tables: {folder / 'cases.parquet'}, {folder / 'graders.parquet'}, {folder / 'results.jsonl'}"
-        )
+        tables = ("cases.parquet", "graders.parquet", "dimensions.parquet", "pairwise.parquet")
+        shown = [str(folder / name) for name in tables if (folder / name).exists()]
+        print(f"tables: {', '.join([*shown, str(folder / 'results.jsonl')])}")
         selected = [a for a in report.agents if a.agent in agents]
         if any(a.failed or a.errors for a in selected):
             status = EXIT_THRESHOLD

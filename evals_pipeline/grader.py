@@ -9,14 +9,26 @@
 The payload's heavy fields load lazily: `inp.messages` reads the session's Parquet file and
 `inp.output` a file-backed answer, each on first access only. Importing this module stays cheap
 (no pyarrow, pandas or Dagster until a grader touches `messages`). See docs/grader-contract.md.
+
+A grader with `target: true` in its assertion may ask the case's grader target (an LLM) through
+the target proxy, without an API key:
+
+    from evals_pipeline.grader import TargetClient
+
+    reply = TargetClient.from_env().invoke("Is this answer polite? Answer yes or no.\n" + text)
+    polite = reply["rawText"].strip().lower().startswith("yes")
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -25,7 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evals_pipeline.models.messages import Message
 
-__all__ = ["GraderInput", "Score", "grader", "run"]
+__all__ = ["GraderInput", "Score", "TargetClient", "TargetProxyError", "grader", "run"]
 
 
 class GraderInput:
@@ -176,3 +188,103 @@ def _as_json(result: Any, fn: GraderFunction) -> dict[str, Any]:
     raise TypeError(
         f"a grader returns a float, bool, Score or dict with score/assertions, not {result!r:.200}"
     )
+
+
+PROXY_URL_ENV = "AGENTV_TARGET_PROXY_URL"
+PROXY_TOKEN_ENV = "AGENTV_TARGET_PROXY_TOKEN"
+
+
+class TargetProxyError(RuntimeError):
+    """The target proxy refused or failed a call: `status` is the HTTP status (None: no answer)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class TargetClient:
+    """Ask the case's grader target (an LLM) questions through the pipeline's target proxy.
+
+    Only a code grader whose assertion sets `target: true` (or `target: {max_calls: N}`) gets the
+    proxy; the pipeline makes the calls with its own keys, counts them and stops at max_calls
+    (HTTP 429, raised as TargetProxyError with status 429).
+    """
+
+    def __init__(self, url: str, token: str, *, timeout_seconds: float = 600.0) -> None:
+        self.url = url.rstrip("/")
+        self.token = token
+        self.timeout_seconds = timeout_seconds
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> TargetClient:
+        """The proxy this grader run was given (AGENTV_TARGET_PROXY_URL and _TOKEN)."""
+        source = os.environ if env is None else env
+        missing = [name for name in (PROXY_URL_ENV, PROXY_TOKEN_ENV) if not source.get(name)]
+        if missing:
+            raise TargetProxyError(
+                f"{' and '.join(missing)} not set: the target proxy is only given to a "
+                "code-grader whose assertion has `target: true` (or `target: {max_calls: N}`), "
+                "with a grader_target on the agent target"
+            )
+        return cls(source[PROXY_URL_ENV], source[PROXY_TOKEN_ENV])
+
+    def info(self) -> dict[str, Any]:
+        """`{targetName, maxCalls, callCount, availableTargets}`."""
+        return self._request("GET", "/info")
+
+    def invoke(
+        self,
+        question: str,
+        system_prompt: str | None = None,
+        target: str | None = None,
+        *,
+        eval_case_id: str | None = None,
+        attempt: int | None = None,
+    ) -> dict[str, Any]:
+        """One question: `{output: [{role, content}], rawText, tokenUsage: {input, output}}`."""
+        body: dict[str, Any] = {"question": question}
+        if system_prompt is not None:
+            body["systemPrompt"] = system_prompt
+        if target is not None:
+            body["target"] = target
+        if eval_case_id is not None:
+            body["evalCaseId"] = eval_case_id
+        if attempt is not None:
+            body["attempt"] = attempt
+        return self._request("POST", "/invoke", body)
+
+    def invoke_batch(self, requests: Sequence[str | Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Several questions at once, answered in order; a failed one has `output: []` and
+        `rawText: "Error: ..."`. Items are questions, or dicts with `question` and optionally
+        `system_prompt` (or `systemPrompt`) and `target`."""
+        items = [_batch_item(r) for r in requests]
+        answer = self._request("POST", "/invokeBatch", {"requests": items})
+        responses: list[dict[str, Any]] = answer.get("responses", [])
+        return responses
+
+    def _request(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request.add_header("Authorization", f"Bearer {self.token}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
+                result: dict[str, Any] = json.loads(response.read() or b"{}")
+                return result
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode("utf-8", "replace")
+            with contextlib.suppress(ValueError, AttributeError):
+                detail = json.loads(detail).get("error", detail)
+            raise TargetProxyError(
+                f"target proxy {method} {path}: HTTP {exc.code}: {detail}", exc.code
+            ) from None
+        except (urllib.error.URLError, OSError) as exc:
+            raise TargetProxyError(f"target proxy {method} {path}: {exc}") from None
+
+
+def _batch_item(item: str | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"question": item}
+    renamed = {"system_prompt": "systemPrompt", "eval_case_id": "evalCaseId"}
+    return {renamed.get(k, k): v for k, v in item.items() if v is not None}

@@ -3,19 +3,24 @@ these, and so can tests and scripts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.adapters.cli import check_health
 from evals_pipeline.enrichers import enrich_run
 from evals_pipeline.judges import aggregate_trials, grade_trial
+from evals_pipeline.judges.judgment import Panel, compare_agents, judge_case
+from evals_pipeline.llm import LlmClients
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
-from evals_pipeline.models.targets import CliTarget
+from evals_pipeline.models.suite import JudgingSpec
+from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
@@ -102,27 +107,45 @@ def grade_cases(
     *,
     workers: int,
     progress: Progress = _silent,
+    log_dir: Path | None = None,
 ) -> list[CaseGrade]:
-    """Grade every trial's session and aggregate the trials of each (case, agent)."""
+    """Grade every trial's session and aggregate the trials of each (case, agent).
+
+    When any case has LLM graders (or a code grader using the target proxy), one set of LLM
+    clients serves the whole step: scripted judges' model servers start once, and their request
+    logs go to `log_dir` when given.
+    """
     by_partition: dict[tuple[str, str], list[Session]] = {}
     for session in sessions:
         by_partition.setdefault((session.case_key, session.agent), []).append(session)
+    llm_targets: dict[str, LlmTargetSpec] = {}
+    for case in cases:
+        for name, spec in case.llm_targets.items():
+            llm_targets.setdefault(name, spec)
     done = 0
 
-    def one(case: ResolvedCase) -> CaseGrade:
-        nonlocal done
-        trials = sorted(by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial)
-        graded = [grade_trial(case, s, s.trial) for s in trials]
-        grade = aggregate_trials(case, graded)
-        _clean_up(case, trials, [t.verdict for t in graded])
-        done += 1
-        progress(
-            f"[{done}/{len(cases)}] {case.agent} / {case.test_id}: {grade.verdict} (score {grade.score:.2f})"
-        )
-        return grade
+    def grade_all(llm: LlmClients | None) -> list[CaseGrade]:
+        def one(case: ResolvedCase) -> CaseGrade:
+            nonlocal done
+            trials = sorted(
+                by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial
+            )
+            graded = [grade_trial(case, s, s.trial, llm=llm) for s in trials]
+            grade = aggregate_trials(case, graded)
+            _clean_up(case, trials, [t.verdict for t in graded])
+            done += 1
+            progress(
+                f"[{done}/{len(cases)}] {case.agent} / {case.test_id}: {grade.verdict} (score {grade.score:.2f})"
+            )
+            return grade
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(one, cases))
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(one, cases))
+
+    if not llm_targets:
+        return grade_all(None)
+    with LlmClients(llm_targets, log_dir=log_dir) as clients:
+        return grade_all(clients)
 
 
 def _clean_up(case: ResolvedCase, sessions: list[Session], verdicts: list[str]) -> None:
@@ -132,3 +155,92 @@ def _clean_up(case: ResolvedCase, sessions: list[Session], verdicts: list[str]) 
         passed = None if verdict == "error" else verdict == "pass"
         if session.workspace_path and should_remove(policy, passed):
             remove_workspace(Path(session.workspace_path))
+
+
+def judge_cases(
+    cases: list[ResolvedCase],
+    sessions: list[Session],
+    grades: list[CaseGrade],
+    judging: JudgingSpec | None,
+    judges: Mapping[str, LlmTargetSpec],
+    *,
+    workers: int,
+    folder: Path | None = None,
+    progress: Progress = _silent,
+) -> list[CaseJudgment]:
+    """Judge every (case, agent): the panel on each dimension (when the suite has `judging:`),
+    the heuristics and their blend, and the attribution of each failed trial."""
+    by_partition = _sessions_by_partition(sessions)
+    grade_of = {(g.case_key, g.agent): g for g in grades}
+    done = 0
+    with _panel(judging, judges, folder) as panel:
+
+        def one(case: ResolvedCase) -> CaseJudgment:
+            nonlocal done
+            key = (case.case_key, case.agent)
+            judged = judge_case(case, by_partition.get(key, []), grade_of.get(key), panel)
+            done += 1
+            progress(
+                f"[{done}/{len(cases)}] judged {case.agent} / {case.test_id}: {_brief(judged)}"
+            )
+            return judged
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(one, cases))
+
+
+def compare_cases(
+    cases: list[ResolvedCase],
+    sessions: list[Session],
+    judging: JudgingSpec,
+    judges: Mapping[str, LlmTargetSpec],
+    *,
+    folder: Path | None = None,
+    progress: Progress = _silent,
+) -> list[CasePairwise]:
+    """Compare the agents of every case pairwise, with position swap, by the suite's panel."""
+    by_case: dict[str, list[ResolvedCase]] = {}
+    for case in cases:
+        by_case.setdefault(case.case_key, []).append(case)
+    compared: list[CasePairwise] = []
+    with _panel(judging, judges, folder) as panel:
+        assert panel is not None
+        for index, (case_key, group) in enumerate(by_case.items(), 1):
+            agents = {c.agent for c in group}
+            ran = [s for s in sessions if s.case_key == case_key and s.agent in agents]
+            result = compare_agents(group, ran, panel)
+            compared.append(result)
+            winners = ", ".join(
+                f"{p.agent_a} vs {p.agent_b}: {p.winner or 'tie'}" for p in result.pairs
+            )
+            progress(
+                f"[{index}/{len(by_case)}] compared {group[0].test_id}: {winners or 'no pairs'}"
+            )
+    return compared
+
+
+@contextmanager
+def _panel(
+    judging: JudgingSpec | None, judges: Mapping[str, LlmTargetSpec], folder: Path | None
+) -> Iterator[Panel | None]:
+    """The suite's panel with live clients (scripted judges' servers started), or None."""
+    if judging is None:
+        yield None
+        return
+    targets = {name: judges[name] for name in judging.panel}
+    with LlmClients(targets, log_dir=folder) as clients:
+        yield Panel([clients.get(name) for name in judging.panel], judging)
+
+
+def _sessions_by_partition(sessions: list[Session]) -> dict[tuple[str, str], list[Session]]:
+    by_partition: dict[tuple[str, str], list[Session]] = {}
+    for session in sessions:
+        by_partition.setdefault((session.case_key, session.agent), []).append(session)
+    return by_partition
+
+
+def _brief(judged: CaseJudgment) -> str:
+    passed = [d.dimension for t in judged.trials[:1] for d in t.dimensions if d.passed is True]
+    failure = next((t.failure.primary for t in judged.trials if t.failure), None)
+    text = f"{len(passed)} dimensions passed"
+    return text + (f"; failure: {failure}" if failure else "")

@@ -54,7 +54,14 @@ tests:
         value: bye
 """
 
-REPORT_FILES = ["summary.md", "cases.parquet", "graders.parquet", "results.jsonl", "report.json"]
+REPORT_FILES = [
+    "summary.md",
+    "cases.parquet",
+    "graders.parquet",
+    "dimensions.parquet",  # heuristic dimensions, even without an LLM panel
+    "results.jsonl",
+    "report.json",
+]
 
 
 @dataclass

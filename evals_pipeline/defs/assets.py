@@ -13,30 +13,33 @@ from pydantic import BaseModel
 from evals_pipeline.defs.automation import nightly, report_refresh
 from evals_pipeline.defs.io_manager import ALLOW_MISSING
 from evals_pipeline.defs.partitions import (
+    CASE,
     case_partitions_name,
     partition_key,
     split_key,
     suite_partitions,
 )
 from evals_pipeline.defs.resources import EvalStorage
-from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
+from evals_pipeline.layers import compare_cases, enrich_runs, grade_cases, judge_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
-from evals_pipeline.reporting import build_report, render_markdown, write_report
+from evals_pipeline.reporting import build_report, load_labels, render_markdown, write_report
 from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, resolve_cases
 
 IO_MANAGER_KEY = "records_io_manager"
 
 SINGLE_RUN = dg.BackfillPolicy.single_run()
-LAYERS = ("cases", "agent_runs", "sessions", "grades")
+LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
+LLM_POOL = "evals_llm"
 
 
 Records = list[tuple[str, BaseModel]]
 
 
-def _keyed(records: Sequence[AgentRun | Session | CaseGrade]) -> Records:
+def _keyed(records: Sequence[AgentRun | Session | CaseGrade | CaseJudgment]) -> Records:
     """Records paired with their partition keys, as the IO manager stores them."""
     return [(str(partition_key(r.case_key, r.agent)), r) for r in records]
 
@@ -121,33 +124,94 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         return _keyed(graded)
 
     @dg.asset(
+        name="judgments",
+        ins={
+            "cases": upstream("cases"),
+            "sessions": upstream("sessions"),
+            "grades": upstream("grades"),
+        },
+        pool=LLM_POOL,
+        **layer,
+    )
+    def judgments(
+        context: dg.AssetExecutionContext,
+        storage: EvalStorage,
+        cases: list[ResolvedCase],
+        sessions: list[Session],
+        grades: list[CaseGrade],
+    ) -> Records:
+        """Five dimensions per trial (grounded panel votes blended with heuristics) and why each
+        failed trial failed."""
+        current = _reload(path)
+        judged = judge_cases(
+            cases,
+            sessions,
+            grades,
+            current.suite.judging,
+            current.judges,
+            workers=workers,
+            folder=storage.step_folder(context.asset_key, context.run.run_id),
+            progress=context.log.info,
+        )
+        return _keyed(judged)
+
+    report_ins: dict[str, dg.AssetIn] = {
+        name: dg.AssetIn(
+            key=[suite, name],
+            partition_mapping=dg.AllPartitionMapping(),
+            metadata={ALLOW_MISSING: True},
+        )
+        for name in ("grades", "judgments")
+    }
+    extra: list[dg.AssetsDefinition] = []
+    judging = loaded.suite.judging
+    if judging is not None and judging.pairwise and len(agents) > 1:
+        extra.append(_pairwise_asset(loaded))
+        report_ins["pairwise_verdicts"] = dg.AssetIn(
+            key=[suite, "pairwise_verdicts"],
+            partition_mapping=dg.AllPartitionMapping(),
+            metadata={ALLOW_MISSING: True},
+        )
+
+    @dg.asset(
         name="eval_report",
         key_prefix=[suite],
         group_name=suite,
         kinds={"parquet"},
-        ins={
-            "grades": dg.AssetIn(
-                key=[suite, "grades"],
-                partition_mapping=dg.AllPartitionMapping(),
-                metadata={ALLOW_MISSING: True},
-            )
-        },
+        ins=report_ins,
         automation_condition=report_refresh(),
     )
     def eval_report(
-        context: dg.AssetExecutionContext, storage: EvalStorage, grades: list[CaseGrade]
+        context: dg.AssetExecutionContext,
+        storage: EvalStorage,
+        grades: list[CaseGrade],
+        judgments: list[CaseJudgment],
+        **more: list[CasePairwise],
     ) -> dg.MaterializeResult:
-        """Pass rates and scores per agent over the latest grades of every partition."""
+        """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
+        comparisons, over the latest records of every partition."""
         registered = len(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
+        current = _reload(path)
+        labels_file = _labels_file(current)
+        labels = load_labels(labels_file) if labels_file else None
+        pairwise = more.get("pairwise_verdicts", [])
         report = build_report(
             suite,
             grades,
             agents=agents,
             not_run=registered * len(agents) - len(grades),
             run_id=context.run.run_id,
+            judgments=judgments,
+            pairwise=pairwise,
+            labels=labels,
+            labels_source=labels_file,
         )
         files = write_report(
-            report, grades, storage.step_folder(context.asset_key, context.run.run_id)
+            report,
+            grades,
+            storage.step_folder(context.asset_key, context.run.run_id),
+            judgments=judgments,
+            pairwise=pairwise,
         )
         metadata: dict[str, Any] = {
             "dagster/uri": str(files.folder),
@@ -168,7 +232,65 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
                 metadata[f"{a.agent}/mean_score"] = a.mean_score
         return dg.MaterializeResult(metadata=metadata)
 
-    return [cases, agent_runs, sessions, grades, eval_report]
+    return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]
+
+
+def _reload(path: Path) -> LoadedSuite:
+    """The suite as it is now on disk (judges and their settings may change between runs)."""
+    try:
+        return load_suite(path)
+    except SuiteError as exc:
+        raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
+
+
+def _labels_file(loaded: LoadedSuite) -> str | None:
+    """The suite's file of human labels for calibration, if `judging.calibration` names one."""
+    judging = loaded.suite.judging
+    if judging is None or judging.calibration is None:
+        return None
+    return str(loaded.base_dir / judging.calibration)
+
+
+def _pairwise_asset(loaded: LoadedSuite) -> dg.AssetsDefinition:
+    """Per case, every pair of its agents compared by the panel with position swap."""
+    suite, path = loaded.slug, loaded.path
+    by_case = dg.MultiToSingleDimensionPartitionMapping(partition_dimension_name=CASE)
+
+    @dg.asset(
+        name="pairwise_verdicts",
+        key_prefix=[suite],
+        group_name=suite,
+        partitions_def=dg.DynamicPartitionsDefinition(name=case_partitions_name(suite)),
+        io_manager_key=IO_MANAGER_KEY,
+        backfill_policy=SINGLE_RUN,
+        automation_condition=nightly(),
+        pool=LLM_POOL,
+        ins={
+            "cases": dg.AssetIn(key=[suite, "cases"], partition_mapping=by_case),
+            "sessions": dg.AssetIn(key=[suite, "sessions"], partition_mapping=by_case),
+        },
+    )
+    def pairwise_verdicts(
+        context: dg.AssetExecutionContext,
+        storage: EvalStorage,
+        cases: list[ResolvedCase],
+        sessions: list[Session],
+    ) -> Records:
+        """The agents of each case compared pairwise by the panel, A/B then B/A."""
+        current = _reload(path)
+        if current.suite.judging is None:
+            raise dg.Failure(f"{path} has no judging: section any more; nothing compares agents")
+        compared = compare_cases(
+            cases,
+            sessions,
+            current.suite.judging,
+            current.judges,
+            folder=storage.step_folder(context.asset_key, context.run.run_id),
+            progress=context.log.info,
+        )
+        return [(c.case_key, c) for c in compared]
+
+    return pairwise_verdicts
 
 
 def report_folder(result_metadata: dict[str, dg.MetadataValue]) -> Path:

@@ -13,6 +13,7 @@ from evals_pipeline.defs.partitions import split_key
 from evals_pipeline.defs.resources import step_folder
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.storage.records import read_records, write_records
@@ -24,6 +25,8 @@ RECORD_MODELS: dict[str, type[BaseModel]] = {
     "agent_runs": AgentRun,
     "sessions": Session,
     "grades": CaseGrade,
+    "judgments": CaseJudgment,
+    "pairwise_verdicts": CasePairwise,
 }
 
 
@@ -72,7 +75,7 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         missing = [k for k in keys if k not in uris]
         allow_missing = (context.definition_metadata or {}).get(ALLOW_MISSING, False)
         if missing and not allow_missing:
-            shown = ", ".join(f"case {c} / agent {a}" for c, a in map(split_key, missing[:5]))
+            shown = ", ".join(_describe(key) for key in missing[:5])
             raise dg.Failure(
                 f"{context.asset_key.to_user_string()} has no materialization for {len(missing)} "
                 f"partition(s) ({shown}); materialize it first, or select it in the same run."
@@ -84,3 +87,11 @@ class RecordsIOManager(dg.ConfigurableIOManager):
                 if uris[key] == uri:
                     records.append(model.model_validate_json(text))
         return records
+
+
+def _describe(key: str) -> str:
+    """A partition key as the user knows it: case and agent, or the case alone."""
+    if "|" not in key:
+        return f"case {key}"
+    case, agent = split_key(key)
+    return f"case {case} / agent {agent}"

@@ -88,15 +88,20 @@ def run_suite(
     """Materialize every layer for `case_keys` x `agents`, then the report, in-process."""
     order = register_cases(instance, suite, case_keys)
     assets = build_suite_assets(suite)
-    layers, report_asset = assets[:-1], assets[-1]
+    report_asset = assets[-1]
+    layers = [a for a in assets[:-1] if a.key.path[-1] != "pairwise_verdicts"]
+    pairwise = [a for a in assets[:-1] if a.key.path[-1] == "pairwise_verdicts"]
+    jobs = [
+        dg.define_asset_job("layers", selection=[a.key for a in layers]),
+        dg.define_asset_job("report", selection=[report_asset.key]),
+    ]
+    if pairwise:  # a job needs a non-empty selection
+        jobs.append(dg.define_asset_job("pairwise", selection=[a.key for a in pairwise]))
     defs = dg.Definitions.merge(
         build_definitions([], storage_root),
         dg.Definitions(
             assets=assets,
-            jobs=[
-                dg.define_asset_job("layers", selection=[a.key for a in layers]),
-                dg.define_asset_job("report", selection=[report_asset.key]),
-            ],
+            jobs=jobs,
             loggers={"progress": progress_logger},
         ),
     )
@@ -111,6 +116,18 @@ def run_suite(
             tags={
                 "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
                 "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),
+                "evals/suite": suite.slug,
+            },
+        )
+        run_ids.append(result.run_id)
+    if pairwise and len(agents) > 1:
+        echo(f"{suite.slug}: comparing {', '.join(agents)} pairwise on {len(order)} cases")
+        result = defs.resolve_job_def("pairwise").execute_in_process(
+            instance=instance,
+            run_config=run_config,
+            tags={
+                "dagster/asset_partition_range_start": order[0],
+                "dagster/asset_partition_range_end": order[-1],
                 "evals/suite": suite.slug,
             },
         )

@@ -11,10 +11,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evals_pipeline.judges.context import GradingContext
+from evals_pipeline.judges.context import GradingContext, LlmClientSource
 from evals_pipeline.judges.evaluation import Evaluation, preview
+from evals_pipeline.judges.llm_grader import JudgedEvaluation, grade_assertion
 from evals_pipeline.judges.payload import grader_payload
-from evals_pipeline.judges.scoring import grade
+from evals_pipeline.judges.target_proxy import TargetProxy
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
@@ -26,25 +27,73 @@ ASSERTION_TEXT_CHARS = 2_000
 
 
 def run_code_grader(
-    spec: CodeGraderAssertion, case: ResolvedCase, session: Session
+    spec: CodeGraderAssertion,
+    case: ResolvedCase,
+    session: Session,
+    llm: LlmClientSource | None = None,
 ) -> GraderResult:
-    """Run one code grader on one session and grade what it printed."""
-    ctx = GradingContext(case, session)
-    return grade(spec, lambda: evaluate_code_grader(spec, ctx), threshold=case.threshold)
+    """Run one code grader on one session and grade what it printed.
+
+    `llm` serves the target proxy of a grader with `target: true`.
+    """
+    ctx = GradingContext(case, session, llm)
+    return grade_assertion(spec, lambda: evaluate_code_grader(spec, ctx), threshold=case.threshold)
 
 
 def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Evaluation:
-    """Spawn the grader with the payload on stdin, in its own process group, without secrets."""
+    """Spawn the grader with the payload on stdin, in its own process group, without secrets.
+
+    With `target:` set, a target proxy runs for the grader's lifetime; the grader gets only the
+    proxy's loopback URL and one-time token, never an API key.
+    """
     payload = grader_payload(spec, ctx)
     workspace = ctx.session.workspace_path
-    result = run_process(
+    extra = {"AGENTV_WORKSPACE_PATH": workspace} if workspace else {}
+    max_calls = spec.proxy_max_calls
+    if max_calls is None:
+        result = _spawn(spec, ctx, payload, extra)
+        return parse_grader_output(result, spec.timeout_seconds)
+    if ctx.llm is None or ctx.case.grader_target is None:
+        missing = "no grader target" if ctx.case.grader_target is None else "no LLM clients"
+        return Evaluation.failed(
+            f"the grader uses the target proxy (target: true) but there is {missing}: add "
+            "grader_target: <llm target> to the agent target"
+        )
+    with TargetProxy(
+        ctx.llm,
+        default_target=ctx.case.grader_target,
+        available=list(ctx.case.llm_targets),
+        max_calls=max_calls,
+    ) as proxy:
+        result = _spawn(spec, ctx, payload, {**extra, **proxy.env()})
+    evaluation = parse_grader_output(result, spec.timeout_seconds)
+    details = {
+        **(evaluation.details or {}),
+        "target_proxy": {"call_count": proxy.call_count, "max_calls": max_calls},
+    }
+    return JudgedEvaluation(
+        score=evaluation.score,
+        assertions=evaluation.assertions,
+        details=details,
+        error=evaluation.error,
+        stderr=evaluation.stderr,
+        judge_usage=proxy.usage,
+    )
+
+
+def _spawn(
+    spec: CodeGraderAssertion,
+    ctx: GradingContext,
+    payload: dict[str, Any],
+    extra: dict[str, str],
+) -> ProcessResult:
+    return run_process(
         spec.command,
         cwd=Path(ctx.case.base_dir) / (spec.cwd or ""),
-        env=child_env({"AGENTV_WORKSPACE_PATH": workspace} if workspace else None),
+        env=child_env(extra or None),
         timeout_seconds=spec.timeout_seconds,
         stdin=json.dumps(payload, indent=2, ensure_ascii=False).encode("utf-8"),
     )
-    return parse_grader_output(result, spec.timeout_seconds)
 
 
 def parse_grader_output(result: ProcessResult, timeout_seconds: float) -> Evaluation:

@@ -1,24 +1,39 @@
 """One session as the graders of one trial see it: the messages and a file-backed output are read
-at most once, and only when an assertion actually needs them."""
+at most once, and only when an assertion actually needs them; LLM graders get their clients here."""
 
 from __future__ import annotations
 
 import json
 from functools import cached_property
 from pathlib import Path
+from typing import Protocol
 
+from evals_pipeline.llm.client import LlmClient
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message, ToolCall, final_answer
 from evals_pipeline.models.session import Session
 from evals_pipeline.storage.messages import read_messages
 
 
-class GradingContext:
-    """The case and session under judgement, with lazily loaded, cached heavy fields."""
+class LlmClientSource(Protocol):
+    """Where graders get a configured model by target name: `evals_pipeline.llm.LlmClients`."""
 
-    def __init__(self, case: ResolvedCase, session: Session) -> None:
+    def get(self, name: str) -> LlmClient: ...
+
+
+class GradingContext:
+    """The case and session under judgement, with lazily loaded, cached heavy fields.
+
+    `llm` gives llm-graders and the target proxy their clients (one per LLM target the case
+    needs); None when the step has no LLM grader, and then such graders report an error.
+    """
+
+    def __init__(
+        self, case: ResolvedCase, session: Session, llm: LlmClientSource | None = None
+    ) -> None:
         self.case = case
         self.session = session
+        self.llm = llm
 
     @cached_property
     def messages(self) -> list[Message]:

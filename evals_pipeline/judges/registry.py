@@ -9,6 +9,7 @@ from evals_pipeline.judges.code_grader import evaluate_code_grader
 from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.evaluation import Evaluation
 from evals_pipeline.judges.file_changes import evaluate_file_changes
+from evals_pipeline.judges.llm_grader import evaluate_llm_grader
 from evals_pipeline.judges.metrics import evaluate_cost, evaluate_latency, evaluate_token_usage
 from evals_pipeline.judges.structured import evaluate_field_accuracy, evaluate_is_json
 from evals_pipeline.judges.text import evaluate_regex, evaluate_text, evaluate_text_set
@@ -36,6 +37,8 @@ EVALUATORS: dict[str, Evaluator] = {
     "token-usage": evaluate_token_usage,
     "file-changes": evaluate_file_changes,
     "code-grader": evaluate_code_grader,
+    "llm-grader": evaluate_llm_grader,
+    "rubrics": evaluate_llm_grader,
 }
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from functools import partial
 
-from evals_pipeline.judges.context import GradingContext
+from evals_pipeline.judges.context import GradingContext, LlmClientSource
+from evals_pipeline.judges.llm_grader import grade_assertion
 from evals_pipeline.judges.registry import evaluate
-from evals_pipeline.judges.scoring import grade, meets, trial_score
+from evals_pipeline.judges.scoring import meets, trial_score
+from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import (
     CaseGrade,
@@ -18,14 +20,20 @@ from evals_pipeline.models.grade import (
 )
 from evals_pipeline.models.session import Session
 
-NO_GRADERS = "no graders: add assertions to the test (LLM graders come in a later release)"
+NO_GRADERS = (
+    "no graders: add assertions to the test, or give its agent target a grader_target (an LLM "
+    "target) so an llm-grader judges the test's criteria"
+)
 
 
-def grade_trial(case: ResolvedCase, session: Session, trial: int = 0) -> TrialGrade:
+def grade_trial(
+    case: ResolvedCase, session: Session, trial: int = 0, llm: LlmClientSource | None = None
+) -> TrialGrade:
     """Run every assertion of `case` on `session` and score the trial by AgentV's rules.
 
     A failed agent run is not graded; a grader that fails makes the trial an error rather than a
-    quality verdict, so infrastructure problems never masquerade as agent failures.
+    quality verdict, so infrastructure problems never masquerade as agent failures. `llm` gives
+    llm-graders and the target proxy their clients (evals_pipeline.llm.LlmClients).
     """
     if session.status != "ok":
         stage: FailureStage = "setup" if session.status == "setup_error" else "agent"
@@ -34,9 +42,9 @@ def grade_trial(case: ResolvedCase, session: Session, trial: int = 0) -> TrialGr
         )
     if not case.assertions:
         return _trial_grade(session, trial, *_ERROR, stage="grader", error=NO_GRADERS)
-    ctx = GradingContext(case, session)
+    ctx = GradingContext(case, session, llm)
     graders = [
-        grade(spec, partial(evaluate, spec, ctx), threshold=case.threshold)
+        grade_assertion(spec, partial(evaluate, spec, ctx), threshold=case.threshold)
         for spec in case.assertions
     ]
     failed = [g for g in graders if g.verdict == "error"]
@@ -74,6 +82,17 @@ def _quality(score: float, threshold: float) -> tuple[Verdict, ExecutionStatus]:
     return ("pass", "ok") if meets(score, threshold) else ("fail", "quality_failure")
 
 
+def judge_usage(graders: list[GraderResult]) -> LlmUsage | None:
+    """The graders' LLM usage summed; None when no grader called a model."""
+    usages = [g.judge_usage for g in graders if g.judge_usage is not None]
+    if not usages:
+        return None
+    total = usages[0]
+    for usage in usages[1:]:
+        total = total + usage
+    return total
+
+
 def _trial_grade(
     session: Session,
     trial: int,
@@ -99,6 +118,7 @@ def _trial_grade(
         tool_calls=session.trace_summary.tool_calls,
         llm_calls=session.trace_summary.llm_call_count,
         milestones=session.milestones,
+        judge_usage=judge_usage(graders or []),
     )
 
 

@@ -66,6 +66,10 @@ class LlmCallError(Exception):
         super().__init__(f"LLM target {target!r}: {where}{message}")
 
 
+class LlmConfigError(ValueError):
+    """A target that cannot be called as configured (no API key): fix the target or the env."""
+
+
 class LlmClient(Protocol):
     """A configured model: `name` is the target's name, `model` the model id it asks for."""
 

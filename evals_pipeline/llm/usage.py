@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from evals_pipeline.llm.client import LlmReply
+from evals_pipeline.models.targets import Pricing
 
 
 class LlmUsage(BaseModel):
@@ -36,3 +39,47 @@ class LlmUsage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             cost_usd=sum(costs) if costs else None,
         )
+
+
+def cost_usd(
+    pricing: Pricing | None, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0
+) -> float | None:
+    """USD for one call's tokens at the target's prices; None without pricing.
+
+    `cached_input_tokens` are part of `input_tokens` and cost `cached_input` (default: `input`).
+    """
+    if pricing is None:
+        return None
+    cached = min(cached_input_tokens, input_tokens)
+    cached_price = pricing.cached_input if pricing.cached_input is not None else pricing.input
+    total = (
+        (input_tokens - cached) * pricing.input
+        + cached * cached_price
+        + output_tokens * pricing.output
+    )
+    return total / 1_000_000
+
+
+class UsageMeter:
+    """A running LlmUsage total that many threads add to (one judge step's calls)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._total = LlmUsage()
+
+    def add(self, usage: LlmUsage) -> None:
+        with self._lock:
+            self._total = self._total + usage
+
+    def record(self, reply: LlmReply) -> None:
+        """Count one successful call."""
+        self.add(LlmUsage.of(reply))
+
+    def record_error(self) -> None:
+        """Count one call that failed after its retries."""
+        self.add(LlmUsage(errors=1))
+
+    @property
+    def total(self) -> LlmUsage:
+        with self._lock:
+            return self._total

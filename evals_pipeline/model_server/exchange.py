@@ -149,6 +149,33 @@ def _texts(content: Any) -> Iterator[str]:
         yield content["text"]
 
 
+def request_text(request: ParsedRequest) -> str:
+    """The system prompt and every message's text, in order: what script rules match against."""
+    body = request.body
+    if request.api == "anthropic":
+        parts = [body.get("system"), body.get("messages")]
+    elif request.api == "responses":
+        parts = [body.get("instructions"), body.get("input")]
+    else:
+        parts = [body.get("messages")]  # Chat Completions: the system prompt is a message
+    return "\n".join(text for part in parts for text in _message_texts(part))
+
+
+def _message_texts(value: Any) -> Iterator[str]:
+    # Strings, text blocks (`text`) and nested `content` (messages, tool results) in the shapes
+    # of all three APIs; tool call arguments and outputs are not message text.
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _message_texts(item)
+    elif isinstance(value, dict):
+        if isinstance(value.get("text"), str):
+            yield value["text"]
+        if "content" in value:
+            yield from _message_texts(value["content"])
+
+
 def char_count(*parts: Any) -> int:
     """Characters of the parts as compact JSON (strings as themselves): the usage estimate's base."""
     return sum(

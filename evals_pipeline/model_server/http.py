@@ -260,6 +260,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             entry["side_request"] = outcome.turn is None
             entry["script_turn"] = outcome.script_turn
+            entry["rule"] = outcome.rule
             entry["exhausted"] = outcome.turn is not None and outcome.script_turn != outcome.turn
             entry["text"] = outcome.text
             entry["calls"] = [call.to_log() for call in outcome.calls]

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import ErrorDetails
 
 # The error `type` each API reports for a status when the script does not name one.
@@ -120,16 +128,101 @@ class Turn(_Strict):
         return self.text is not None and not self.tool_calls and self.http_error is None
 
 
-class ModelScript(_Strict):
-    """The ordered turns a scripted model answers with; turn N answers after N assistant turns."""
+Needles = list[Annotated[str, Field(min_length=1)]]
+"""Strings that must (or must not) all occur; one string is read as a list of one."""
 
+
+class When(_Strict):
+    """A rule's condition on the request's text (system prompt and every message, in order).
+
+    All given conditions must hold; matching is case-sensitive (a regex can say `(?i)`).
+    """
+
+    contains: Needles | None = None
+    regex: str | None = None
+    not_contains: Needles | None = None
+
+    @field_validator("contains", "not_contains", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _has_condition(self) -> When:
+        if self.contains is None and self.regex is None and self.not_contains is None:
+            raise ValueError(
+                "`when` has no condition; give it `contains`, `regex` or `not_contains`"
+                " (top-level `turns` already answer every request no rule matches)"
+            )
+        if self.regex is not None:
+            try:
+                re.compile(self.regex, re.S)
+            except re.error as exc:
+                raise ValueError(
+                    f"`regex` {self.regex!r} is not a valid regular expression ({exc});"
+                    " fix the pattern (Python `re` syntax; escape literal characters like `(`"
+                    " with a backslash)"
+                ) from None
+        return self
+
+    def matches(self, text: str) -> bool:
+        """Whether the request text satisfies every condition."""
+        return (
+            all(needle in text for needle in _as_list(self.contains))
+            and not any(needle in text for needle in _as_list(self.not_contains))
+            and (self.regex is None or re.search(self.regex, text, re.S) is not None)
+        )
+
+
+def _as_list(needles: list[str] | None) -> list[str]:
+    return needles or []
+
+
+class Rule(_Strict):
+    """Turns for requests whose text matches `when`: replies that depend on what is asked."""
+
+    when: When
     turns: list[Turn] = Field(min_length=1)
     model: str | None = None
+
+
+class ModelScript(_Strict):
+    """The ordered turns a scripted model answers with; turn N answers after N assistant turns.
+
+    `rules` pick another turn list by the request's content (the first match wins); `turns`
+    answer the rest and may be left out when rules cover every request.
+    """
+
+    turns: list[Turn] = Field(default_factory=list)
+    rules: list[Rule] = Field(default_factory=list)
+    model: str | None = None
+    side_requests: bool = True
+    """Answer requests that declare no tools (an agent's title generation) with "OK", not a
+    turn; LLM targets (judges, which never declare tools) turn this off."""
 
     @model_validator(mode="before")
     @classmethod
     def _accept_bare_list(cls, data: Any) -> Any:
         return {"turns": data} if isinstance(data, list) else data
+
+    @model_validator(mode="after")
+    def _answers_something(self) -> ModelScript:
+        if not self.turns and not self.rules:
+            raise ValueError(
+                "the script has no turns; add at least one turn, e.g. `- text: Done.`"
+                " (or `rules:` with turns of their own)"
+            )
+        return self
+
+    def choose(self, text: str) -> tuple[int | None, list[Turn], str | None]:
+        """The first rule matching the request text: (its index, its turns, its model).
+
+        (None, the top-level turns, the script's model) when no rule matches.
+        """
+        for index, rule in enumerate(self.rules):
+            if rule.when.matches(text):
+                return index, rule.turns, rule.model or self.model
+        return None, self.turns, self.model
 
 
 class ScriptError(Exception):
@@ -179,6 +272,8 @@ def _parse(path: Path, text: str) -> Any:
 
 # Which model a loc segment leads into, so an unknown key can list the allowed ones.
 _NESTED: dict[str | int, type[BaseModel]] = {
+    "rules": Rule,
+    "when": When,
     "turns": Turn,
     "http_error": HttpError,
     "usage": Usage,
@@ -218,6 +313,9 @@ def describe_error(error: ErrorDetails) -> str:
         fix = fix or "see the script format in the docs"
     elif loc == ("turns",) and kind == "too_short":
         problem, fix = "the script has no turns", "add at least one turn, e.g. `- text: Done.`"
+    elif loc and loc[-1] == "turns" and kind == "too_short":
+        problem, fix = "the rule has no turns", "add at least one turn, e.g. `- text: Done.`"
+        where = _where(loc[:-1])
     elif not loc and kind in {"model_type", "model_attributes_type"}:
         problem = "the script must be a list of turns or a mapping with `turns`"
         fix = "write e.g. `- text: Done.` or `turns: [{text: Done.}]`"
@@ -231,15 +329,19 @@ def describe_error(error: ErrorDetails) -> str:
 
 
 def _where(loc: tuple[str | int, ...]) -> str:
-    """`turns.1.tool_calls.0.write_file.content` → `turn 1 (2nd): tool_calls[0].content`."""
+    """`rules.0.turns.1.tool_calls.0.write_file.content` → `rule 0 (1st): turn 1 (2nd): tool_calls[0].content`."""
     parts: list[str] = []
-    turn: str | None = None
+    heads: list[str] = []
     index = 0
     while index < len(loc):
         part = loc[index]
         following = loc[index + 1] if index + 1 < len(loc) else None
-        if part == "turns" and isinstance(following, int) and index == 0:
-            turn = f"turn {following} ({_ordinal(following + 1)})"
+        if part == "rules" and isinstance(following, int) and index == 0:
+            heads.append(f"rule {following} ({_ordinal(following + 1)})")
+            index += 2
+            continue
+        if part == "turns" and isinstance(following, int) and not parts:
+            heads.append(f"turn {following} ({_ordinal(following + 1)})")
             index += 2
             continue
         if isinstance(part, int) and parts:
@@ -252,9 +354,7 @@ def _where(loc: tuple[str | int, ...]) -> str:
             parts.append(str(part))
         index += 1
     located = ".".join(parts)
-    if turn:
-        return f"{turn}: {located}" if located else turn
-    return located
+    return ": ".join([*heads, located] if located else heads)
 
 
 def _ordinal(n: int) -> str:

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.models.events import Milestone
 from evals_pipeline.models.messages import TokenUsage
 
@@ -37,6 +38,11 @@ class GraderResult(BaseModel):
     stderr: str | None = None
     duration_ms: int = 0
     start_ms: int | None = None
+    judge_usage: LlmUsage | None = Field(
+        default=None,
+        description="LLM calls this grader made (llm-grader, or a code grader through the "
+        "target proxy); never part of the agent's token_usage or cost_usd.",
+    )
 
 
 class TrialGrade(BaseModel):
@@ -55,6 +61,9 @@ class TrialGrade(BaseModel):
     tool_calls: dict[str, int] = Field(default_factory=dict, description="Calls per tool.")
     llm_calls: int = 0
     milestones: list[Milestone] = Field(default_factory=list)
+    judge_usage: LlmUsage | None = Field(
+        default=None, description="The graders' LLM usage, summed; kept apart from the agent's."
+    )
 
 
 class CaseGrade(BaseModel):

@@ -232,6 +232,8 @@ class PairwiseVerdict(_Frozen):
     bias_detected: bool
     errors: tuple[str, ...] = ()
     judge_calls: int = 0
+    judge_input_tokens: int = 0
+    judge_output_tokens: int = 0
     judge_cost_usd: float | None = None
 
 

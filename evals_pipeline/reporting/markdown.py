@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from evals_pipeline.models.report import AgentSummary, EvalReport
+from evals_pipeline.reporting.judged_markdown import judged_sections
+from evals_pipeline.reporting.text import num as _num
+from evals_pipeline.reporting.text import pct as _pct
+from evals_pipeline.reporting.text import table as _table
 
 HEADERS = [
     "agent",
@@ -16,14 +20,6 @@ HEADERS = [
     "tokens",
     "mean ms",
 ]
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def summary_rows(report: EvalReport) -> list[list[str]]:
@@ -77,16 +73,11 @@ def behaviour_rows(report: EvalReport) -> list[list[str]]:
     ]
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    return [
-        "| " + " | ".join(headers) + " |",
-        "|" + "---|" * len(headers),
-        *("| " + " | ".join(r) + " |" for r in rows),
-    ]
-
-
 def render_markdown(report: EvalReport) -> str:
-    """The Markdown summary written next to the report tables and shown in the Dagster UI."""
+    """The Markdown summary written next to the report tables and shown in the Dagster UI.
+
+    The judged sections (docs/report.md) follow the per-agent ones, each only when it has data.
+    """
     out = [f"# Eval report: {report.suite}", ""]
     out += _table(HEADERS, summary_rows(report))
     if any(a.tool_calls or a.llm_calls for a in report.agents):
@@ -100,6 +91,7 @@ def render_markdown(report: EvalReport) -> str:
     if report.failures:
         out += ["", "## Failures and errors", ""]
         out.extend(f"- {f.agent} / {f.test_id}: {f.reason}" for f in report.failures)
+    out += judged_sections(report)
     return "\n".join(out) + "\n"
 
 

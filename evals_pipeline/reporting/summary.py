@@ -1,14 +1,31 @@
-"""Per-agent figures from graded cases."""
+"""The report: per-agent figures from graded cases, and the judged sections when there are judgments,
+pairwise verdicts or human labels (docs/report.md)."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from statistics import fmean, median
 
 from evals_pipeline.models.events import MILESTONE_NAMES
 from evals_pipeline.models.grade import CaseGrade, TrialGrade
+from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.report import AgentSummary, CaseFailure, EvalReport
 from evals_pipeline.process import now_ms
+from evals_pipeline.reporting.comparisons import comparisons
+from evals_pipeline.reporting.failures import agent_failures
+from evals_pipeline.reporting.judge_health import judge_health
+from evals_pipeline.reporting.judge_usage import judge_usage
+from evals_pipeline.reporting.labels import HumanLabel
+from evals_pipeline.reporting.rates import (
+    calibration_report,
+    decisions,
+    dimension_rates,
+    match_labels,
+)
+from evals_pipeline.reporting.trials import agent_repeated_trials
+
+DEFAULT_BOOTSTRAP_SEED = 12345
 
 
 def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
@@ -74,22 +91,58 @@ def case_failures(grades: list[CaseGrade]) -> list[CaseFailure]:
 
 def build_report(
     suite: str,
-    grades: list[CaseGrade],
+    grades: Sequence[CaseGrade],
     *,
-    agents: list[str],
+    agents: Sequence[str],
     not_run: int = 0,
     run_id: str | None = None,
+    judgments: Sequence[CaseJudgment] = (),
+    pairwise: Sequence[CasePairwise] = (),
+    labels: Sequence[HumanLabel] | None = None,
+    labels_source: str | None = None,
+    bootstrap_seed: int = DEFAULT_BOOTSTRAP_SEED,
+    bootstrap_resamples: int = 10_000,
 ) -> EvalReport:
-    """The report over `grades`, one summary per agent in `agents` order (agents with none too)."""
+    """The report over `grades`, one summary per agent in `agents` order (agents with none too).
+
+    `judgments` add corrected rates per dimension, failure attribution and judge health;
+    `pairwise` adds win rates and position bias to the comparisons; `labels` (the calibration
+    file, see `load_labels`; None when there is none, `labels_source` its path for the report)
+    calibrate the rates. Every paired bootstrap uses `bootstrap_seed`, which the report records.
+    """
+    grades = list(grades)
     by_agent: dict[str, list[CaseGrade]] = defaultdict(list)
     for grade in grades:
         by_agent[grade.agent].append(grade)
-    ordered = list(agents) + sorted(set(by_agent) - set(agents))
+    judged = {j.agent for j in judgments}
+    ordered = list(agents) + sorted((set(by_agent) | judged) - set(agents))
+    calibration = match = None
+    if labels is not None:
+        match = match_labels(labels, decisions(judgments))
+        calibration = calibration_report(labels, match, source=labels_source)
+    health = judge_health(judgments, pairwise, match)
+    compared = comparisons(
+        grades, pairwise, ordered, health, seed=bootstrap_seed, n_resamples=bootstrap_resamples
+    )
+    bias = None
+    if any(case.pairs for case in pairwise):
+        bias = any(c.position_bias_detected for c in compared) or any(
+            h.bias_detected for h in health
+        )
     return EvalReport(
         suite=suite,
         created_ms=now_ms(),
         run_id=run_id,
-        agents=[summarize_agent(a, by_agent[a]) for a in ordered],
+        agents=[summarize_agent(a, by_agent[a]) for a in ordered if a in by_agent or a in agents],
         not_run=not_run,
         failures=case_failures(grades),
+        rates=dimension_rates(judgments, ordered, calibration),
+        calibration=calibration,
+        failure_breakdown=agent_failures(grades, judgments, ordered) if judgments else [],
+        repeated_trials=agent_repeated_trials(grades, ordered),
+        comparisons=compared,
+        position_bias_detected=bias,
+        judge_health=health,
+        judge_usage=judge_usage(grades, judgments, pairwise),
+        bootstrap_seed=bootstrap_seed if any(c.bootstrap for c in compared) else None,
     )

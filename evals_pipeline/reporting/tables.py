@@ -1,13 +1,16 @@
-"""The report's Parquet tables: one row per case x agent, one per case x agent x grader."""
+"""The report's Parquet tables: one row per case x agent, one per case x agent x grader, and for
+judged runs one per trial dimension and one per pairwise judge reading (docs/storage.md)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import pyarrow as pa
 
 from evals_pipeline.models.events import MILESTONE_NAMES
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 
 CASES_SCHEMA = pa.schema(
     [
@@ -49,6 +52,53 @@ GRADERS_SCHEMA = pa.schema(
         ("stderr", pa.string()),
         ("assertions_json", pa.string()),
         ("duration_ms", pa.int64()),
+    ]
+)
+
+DIMENSIONS_SCHEMA = pa.schema(
+    [
+        ("suite", pa.string()),
+        ("case_key", pa.string()),
+        ("test_id", pa.string()),
+        ("agent", pa.string()),
+        ("trial", pa.int32()),
+        ("dimension", pa.string()),
+        ("heuristic_score", pa.float64()),
+        ("panel_score", pa.float64()),
+        ("panel_verdict", pa.string()),
+        ("n_votes", pa.int32()),
+        ("n_valid", pa.int32()),
+        ("no_majority", pa.bool_()),
+        ("weight_heuristic", pa.float64()),
+        ("blended_score", pa.float64()),
+        ("passed", pa.bool_()),
+        ("llm_excluded", pa.bool_()),
+        ("failure_primary", pa.string()),
+        ("failure_tier", pa.string()),
+    ]
+)
+
+PAIRWISE_SCHEMA = pa.schema(
+    [
+        ("suite", pa.string()),
+        ("case_key", pa.string()),
+        ("test_id", pa.string()),
+        ("agent_a", pa.string()),
+        ("agent_b", pa.string()),
+        ("seed", pa.int64()),
+        ("winner", pa.string()),
+        ("dimension", pa.string()),
+        ("verdict", pa.string()),
+        ("bias_detected", pa.bool_()),
+        ("judge", pa.string()),
+        ("judge_model", pa.string()),
+        ("r1", pa.string()),
+        ("r2", pa.string()),
+        ("w1", pa.string()),
+        ("w2", pa.string()),
+        ("consistent", pa.bool_()),
+        ("position_following", pa.bool_()),
+        ("vote", pa.string()),
     ]
 )
 
@@ -109,3 +159,57 @@ def graders_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
         for r in t.graders
     ]
     return pa.Table.from_pylist(rows, schema=GRADERS_SCHEMA)
+
+
+def dimensions_table(suite: str, judgments: Sequence[CaseJudgment]) -> pa.Table:
+    """One row per (case, agent, trial, dimension) that was judged, with its failure class."""
+    rows = [
+        {
+            "suite": suite,
+            "case_key": j.case_key,
+            "test_id": j.test_id,
+            "agent": j.agent,
+            "trial": t.trial,
+            "dimension": d.dimension,
+            "heuristic_score": d.heuristic_score,
+            "panel_score": d.panel_score,
+            "panel_verdict": d.panel_verdict,
+            "n_votes": len(d.votes),
+            "n_valid": d.n_valid,
+            "no_majority": d.no_majority,
+            "weight_heuristic": d.weight_heuristic,
+            "blended_score": d.blended_score,
+            "passed": d.passed,
+            "llm_excluded": d.llm_excluded,
+            "failure_primary": t.failure.primary if t.failure else None,
+            "failure_tier": t.failure.tier if t.failure else None,
+        }
+        for j in judgments
+        for t in j.trials
+        for d in t.dimensions
+    ]
+    return pa.Table.from_pylist(rows, schema=DIMENSIONS_SCHEMA)
+
+
+def pairwise_table(suite: str, pairwise: Sequence[CasePairwise]) -> pa.Table:
+    """One row per (case, pair, dimension or `overall`, judge reading)."""
+    rows = [
+        {
+            "suite": suite,
+            "case_key": p.case_key,
+            "test_id": p.test_id,
+            "agent_a": p.agent_a,
+            "agent_b": p.agent_b,
+            "seed": p.seed,
+            "winner": p.winner,
+            "dimension": d.dimension,
+            "verdict": d.verdict,
+            "bias_detected": d.bias_detected,
+            **r.model_dump(),
+        }
+        for case in pairwise
+        for p in case.pairs
+        for d in (p.overall, *p.per_dimension)
+        for r in d.readings
+    ]
+    return pa.Table.from_pylist(rows, schema=PAIRWISE_SCHEMA)

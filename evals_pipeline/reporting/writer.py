@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.reporting.markdown import render_markdown
 from evals_pipeline.reporting.results_jsonl import render_results_jsonl
-from evals_pipeline.reporting.tables import cases_table, graders_table
+from evals_pipeline.reporting.tables import (
+    cases_table,
+    dimensions_table,
+    graders_table,
+    pairwise_table,
+)
 
 
 @dataclass(frozen=True)
@@ -22,10 +29,23 @@ class ReportFiles:
     graders_parquet: Path
     results_jsonl: Path
     report_json: Path
+    dimensions_parquet: Path | None = None
+    pairwise_parquet: Path | None = None
 
 
-def write_report(report: EvalReport, grades: list[CaseGrade], folder: Path) -> ReportFiles:
-    """Write the Markdown summary, both Parquet tables, results.jsonl and report.json."""
+def write_report(
+    report: EvalReport,
+    grades: Sequence[CaseGrade],
+    folder: Path,
+    *,
+    judgments: Sequence[CaseJudgment] = (),
+    pairwise: Sequence[CasePairwise] = (),
+) -> ReportFiles:
+    """Write the Markdown summary, the Parquet tables, results.jsonl and report.json.
+
+    `dimensions.parquet` and `pairwise.parquet` are written only when the judgments or the
+    pairwise verdicts give them rows; their paths are None otherwise.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     files = ReportFiles(
         folder=folder,
@@ -41,4 +61,16 @@ def write_report(report: EvalReport, grades: list[CaseGrade], folder: Path) -> R
     pq.write_table(graders_table(report.suite, ordered), files.graders_parquet, compression="zstd")
     files.results_jsonl.write_text(render_results_jsonl(report.suite, ordered, report.created_ms))
     files.report_json.write_text(report.model_dump_json(indent=2))
+    dimensions = dimensions_table(
+        report.suite, sorted(judgments, key=lambda j: (j.agent, j.test_id))
+    )
+    if dimensions.num_rows:
+        path = folder / "dimensions.parquet"
+        pq.write_table(dimensions, path, compression="zstd")
+        files = replace(files, dimensions_parquet=path)
+    pairs = pairwise_table(report.suite, sorted(pairwise, key=lambda p: p.case_key))
+    if pairs.num_rows:
+        path = folder / "pairwise.parquet"
+        pq.write_table(pairs, path, compression="zstd")
+        files = replace(files, pairwise_parquet=path)
     return files

@@ -6,21 +6,18 @@ the key is not a typo: it is a feature that is missing here.
 
 from __future__ import annotations
 
-LLM_ASSERTION_TYPES: frozenset[str] = frozenset(
-    {
-        "llm-grader",
-        "llm-judge",
-        "llm-rubric",
-        "agent-rubric",
-        "agent-judge",
-        "rubric",
-        "rubrics",
-    }
-)
-"""Grader types that need an LLM; LLM graders come in a later release."""
+LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "agent-judge"})
+"""LLM grader types evals-pipeline does not implement (AgentV 5.x's promptfoo-style rubric and its
+agent graders); llm-grader and rubrics cover the same ground."""
 
-RENAMED_ASSERTION_TYPES: dict[str, str] = {"code-judge": "code-grader", "script": "code-grader"}
-"""Old names AgentV 4.42.4 skips with a warning; here they are errors with the new name."""
+RENAMED_ASSERTION_TYPES: dict[str, str] = {
+    "code-judge": "code-grader",
+    "script": "code-grader",
+    "llm-judge": "llm-grader",
+    "rubric": "rubrics",
+}
+"""Old names AgentV 4.42.4 skips with a warning (or accepts as deprecated, `rubric`); here they
+are errors naming the new type."""
 
 UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset(
     {"composite", "include", "skill-trigger", "execution-metrics", "inline-assert"}
@@ -86,6 +83,9 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
     "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
     "CodeGraderAssertion": frozenset(),
+    "LlmGraderAssertion": frozenset({"max_steps", "preprocessors"}),
+    "RubricsAssertion": frozenset({"max_steps", "preprocessors"}),
+    "RubricItem": frozenset({"operator", "score_ranges"}),
     "ClaudeCodeTarget": frozenset(
         {"cwd", "system_prompt", "max_budget_usd", "bypass_permissions", "log_dir", "log_format"}
     ),

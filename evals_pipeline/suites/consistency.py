@@ -1,16 +1,24 @@
-"""Checks across a suite's parts: unique test keys, well-formed tool calls, gradable tests."""
+"""Checks across a suite's parts: unique test keys, well-formed tool calls, gradable tests, and
+LLM graders that can reach a model."""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion, LlmGraderBase
 from evals_pipeline.models.messages import ToolCall
-from evals_pipeline.models.suite import EvalSuite, MessageSpec
+from evals_pipeline.models.suite import EvalSuite, MessageSpec, TestSpec
+from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
 from evals_pipeline.suites.errors import SuiteIssue
+from evals_pipeline.suites.paths import absolute
 from evals_pipeline.suites.slugs import slugify
-from evals_pipeline.suites.yaml_positions import YamlDocument
+from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 
 def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
@@ -90,24 +98,213 @@ def malformed_tool_calls(suite: EvalSuite, doc: YamlDocument) -> list[SuiteIssue
     return issues
 
 
-def ungradable_tests(suite: EvalSuite, doc: YamlDocument) -> list[SuiteIssue]:
-    """Warnings for tests with no assertion at all: nothing can give them a score."""
+def ungradable_tests(
+    suite: EvalSuite,
+    doc: YamlDocument,
+    targets: Mapping[str, TargetSpec] | None = None,
+    default_agents: Sequence[str] = (),
+    judges: Mapping[str, LlmTargetSpec] | None = None,
+) -> list[SuiteIssue]:
+    """Warnings for tests with no assertion that no implicit llm-grader can judge either.
+
+    A test without assertions is judged on its criteria (and expected output) by an implicit
+    llm-grader when its agent has a grader target. Without `targets` and `judges` the grader
+    targets are unknown, and every test without assertions is reported.
+    """
     warnings: list[SuiteIssue] = []
     for index, test in enumerate(suite.tests):
-        skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
-        if test.assertions or (suite.assertions and not skip):
+        if _assertions_of(suite, test):
             continue
+        gradable = bool(test.criteria or test.expected_output)
+        if gradable and targets is not None and judges is not None:
+            agents = _agents_of(test, default_agents)
+            if agents and all(
+                agent in targets and grader_target_of(targets[agent], suite, judges)
+                for agent in agents
+            ):
+                continue  # the implicit llm-grader judges it
         mark = doc.positions.key(("tests", index))
-        criteria = (
-            " (criteria alone needs an LLM grader, not supported yet)" if test.criteria else ""
-        )
-        warnings.append(
-            SuiteIssue(
-                doc.file,
-                mark.line,
-                mark.column,
-                f"test '{test.id}' has no assertions{criteria}",
-                "add an assertion, e.g. a contains check or a code-grader",
+        if gradable:
+            message = (
+                f"test '{test.id}' has no assertions, and its criteria are judged by an "
+                "llm-grader only when its agent has a grader target"
             )
-        )
+            fix = (
+                "add grader_target: <llm target> to the agent target (or a judging: panel), or "
+                "add an assertion, e.g. a contains check or a code-grader"
+            )
+        else:
+            message = f"test '{test.id}' has no assertions and no criteria"
+            fix = "add an assertion (e.g. a contains check or a code-grader), or criteria"
+        warnings.append(SuiteIssue(doc.file, mark.line, mark.column, message, fix))
     return warnings
+
+
+# --- LLM graders --------------------------------------------------------------------------------
+
+
+def grader_target_of(
+    target: TargetSpec, suite: EvalSuite, judges: Mapping[str, LlmTargetSpec]
+) -> str | None:
+    """The LLM target that judges an agent's llm-graders, by the first rule that gives one.
+
+    The agent target's `grader_target`; else the first judge of the suite's `judging.panel`;
+    else the only LLM target, when exactly one is defined; else None.
+    """
+    if target.grader_target:
+        return target.grader_target
+    if suite.judging is not None and suite.judging.panel:
+        return suite.judging.panel[0]
+    if len(judges) == 1:
+        return next(iter(judges))
+    return None
+
+
+@dataclass(frozen=True)
+class GraderProblem:
+    """An issue not yet placed in the file: the data path it is about, what, and the fix."""
+
+    path: DataPath
+    message: str
+    fix: str
+
+    def at(self, doc: YamlDocument) -> SuiteIssue:
+        mark = doc.positions.value(self.path)
+        return SuiteIssue(doc.file, mark.line, mark.column, self.message, self.fix)
+
+
+def llm_grader_issues(
+    suite: EvalSuite,
+    doc: YamlDocument,
+    targets: Mapping[str, TargetSpec],
+    default_agents: Sequence[str],
+    judges: Mapping[str, LlmTargetSpec],
+) -> list[SuiteIssue]:
+    """LLM graders that cannot run: an unknown target, no grader target, a missing prompt file.
+
+    Also code graders using the target proxy (`target: true`) without a grader target.
+    """
+    base_dir = Path(doc.file).parent
+    problems = grader_problems(suite, base_dir, targets, default_agents, judges)
+    return [problem.at(doc) for problem in problems]
+
+
+def grader_problems(
+    suite: EvalSuite,
+    base_dir: Path,
+    targets: Mapping[str, TargetSpec],
+    default_agents: Sequence[str],
+    judges: Mapping[str, LlmTargetSpec],
+) -> list[GraderProblem]:
+    """`llm_grader_issues` before positions are looked up (they need the parsed document)."""
+    checker = _GraderChecker(suite, base_dir, targets, judges)
+    suite_agents: list[str] = []
+    for index, test in enumerate(suite.tests):
+        agents = _agents_of(test, default_agents)
+        checker.assertions(test.assertions, ("tests", index, "assertions"), agents)
+        skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
+        if not skip:
+            suite_agents += [a for a in agents if a not in suite_agents]
+    checker.assertions(suite.assertions, ("assertions",), suite_agents)
+    return list(dict.fromkeys(checker.problems))
+
+
+class _GraderChecker:
+    def __init__(
+        self,
+        suite: EvalSuite,
+        base_dir: Path,
+        targets: Mapping[str, TargetSpec],
+        judges: Mapping[str, LlmTargetSpec],
+    ) -> None:
+        self.suite = suite
+        self.base_dir = base_dir
+        self.targets = targets
+        self.judges = judges
+        self.problems: list[GraderProblem] = []
+
+    def assertions(
+        self, assertions: list[AssertionSpec], path: DataPath, agents: Sequence[str]
+    ) -> None:
+        for index, assertion in enumerate(assertions):
+            at = (*path, index)
+            if isinstance(assertion, LlmGraderBase):
+                self.llm_grader(assertion, at, agents)
+            elif isinstance(assertion, CodeGraderAssertion) and assertion.proxy_max_calls:
+                self.needs_grader_target(
+                    at, agents, "target", f"the target proxy of '{assertion.display_name()}'"
+                )
+
+    def llm_grader(self, grader: LlmGraderBase, at: DataPath, agents: Sequence[str]) -> None:
+        if grader.prompt_file is not None:
+            file = absolute(grader.prompt_file, self.base_dir)
+            if not file.is_file():
+                self.problems.append(
+                    GraderProblem(
+                        (*at, "prompt"),
+                        f"prompt file '{grader.prompt_file}' not found",
+                        f"looked for {file}; create it or correct the path (relative to the "
+                        "eval file's folder)",
+                    )
+                )
+        if grader.target is None:
+            self.needs_grader_target(at, agents, None, f"'{grader.display_name()}'")
+        elif grader.target not in self.judges:
+            self.problems.append(self.unknown_target(grader.target, (*at, "target")))
+
+    def needs_grader_target(
+        self, at: DataPath, agents: Sequence[str], key: str | None, what: str
+    ) -> None:
+        for agent in agents:
+            target = self.targets.get(agent)
+            if target is None or grader_target_of(target, self.suite, self.judges):
+                continue
+            defined = ", ".join(self.judges)
+            self.problems.append(
+                GraderProblem(
+                    (*at, key) if key else at,
+                    f"{what} has no grader target: agent target '{target.name}' has no "
+                    "grader_target"
+                    + (f" and the suite defines several LLM targets ({defined})" if defined else "")
+                    + ("" if defined else " and the suite defines no LLM target"),
+                    f"add grader_target: {next(iter(self.judges), '<llm target>')} to the agent "
+                    f"target '{target.name}', or target: to the assertion"
+                    + (
+                        ""
+                        if defined
+                        else "; define an LLM target (provider: anthropic or openai, model: ...)"
+                    ),
+                )
+            )
+
+    def unknown_target(self, name: str, at: DataPath) -> GraderProblem:
+        defined = ", ".join(self.judges) or "none"
+        if any(t.name == name for t in self.targets.values()):
+            return GraderProblem(
+                at,
+                f"llm-grader target '{name}' is an agent, not an LLM target (LLM targets: "
+                f"{defined})",
+                "name a target with provider: anthropic or openai",
+            )
+        close = difflib.get_close_matches(name, list(self.judges), n=1, cutoff=0.6)
+        return GraderProblem(
+            at,
+            f"llm-grader target '{name}' is not defined (LLM targets: {defined})",
+            f"did you mean '{close[0]}'?"
+            if close
+            else "define it under targets: with provider: anthropic or openai and a model",
+        )
+
+
+def _assertions_of(suite: EvalSuite, test: TestSpec) -> list[AssertionSpec]:
+    skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
+    return [*test.assertions, *([] if skip else suite.assertions)]
+
+
+def _agents_of(test: TestSpec, default_agents: Sequence[str]) -> list[str]:
+    if test.execution and test.execution.target:
+        try:
+            return [slugify(test.execution.target)]
+        except ValueError:
+            return []
+    return list(default_agents)

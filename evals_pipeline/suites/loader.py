@@ -15,6 +15,7 @@ from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
 from evals_pipeline.suites.aliases import rewrite_suite_aliases
 from evals_pipeline.suites.consistency import (
     duplicate_test_ids,
+    llm_grader_issues,
     malformed_tool_calls,
     ungradable_tests,
 )
@@ -116,6 +117,9 @@ def load_suite(path: str | Path) -> LoadedSuite:
         selection = select_targets(suite, doc, catalog)
         issues += selection.issues
         issues += judging_issues(suite, doc, selection.judges)
+        issues += llm_grader_issues(
+            suite, doc, selection.targets, selection.default_agents, selection.judges
+        )
     elif not targets_unreadable:
         issues.append(no_targets_issue(doc))
     issues += malformed_tool_calls(suite, doc)
@@ -132,7 +136,11 @@ def load_suite(path: str | Path) -> LoadedSuite:
         judges=selection.judges,
         targets_file=targets_file,
         warnings=sorted(
-            warnings + ungradable_tests(suite, doc), key=lambda w: (w.file, w.line, w.column)
+            warnings
+            + ungradable_tests(
+                suite, doc, selection.targets, selection.default_agents, selection.judges
+            ),
+            key=lambda w: (w.file, w.line, w.column),
         ),
     )
 

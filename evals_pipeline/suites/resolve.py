@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
-from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
+from evals_pipeline.models.assertions import (
+    PROMPT_FILE_PREFIX,
+    AssertionSpec,
+    CodeGraderAssertion,
+    LlmGraderAssertion,
+    LlmGraderBase,
+)
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.suite import HookSpec, HooksSpec, TestSpec, WorkspaceSpec
+from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline.models.workspace import (
     DEFAULT_SETUP_TIMEOUT_MS,
     DEFAULT_TEARDOWN_TIMEOUT_MS,
@@ -16,12 +24,15 @@ from evals_pipeline.models.workspace import (
     ResolvedWorkspace,
     is_remote,
 )
+from evals_pipeline.suites.aliases import rewrite_suite_aliases
+from evals_pipeline.suites.consistency import grader_problems, grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.loader import LoadedSuite
 from evals_pipeline.suites.messages import MessageBuilder
 from evals_pipeline.suites.paths import absolute
 from evals_pipeline.suites.prompt import render_prompt
 from evals_pipeline.suites.slugs import slugify
+from evals_pipeline.suites.yaml_positions import read_yaml_file
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
 
@@ -30,8 +41,11 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
     """One ResolvedCase per (test, agent) pair the suite runs, in suite order.
 
     A test with its own `execution.target` runs only on that target; `agents` (agent slugs or
-    target names) keeps only those agents and must name agents the suite has.
+    target names) keeps only those agents and must name agents the suite has. Each case gets
+    its grader target and the LLM targets its graders use; a test without assertions gets the
+    implicit llm-grader over its criteria when a grader target resolves.
     """
+    _check_graders(loaded)
     wanted = _wanted_agents(loaded, agents)
     suite = loaded.suite
     base = loaded.base_dir
@@ -50,6 +64,10 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
         test_threshold = test.execution.threshold if test.execution else None
         for agent in test_agents:
             target = loaded.targets[agent]
+            grader_target = grader_target_of(target, suite, loaded.judges)
+            assertions = _assertions(loaded, test)
+            if not assertions and grader_target and (test.criteria or test.expected_output):
+                assertions = [LlmGraderAssertion(type="llm-grader")]  # AgentV's implicit grader
             cases.append(
                 ResolvedCase(
                     suite=loaded.slug,
@@ -63,7 +81,7 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                     input_files=[str(builder.find_file(value)) for value in files],
                     criteria=test.criteria,
                     expected_output=builder.expand(test.expected_output, "assistant"),
-                    assertions=_assertions(loaded, test),
+                    assertions=assertions,
                     metadata=test.metadata,
                     threshold=(
                         test_threshold if test_threshold is not None else suite.execution.threshold
@@ -76,9 +94,50 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                     ),
                     workspace=workspace,
                     base_dir=str(base),
+                    grader_target=grader_target,
+                    llm_targets=_llm_targets(assertions, grader_target, loaded.judges),
                 )
             )
     return cases
+
+
+def _check_graders(loaded: LoadedSuite) -> None:
+    """Raise the LLM-grader problems (load_suite reports them too, when it checks graders)."""
+    problems = grader_problems(
+        loaded.suite, loaded.base_dir, loaded.targets, loaded.default_agents, loaded.judges
+    )
+    if not problems:
+        return
+    doc = read_yaml_file(loaded.path)
+    rewrite_suite_aliases(doc)  # so positions follow renamed keys, as when the suite loaded
+    raise SuiteError([problem.at(doc) for problem in problems])
+
+
+def _llm_targets(
+    assertions: list[AssertionSpec],
+    grader_target: str | None,
+    judges: Mapping[str, LlmTargetSpec],
+) -> dict[str, LlmTargetSpec]:
+    """The LLM targets the case's graders call, by client key (`name@model` for an override).
+
+    A code grader with the target proxy may ask any LLM target, so it brings all of them.
+    """
+    needed: dict[str, LlmTargetSpec] = {}
+    for assertion in assertions:
+        if isinstance(assertion, CodeGraderAssertion) and assertion.proxy_max_calls:
+            needed.update(judges)
+    for assertion in assertions:
+        if not isinstance(assertion, LlmGraderBase):
+            continue
+        name = assertion.target or grader_target
+        key = assertion.client_key(grader_target)
+        if name is None or key is None or name not in judges:
+            continue
+        spec = judges[name]
+        if assertion.model:
+            spec = spec.model_copy(update={"model": assertion.model, "name": key})
+        needed[key] = spec
+    return needed
 
 
 def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace | None:
@@ -157,8 +216,12 @@ def _assertions(loaded: LoadedSuite, test: TestSpec) -> list[AssertionSpec]:
 
 
 def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpec:
-    # A code grader runs from the eval file's folder unless it says otherwise (AgentV's rule);
-    # made absolute here so the case is self-contained wherever it runs.
+    # A code grader runs from the eval file's folder unless it says otherwise (AgentV's rule),
+    # and a prompt file is relative to it; made absolute here so the case is self-contained
+    # wherever it runs.
+    if isinstance(assertion, LlmGraderBase) and assertion.prompt_file is not None:
+        path = absolute(assertion.prompt_file, base_dir)
+        return assertion.model_copy(update={"prompt": f"{PROMPT_FILE_PREFIX}{path}"})
     if not isinstance(assertion, CodeGraderAssertion):
         return assertion
     cwd = absolute(assertion.cwd, base_dir) if assertion.cwd else base_dir

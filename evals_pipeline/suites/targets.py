@@ -338,10 +338,23 @@ def no_targets_issue(suite_doc: YamlDocument) -> SuiteIssue:
 def judging_issues(
     suite: EvalSuite, suite_doc: YamlDocument, judges: dict[str, LlmTargetSpec]
 ) -> list[SuiteIssue]:
-    """Panel members of `judging:` that are not LLM targets."""
+    """Panel members of `judging:` that are not LLM targets, and a missing calibration file."""
     if suite.judging is None:
         return []
     issues: list[SuiteIssue] = []
+    calibration = suite.judging.calibration
+    if calibration and not absolute(calibration, Path(suite_doc.file).parent).is_file():
+        mark = suite_doc.positions.value(("judging", "calibration"))
+        issues.append(
+            SuiteIssue(
+                suite_doc.file,
+                mark.line,
+                mark.column,
+                f"calibration file '{calibration}' not found",
+                "give a CSV, JSONL or YAML file of human labels, relative to the eval file "
+                "(see docs/judging.md)",
+            )
+        )
     for index, name in enumerate(suite.judging.panel):
         if name in judges:
             continue

@@ -34,10 +34,10 @@ from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
+RUBRIC_FIX = "write it as '- type: rubrics' with 'criteria: [\"<the sentence>\"]'"
 LLM_GRADER_FIX = (
-    "use a code-grader (a script that checks the answer, e.g. type: code-grader with "
-    "command: [python3, graders/check.py]) or a deterministic assertion such as contains, "
-    "regex or is-json"
+    "use type: llm-grader (with a prompt, or rubrics: [...]) or type: rubrics (with "
+    "criteria: [...]); both run on the agent target's grader_target"
 )
 
 # Error types that only say "this value is not of type X": one per failed union branch.
@@ -78,6 +78,8 @@ _EXAMPLES: dict[str, str] = {
     "role": "user",
     "fields": "[{path: answer.total}]",
     "type": "contains",
+    "criteria": "[The answer is polite]",
+    "outcome": "The answer is polite",
 }
 
 
@@ -205,9 +207,9 @@ class _Describer:
         if _in_assertion_list(path) and isinstance(value, str):
             return self.issue(
                 path,
-                f"{self.where(path)} is a plain sentence, which AgentV grades with an LLM "
-                "rubric; LLM graders are not supported yet (coming in a later release)",
-                LLM_GRADER_FIX,
+                f"{self.where(path)} is a plain sentence; an assertion must be a mapping with "
+                "a 'type'",
+                RUBRIC_FIX.replace("<the sentence>", value.replace('"', "'")),
             )
         if _in_assertion_list(path) or _in_target_list(path):
             return self.issue(
@@ -284,6 +286,14 @@ class _Describer:
                 f"{where} does not match the pattern {ctx.get('pattern')}",
                 f"change {where} to match {ctx.get('pattern')}",
             )
+        if path[-1:] == ("prompt",) and isinstance(value, dict):
+            return self.issue(
+                path,
+                f"{where}: executable prompt templates ({{command: [...]}}) are not supported",
+                "write the prompt inline, or as prompt: file://prompts/grader.md (relative to "
+                "the eval file); {{input}}, {{output}}, {{criteria}} and the other variables "
+                "are filled in",
+            )
         message = re.sub(r"^(Value|Assertion) error, ", "", error["msg"])
         return self.issue(path, f"{where}: {message}", f"correct {where}")
 
@@ -344,11 +354,12 @@ class _Describer:
                 "write the assertion out in full",
             )
         if isinstance(value, dict) and ("rubrics" in value or "criteria" in value):
+            key = "criteria" if "criteria" in value else "rubrics"
+            kind = "rubrics" if key == "criteria" else "llm-grader"
             return self.issue(
                 path,
-                f"{where} looks like an LLM rubric; LLM graders are not supported yet "
-                "(coming in a later release)",
-                LLM_GRADER_FIX,
+                f"{where} looks like an LLM rubric but has no 'type'",
+                f"add 'type: {kind}' (it checks each item of '{key}' with an LLM)",
             )
         return self.issue(
             path,
@@ -361,9 +372,13 @@ def _assertion_type_problem(tag: str) -> tuple[str, str]:
     """Message and fix for an assertion type that is not one of ASSERTION_TYPES."""
     if tag in LLM_ASSERTION_TYPES:
         return (
-            f"assertion type '{tag}' needs an LLM grader; LLM graders are not supported yet "
-            "(coming in a later release)",
+            f"assertion type '{tag}' is not supported by evals-pipeline",
             LLM_GRADER_FIX,
+        )
+    if tag == "rubric":
+        return (
+            "assertion type 'rubric' was renamed to 'rubrics'",
+            "write type: rubrics and rename its 'rubrics:' list to 'criteria:'",
         )
     if tag in RENAMED_ASSERTION_TYPES:
         new = RENAMED_ASSERTION_TYPES[tag]

@@ -126,3 +126,27 @@ def test_cases_table_has_the_milestones(outcome: tuple[SuiteRun, Path]) -> None:
     assert passed["first_test_pass_ms"].notna().all()
     assert cases[cases["test_id"] == "mean"]["first_test_pass_ms"].isna().all()
     assert {json.dumps({"Write": 1, "Bash": 1})} == set(cases["tool_calls_json"])
+
+
+def test_the_scripted_panel_judges_every_trial_and_ties_the_agents(
+    outcome: tuple[SuiteRun, Path],
+) -> None:
+    report = outcome[0].report
+    rates = {(r.agent, r.dimension): r for r in report.rates}
+    for agent in AGENTS:
+        # Two of three tasks are right; `mean` fails correctness and verification on every
+        # judge (floor division; the failing test run), grounded in the diff and transcript.
+        assert rates[(agent, "correctness")].observed_rate == pytest.approx(2 / 3)
+        assert rates[(agent, "verification")].observed_rate == pytest.approx(2 / 3)
+        assert rates[(agent, "codeQuality")].observed_rate == 1.0
+        assert rates[(agent, "correctness")].correction_valid is False  # no labels here
+    health = {h.judge: h for h in report.judge_health}
+    assert set(health) == {"judge-anthropic", "judge-openai", "judge-responses"}
+    # every vote was grounded: verification PASS quotes a test run made after the last edit
+    assert all(h.invalid == 0 and h.votes == 45 for h in health.values())
+    assert report.position_bias_detected is False
+    breakdown = {b.agent: b for b in report.failure_breakdown}
+    assert all(
+        breakdown[a].breakdown.by_category["incorrect_implementation"].count == 1 for a in AGENTS
+    )
+    assert report.judge_usage is not None and report.judge_usage.total.calls == 3 * 45 + 54

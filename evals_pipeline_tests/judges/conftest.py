@@ -15,6 +15,9 @@ from evals_pipeline.models.grade import GraderResult, TrialGrade
 from evals_pipeline.models.messages import Message, final_answer
 from evals_pipeline.models.session import Session
 from evals_pipeline.storage.messages import write_messages
+from evals_pipeline_tests.llm.conftest import scripted
+
+__all__ = ["scripted"]  # the scripted judge servers, shared with the LLM client tests
 
 CaseFactory = Callable[..., ResolvedCase]
 SessionFactory = Callable[..., Session]

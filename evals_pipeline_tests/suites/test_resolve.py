@@ -439,8 +439,10 @@ def test_a_test_without_assertions_warns(project: Project) -> None:
     warning = only(loaded.warnings)
     assert warning.line == 2
     assert warning.message == (
-        "test 'a' has no assertions (criteria alone needs an LLM grader, not supported yet)"
+        "test 'a' has no assertions, and its criteria are judged by an llm-grader only when its "
+        "agent has a grader target"
     )
+    assert warning.fix.startswith("add grader_target: <llm target> to the agent target")
 
 
 def test_legacy_execution_graders_append_to_suite_assertions(project: Project) -> None:

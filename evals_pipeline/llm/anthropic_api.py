@@ -1,0 +1,47 @@
+"""Anthropic's Messages API through the official `anthropic` SDK."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, ClassVar
+
+import anthropic
+
+from evals_pipeline.llm.client import LlmRequest
+from evals_pipeline.llm.sdk import SdkAnswer, SdkClient, Settings
+
+
+class AnthropicClient(SdkClient):
+    """An `anthropic` target: `messages.create` with the system prompt kept apart.
+
+    The target's `temperature` is not sent: the SDK (2.x) and its API version have no sampling
+    parameters any more, and the API refuses them.
+    """
+
+    provider: ClassVar[str] = "anthropic"
+    key_variable: ClassVar[str] = "ANTHROPIC_API_KEY"
+    sdk: ClassVar[ModuleType] = anthropic
+
+    def _make_client(self, api_key: str) -> anthropic.Anthropic:
+        return anthropic.Anthropic(**self._sdk_options(api_key))
+
+    def _send(self, request: LlmRequest, settings: Settings) -> SdkAnswer:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "max_tokens": settings.max_output_tokens,
+        }
+        if request.system:
+            params["system"] = request.system
+        message = self._client.messages.create(**params)
+        usage = message.usage
+        cache_read = usage.cache_read_input_tokens or 0
+        cache_write = usage.cache_creation_input_tokens or 0
+        return SdkAnswer(
+            text="".join(block.text for block in message.content if block.type == "text"),
+            model=message.model,
+            # Anthropic counts cached prompt tokens apart; the reply's input is the whole prompt.
+            input_tokens=usage.input_tokens + cache_read + cache_write,
+            output_tokens=usage.output_tokens,
+            cached_input_tokens=cache_read,
+        )

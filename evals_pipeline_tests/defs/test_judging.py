@@ -1,0 +1,223 @@
+"""The judge layer through the real Dagster graph: three scripted judges over real HTTP (one per
+SDK API), one of them position-biased and fabricating its evidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from evals_pipeline.defs.suite_run import run_suite
+from evals_pipeline.models.judging import CaseJudgment
+from evals_pipeline.statistics import corrected_rate
+from evals_pipeline.suites import load_suite
+
+DIMENSIONS = ["correctness", "completeness", "codeQuality", "minimalDiff", "verification"]
+GOOD, BAD = "The answer is 42.", "The answer is 41."
+
+
+def _verdict(verdict: str, quote: str, claim: str) -> dict[str, str]:
+    reply = {"evidence": [{"quote": quote, "claim": claim}], "verdict": verdict}
+    return {"text": json.dumps({**reply, "confidence": 0.9, "critique": claim})}
+
+
+def _pairwise(slot: str) -> dict[str, str]:
+    reply = {
+        "evidence": [{"quote": "What is 6 times 7?", "claim": "the task asks for 42"}],
+        "overall": slot,
+        "per_dimension": dict.fromkeys(DIMENSIONS, slot),
+        "confidence": 0.8,
+    }
+    return {"text": json.dumps(reply)}
+
+
+# A fair judge: grounded quotes, prefers the right answer whichever slot it is in.
+CONSISTENT = {
+    "rules": [
+        {
+            "when": {
+                "contains": "You compare two coding agents",
+                "regex": r"FIRST answer\n## Final answer\nThe answer is 42",
+            },
+            "turns": [_pairwise("FIRST")],
+        },
+        {"when": {"contains": "You compare two coding agents"}, "turns": [_pairwise("SECOND")]},
+        {
+            "when": {"contains": "coding agent's work: verification."},
+            "turns": [_verdict("FAIL", "(no file changes)", "nothing was run or verified")],
+        },
+        {
+            "when": {"contains": BAD},
+            "turns": [_verdict("FAIL", BAD, "6 times 7 is not 41")],
+        },
+    ],
+    "turns": [_verdict("PASS", GOOD, "6 times 7 is 42")],
+}
+
+# A biased judge: always the first slot, and quotes that are nowhere in its input.
+BIASED = {
+    "rules": [
+        {"when": {"contains": "You compare two coding agents"}, "turns": [_pairwise("FIRST")]}
+    ],
+    "turns": [_verdict("FAIL", "the agent deleted every test in the repository", "made up")],
+}
+
+
+def _suite(tmp_path: Path, labels: list[dict[str, str]] | None = None) -> Path:
+    (tmp_path / "fair.yaml").write_text(yaml.safe_dump(CONSISTENT))
+    (tmp_path / "biased.yaml").write_text(yaml.safe_dump(BIASED))
+    judging: dict[str, object] = {"panel": ["fair-claude", "fair-gpt", "biased-nano"], "quorum": 2}
+    if labels is not None:
+        (tmp_path / "labels.yaml").write_text(yaml.safe_dump(labels))
+        judging["calibration"] = "labels.yaml"
+    suite = {
+        "name": "judged",
+        "execution": {"targets": ["right", "wrong"], "workers": 2},
+        "targets": [
+            {"name": "right", "provider": "mock", "response": GOOD},
+            {"name": "wrong", "provider": "mock", "response": BAD},
+            {
+                "name": "fair-claude",
+                "provider": "anthropic",
+                "model": "claude-haiku-4-5-20251001",
+                "model_server": {"script": "fair.yaml"},
+                "pricing": {"input": 1, "output": 5},
+            },
+            {
+                "name": "fair-gpt",
+                "provider": "openai",
+                "model": "gpt-5-mini-2025-08-07",
+                "model_server": {"script": "fair.yaml"},
+            },
+            {
+                "name": "biased-nano",
+                "provider": "openai",
+                "api_format": "responses",
+                "model": "gpt-5-nano-2025-08-07",
+                "model_server": {"script": "biased.yaml"},
+            },
+        ],
+        "judging": judging,
+        "tests": [
+            {
+                "id": f"times-{i}",
+                "input": "What is 6 times 7?",
+                "assertions": [{"type": "contains", "value": "42"}],
+            }
+            for i in range(3)
+        ],
+    }
+    path = tmp_path / "judged.eval.yaml"
+    path.write_text(yaml.safe_dump(suite, sort_keys=False))
+    return path
+
+
+def _run(instance: dg.DagsterInstance, path: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    return run_suite(
+        instance,
+        load_suite(path),
+        str(tmp_path / "storage"),
+        agents=["right", "wrong"],
+        case_keys=["times-0", "times-1", "times-2"],
+        echo=lambda _: None,
+    )
+
+
+def test_biased_and_fabricating_judge_is_flagged_and_outvoted(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    outcome = _run(instance, _suite(tmp_path), tmp_path)
+    report = json.loads((outcome.report_folder / "report.json").read_text())
+
+    # Fabricated evidence: the biased judge's votes abstain, the two fair ones decide.
+    event = instance.get_latest_materialization_event(dg.AssetKey(["judged", "judgments"]))
+    assert event is not None
+    judgments = _records(outcome.report_folder.parents[1] / "judgments")
+    right = next(j for j in judgments if j.agent == "right")
+    correctness = next(d for d in right.trials[0].dimensions if d.dimension == "correctness")
+    by_judge = {v.judge_model: v for v in correctness.votes}
+    assert by_judge["gpt-5-nano-2025-08-07"].valid is False
+    assert by_judge["gpt-5-nano-2025-08-07"].retried is True
+    assert correctness.n_valid == 2 and correctness.panel_verdict == "PASS"
+    # heuristic 1.0 (the contains grader passed) blended with the panel's 1.0
+    assert correctness.blended_score == pytest.approx(1.0) and correctness.passed is True
+    wrong = next(j for j in judgments if j.agent == "wrong")
+    wrong_correctness = next(d for d in wrong.trials[0].dimensions if d.dimension == "correctness")
+    assert wrong_correctness.panel_verdict == "FAIL" and wrong_correctness.passed is False
+    assert wrong.trials[0].failure is not None
+    # A verification PASS needs a test run after the last edit; with none, FAIL.
+    verification = next(d for d in right.trials[0].dimensions if d.dimension == "verification")
+    assert verification.panel_verdict == "FAIL"
+
+    # Position swap: the fair judges agree in both orders, the biased one always says FIRST:
+    # flagged, and its vote is a tie, never a win.
+    pairs = [p for c in _pairwise_records(outcome.report_folder) for p in c["pairs"]]
+    assert len(pairs) == 3
+    for pair in pairs:
+        assert pair["winner"] == "right"
+        assert pair["bias_detected"] is True
+        readings = {r["judge"]: r for r in pair["overall"]["readings"]}
+        assert readings["biased-nano"]["position_following"] is True
+        assert readings["biased-nano"]["vote"] == "TIE"
+        assert readings["fair-claude"]["consistent"] is True
+
+    health = {j["judge"]: j for j in report["judge_health"]}
+    assert health["biased-nano"]["bias_detected"] is True
+    assert health["biased-nano"]["position"]["position_consistency"] == 0.0
+    assert health["fair-claude"]["bias_detected"] is False
+    assert health["biased-nano"]["grounding_failure_rate"] == pytest.approx(1.0)
+    assert report["position_bias_detected"] is True
+
+    # The judges' cost is kept apart from the agents' (mock agents cost nothing).
+    assert all(a["cost_usd"] == 0 for a in report["agents"])
+    assert report["judge_usage"]["total"]["calls"] > 0
+
+    summary = (outcome.report_folder / "summary.md").read_text()
+    assert "## Judged dimensions" in summary and "## Judge health" in summary
+
+
+def test_calibration_labels_give_corrected_rates(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    # Human labels that agree with the panel on right and disagree once on wrong.
+    labels = [
+        {"test_id": f"times-{i}", "agent": agent, "dimension": "correctness", "human_verdict": v}
+        for i in range(3)
+        for agent, v in (("right", "PASS"), ("wrong", "FAIL" if i else "PASS"))
+    ]
+    outcome = _run(instance, _suite(tmp_path, labels), tmp_path)
+    report = json.loads((outcome.report_folder / "report.json").read_text())
+    rates = {(r["agent"], r["dimension"]): r for r in report["rates"]}
+    right = rates[("right", "correctness")]
+    # judge PASS on right 3/3; labels: 3 human PASS judged PASS, 1 human PASS judged FAIL
+    # (wrong, times-0), 2 human FAIL judged FAIL → tp 3/m1 4, tn 2/m0 2.
+    expected = corrected_rate(3, 3, 3, 4, 2, 2, dimension="correctness")
+    for field in ("observed_rate", "corrected_rate", "tpr", "tnr", "ci95_low", "ci95_high", "n"):
+        assert right[field] == pytest.approx(getattr(expected, field)), field
+    assert right["correction_valid"] is True
+    assert rates[("right", "verification")]["correction_valid"] is False  # no labels for it
+    summary = (outcome.report_folder / "summary.md").read_text()
+    assert (
+        f"{expected.corrected_rate:.1%}" in summary or f"{expected.corrected_rate:.3f}" in summary
+    )
+
+
+def _records(folder: Path) -> list[CaseJudgment]:
+    """Every CaseJudgment stored under the judgments asset's folder."""
+    records = []
+    for path in folder.rglob("records.parquet"):
+        for row in pq.read_table(path).to_pylist():
+            records.append(CaseJudgment.model_validate_json(row["record_json"]))
+    return records
+
+
+def _pairwise_records(report_folder: Path) -> list[dict[str, object]]:
+    folder = report_folder.parents[1] / "pairwise_verdicts"
+    rows = [
+        row for path in folder.rglob("records.parquet") for row in pq.read_table(path).to_pylist()
+    ]
+    return [json.loads(row["record_json"]) for row in rows]

@@ -1,0 +1,1 @@
+"""Tests of the LLM client package, over real HTTP against the scripted model server."""

@@ -6,7 +6,6 @@ agents. Pure domain code: clients come in, records go out.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 
 from evals_pipeline.judges.attribution import attribute_failure
+from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.dimension_judge import DimensionVote, judge_dimension
 from evals_pipeline.judges.heuristics import heuristic_scores
 from evals_pipeline.judges.judge_input import build_judge_input, render_work, task_text
@@ -31,41 +31,23 @@ from evals_pipeline.models.judging import (
     FailureClassification,
     TrialJudgment,
 )
-from evals_pipeline.models.messages import Message, final_answer
+from evals_pipeline.models.messages import Message
 from evals_pipeline.models.session import Session
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import ClaudeCodeTarget
 from evals_pipeline.statistics import DEFAULT_WEIGHTS, blend, panel_vote
 from evals_pipeline.storage.events import read_events
-from evals_pipeline.storage.messages import read_messages
 
 PARALLEL_CALLS = 8
 
 
-class TrialView:
-    """One session's heavy fields, read once and only when needed."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
+class TrialView(GradingContext):
+    """One trial as graders see it (messages, final answer), plus its canonical events."""
 
     @cached_property
     def events(self) -> list[EnrichedEvent]:
         path = self.session.events_path
         return read_events(path) if path and Path(path).exists() else []
-
-    @cached_property
-    def messages(self) -> list[Message]:
-        path = self.session.messages_path
-        return read_messages(path) if path and Path(path).exists() else []
-
-    @cached_property
-    def final_answer(self) -> str:
-        if self.session.output is not None:
-            return self.session.output
-        if self.session.output_path:
-            text: str = json.loads(Path(self.session.output_path).read_text(encoding="utf-8"))
-            return text
-        return final_answer(self.messages)
 
     def transcript_messages(self) -> list[Message]:
         # Agent CLIs have events; messages are the transcript only for cli/mock/replay agents.
@@ -118,7 +100,7 @@ def judge_trial(
     panel: Panel | None,
 ) -> tuple[TrialJudgment, LlmUsage]:
     """One trial's dimensions and failure attribution, and what the judge calls cost."""
-    view = TrialView(session)
+    view = TrialView(case, session)
     failure = _attribution(case, view, trial_grade)
     if session.status != "ok" or trial_grade is None:
         return TrialJudgment(trial=session.trial, judged=False, failure=failure), LlmUsage()
@@ -128,7 +110,7 @@ def judge_trial(
         trial=trial_grade,
         events=view.events,
         diff=session.file_changes,
-        final_answer=view.final_answer,
+        final_answer=view.output,
         task=task_text(case),
     )
     votes: dict[Dimension, list[DimensionVote]] = {d: [] for d in dimensions}
@@ -136,7 +118,7 @@ def judge_trial(
     if panel and panel.judges:
         judge_input = build_judge_input(
             case,
-            final_answer=view.final_answer,
+            final_answer=view.output,
             diff=session.file_changes,
             events=view.events,
             messages=view.transcript_messages(),
@@ -222,7 +204,8 @@ def compare_agents(
     case = cases[0]
     budget = panel.spec.max_input_chars // 2
     contestants = {
-        agent: Contestant(agent, _work(session, budget)) for agent, session in by_agent.items()
+        agent: Contestant(agent, _work(case, session, budget))
+        for agent, session in by_agent.items()
     }
     task = task_text(case)
     pairs = []
@@ -243,10 +226,10 @@ def compare_agents(
     return CasePairwise(case_key=case.case_key, pairs=tuple(pairs))
 
 
-def _work(session: Session, budget: int) -> str:
-    view = TrialView(session)
+def _work(case: ResolvedCase, session: Session, budget: int) -> str:
+    view = TrialView(case, session)
     return render_work(
-        final_answer=view.final_answer,
+        final_answer=view.output,
         diff=session.file_changes,
         events=view.events,
         messages=view.transcript_messages(),

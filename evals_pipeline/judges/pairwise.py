@@ -20,7 +20,7 @@ from evals_pipeline.models.judging import (
     PairwiseReading,
     PairwiseVerdict,
 )
-from evals_pipeline.statistics import combine_pairwise, pairwise_judge
+from evals_pipeline.statistics import PairwiseJudgeResult, combine_pairwise, pairwise_judge
 
 Slot = Literal["FIRST", "SECOND", "TIE"]
 Reading = Literal["FIRST", "SECOND", "TIE", "INVALID"]
@@ -85,20 +85,22 @@ def compare_pair(
     """Every judge reads A/B then B/A; the panel verdict overall and per dimension."""
     usage = LlmUsage()
     errors: list[str] = []
-    readings: dict[str, list[PairwiseReading]] = {d: [] for d in ("overall", *dimensions)}
+    results: dict[str, list[tuple[str, PairwiseJudgeResult]]] = {
+        d: [] for d in ("overall", *dimensions)
+    }
     for judge in judges:
         first = _reading(judge, task, a, b, dimensions)
         second = _reading(judge, task, b, a, dimensions)
         usage = usage + first.usage + second.usage
         errors += [f"{judge.name}: {e}" for e in (first.error, second.error) if e]
-        for dimension, per_dimension in readings.items():
+        for dimension, per_dimension in results.items():
             result = pairwise_judge(
                 first.slots.get(dimension, "INVALID"),
                 second.slots.get(dimension, "INVALID"),
                 judge_model=judge.model,
             )
-            per_dimension.append(PairwiseReading(judge=judge.name, **result.model_dump()))
-    panels = {d: _panel(d, rs) for d, rs in readings.items()}
+            per_dimension.append((judge.name, result))
+    panels = {d: _panel(d, rs) for d, rs in results.items()}
     overall = panels.pop("overall")
     winner = {"A": a.agent, "B": b.agent}.get(overall.verdict)
     return PairwiseVerdict(
@@ -119,11 +121,13 @@ def compare_pair(
     )
 
 
-def _panel(dimension: str, readings: list[PairwiseReading]) -> PairwiseDimension:
-    combined = combine_pairwise(readings)  # type: ignore[arg-type]
+def _panel(dimension: str, results: list[tuple[str, PairwiseJudgeResult]]) -> PairwiseDimension:
+    combined = combine_pairwise([result for _, result in results])
     return PairwiseDimension(
         dimension=dimension,
-        readings=tuple(readings),
+        readings=tuple(
+            PairwiseReading(judge=judge, **result.model_dump()) for judge, result in results
+        ),
         verdict=combined.verdict,
         bias_detected=combined.bias_detected,
     )

@@ -16,11 +16,11 @@ from evals_pipeline.models.judging import Dimension, FailureBreakdown
 from evals_pipeline.statistics import (
     BootstrapResult,
     Calibration,
+    CorrectedRate,
     McNemarResult,
     PositionBias,
     RepeatedTrials,
 )
-from evals_pipeline.statistics.rates import METHOD
 
 
 class AgentSummary(BaseModel):
@@ -64,7 +64,7 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class DimensionRate(_Frozen):
+class DimensionRate(CorrectedRate):
     """One agent's pass rate on one judged dimension, observed and corrected for judge error (§8, §11).
 
     `n` counts the trials with a decision (`passed` not None) that are not environmental failures;
@@ -75,23 +75,9 @@ class DimensionRate(_Frozen):
 
     agent: str
     dimension: Dimension
-    n: int = Field(ge=0)
     n_passed: int = Field(ge=0)
     n_environmental: int = Field(default=0, ge=0, description="Excluded: environmental failures.")
     n_undecided: int = Field(default=0, ge=0, description="Excluded: no heuristic nor panel.")
-    observed_rate: float | None
-    corrected_rate: float | None
-    tpr: float | None
-    tnr: float | None
-    m1: int
-    m0: int
-    ci95_low: float
-    ci95_high: float
-    correction_valid: bool
-    clipped: bool = False
-    reason: str = ""
-    warnings: tuple[str, ...] = ()
-    method: Literal["rogan_gladen_1978+lang_reiczigel_2014"] = METHOD
 
 
 class DimensionCalibration(_Frozen):

@@ -3,16 +3,24 @@ these, and so can tests and scripts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.adapters.cli import check_health
 from evals_pipeline.enrichers import enrich_run
 from evals_pipeline.judges import aggregate_trials, grade_trial
-from evals_pipeline.judges.judgment import Panel, compare_agents, judge_case
+from evals_pipeline.judges.judgment import (
+    TrialVotes,
+    compare_agents,
+    judge_case,
+    judged_trial,
+    merge_votes,
+    read_pairs,
+    trial_votes,
+)
+from evals_pipeline.judges.pairwise import PairReadings
 from evals_pipeline.llm import LlmClients
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
@@ -157,39 +165,90 @@ def _clean_up(case: ResolvedCase, sessions: list[Session], verdicts: list[str]) 
             remove_workspace(Path(session.workspace_path))
 
 
-def judge_cases(
+def panel_judges(
+    judging: JudgingSpec, judges: Mapping[str, LlmTargetSpec], provider: str | None = None
+) -> dict[str, LlmTargetSpec]:
+    """The panel's judge targets in panel order; only those of `provider` when given."""
+    named = {name: judges[name] for name in judging.panel}
+    return {n: t for n, t in named.items() if provider is None or t.provider == provider}
+
+
+def collect_votes(
     cases: list[ResolvedCase],
     sessions: list[Session],
     grades: list[CaseGrade],
-    judging: JudgingSpec | None,
+    judging: JudgingSpec,
     judges: Mapping[str, LlmTargetSpec],
     *,
     workers: int,
     folder: Path | None = None,
     progress: Progress = _silent,
-) -> list[CaseJudgment]:
-    """Judge every (case, agent): the panel on each dimension (when the suite has `judging:`),
-    the heuristics and their blend, and the attribution of each failed trial."""
+) -> list[TrialVotes]:
+    """`judges` (the panel, or its judges of one provider) on every dimension of every trial
+    that ran and was graded; scripted judges' request logs go to `folder`."""
+    if not judges:
+        return []
     by_partition = _sessions_by_partition(sessions)
     grade_of = {(g.case_key, g.agent): g for g in grades}
+    jobs: list[tuple[ResolvedCase, Session]] = []
+    for case in cases:
+        grade = grade_of.get((case.case_key, case.agent))
+        graded = {t.trial: t for t in grade.trials} if grade else {}
+        for session in by_partition.get((case.case_key, case.agent), []):
+            if judged_trial(session, graded.get(session.trial)):
+                jobs.append((case, session))
     done = 0
-    with _panel(judging, judges, folder) as panel:
+    with LlmClients(judges, log_dir=folder) as clients:
+        panel = [clients.get(name) for name in judges]
 
-        def one(case: ResolvedCase) -> CaseJudgment:
+        def one(job: tuple[ResolvedCase, Session]) -> TrialVotes:
             nonlocal done
-            key = (case.case_key, case.agent)
-            judged = judge_case(case, by_partition.get(key, []), grade_of.get(key), panel)
+            case, session = job
+            votes = trial_votes(case, session, panel, judging)
             done += 1
+            label = f" (trial {session.trial})" if case.trials.count > 1 else ""
             progress(
-                f"[{done}/{len(cases)}] judged {case.agent} / {case.test_id}: {_brief(judged)}"
+                f"[{done}/{len(jobs)}] {', '.join(judges)} on {case.agent} / {case.test_id}"
+                f"{label}: {votes.n_valid} valid votes"
             )
-            return judged
+            return votes
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, cases))
+            return list(pool.map(one, jobs))
 
 
-def compare_cases(
+def judge_cases(
+    cases: list[ResolvedCase],
+    sessions: list[Session],
+    grades: list[CaseGrade],
+    judging: JudgingSpec | None,
+    votes: Iterable[TrialVotes] = (),
+    *,
+    workers: int,
+    progress: Progress = _silent,
+) -> list[CaseJudgment]:
+    """Judge every (case, agent) from the panel's votes (collected whole or one provider at a
+    time), the heuristics and their blend, and attribute each failed trial."""
+    by_partition = _sessions_by_partition(sessions)
+    grade_of = {(g.case_key, g.agent): g for g in grades}
+    merged = merge_votes(votes, judging.panel if judging else ())
+    done = 0
+
+    def one(case: ResolvedCase) -> CaseJudgment:
+        nonlocal done
+        key = (case.case_key, case.agent)
+        ran = by_partition.get(key, [])
+        cast = {s.trial: merged[(*key, s.trial)] for s in ran if (*key, s.trial) in merged}
+        judged = judge_case(case, ran, grade_of.get(key), judging, cast)
+        done += 1
+        progress(f"[{done}/{len(cases)}] judged {case.agent} / {case.test_id}: {_brief(judged)}")
+        return judged
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, cases))
+
+
+def collect_readings(
     cases: list[ResolvedCase],
     sessions: list[Session],
     judging: JudgingSpec,
@@ -197,39 +256,55 @@ def compare_cases(
     *,
     folder: Path | None = None,
     progress: Progress = _silent,
-) -> list[CasePairwise]:
-    """Compare the agents of every case pairwise, with position swap, by the suite's panel."""
-    by_case: dict[str, list[ResolvedCase]] = {}
-    for case in cases:
-        by_case.setdefault(case.case_key, []).append(case)
-    compared: list[CasePairwise] = []
-    with _panel(judging, judges, folder) as panel:
-        assert panel is not None
+) -> list[PairReadings]:
+    """`judges` (the panel, or its judges of one provider) read every pair of the agents of
+    every case, A/B then B/A."""
+    if not judges:
+        return []
+    by_case = _cases_by_key(cases)
+    readings: list[PairReadings] = []
+    with LlmClients(judges, log_dir=folder) as clients:
+        panel = [clients.get(name) for name in judges]
         for index, (case_key, group) in enumerate(by_case.items(), 1):
             agents = {c.agent for c in group}
             ran = [s for s in sessions if s.case_key == case_key and s.agent in agents]
-            result = compare_agents(group, ran, panel)
-            compared.append(result)
-            winners = ", ".join(
-                f"{p.agent_a} vs {p.agent_b}: {p.winner or 'tie'}" for p in result.pairs
-            )
+            pairs = read_pairs(group, ran, panel, judging)
+            readings += pairs
             progress(
-                f"[{index}/{len(by_case)}] compared {group[0].test_id}: {winners or 'no pairs'}"
+                f"[{index}/{len(by_case)}] {', '.join(judges)} read {group[0].test_id}: "
+                f"{len(pairs)} pairs"
             )
+    return readings
+
+
+def compare_cases(
+    cases: list[ResolvedCase],
+    judging: JudgingSpec,
+    readings: Iterable[PairReadings],
+    *,
+    progress: Progress = _silent,
+) -> list[CasePairwise]:
+    """Every case's pairwise verdicts from its pairs' readings (whole or one provider at a time)."""
+    by_case = _cases_by_key(cases)
+    read: dict[str, list[PairReadings]] = {key: [] for key in by_case}
+    for pair in readings:
+        read.setdefault(pair.case_key, []).append(pair)
+    compared: list[CasePairwise] = []
+    for index, (case_key, group) in enumerate(by_case.items(), 1):
+        result = compare_agents(case_key, read[case_key], judging)
+        compared.append(result)
+        winners = ", ".join(
+            f"{p.agent_a} vs {p.agent_b}: {p.winner or 'tie'}" for p in result.pairs
+        )
+        progress(f"[{index}/{len(by_case)}] compared {group[0].test_id}: {winners or 'no pairs'}")
     return compared
 
 
-@contextmanager
-def _panel(
-    judging: JudgingSpec | None, judges: Mapping[str, LlmTargetSpec], folder: Path | None
-) -> Iterator[Panel | None]:
-    """The suite's panel with live clients (scripted judges' servers started), or None."""
-    if judging is None:
-        yield None
-        return
-    targets = {name: judges[name] for name in judging.panel}
-    with LlmClients(targets, log_dir=folder) as clients:
-        yield Panel([clients.get(name) for name in judging.panel], judging)
+def _cases_by_key(cases: list[ResolvedCase]) -> dict[str, list[ResolvedCase]]:
+    by_case: dict[str, list[ResolvedCase]] = {}
+    for case in cases:
+        by_case.setdefault(case.case_key, []).append(case)
+    return by_case
 
 
 def _sessions_by_partition(sessions: list[Session]) -> dict[tuple[str, str], list[Session]]:

@@ -3,24 +3,27 @@ eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and th
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import warnings
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from pydantic import BaseModel
 
 from evals_pipeline.defs.automation import nightly, report_refresh
-from evals_pipeline.defs.io_manager import ALLOW_MISSING
+from evals_pipeline.defs.io_manager import ALLOW_MISSING, IO_MANAGER_KEY, Records, keyed
+from evals_pipeline.defs.judging import (
+    build_judgments,
+    build_pairwise_verdicts,
+    grader_pool,
+    reload_suite,
+)
 from evals_pipeline.defs.partitions import (
-    CASE,
+    SINGLE_RUN,
     case_partitions_name,
-    partition_key,
     split_key,
     suite_partitions,
 )
 from evals_pipeline.defs.resources import EvalStorage
-from evals_pipeline.layers import compare_cases, enrich_runs, grade_cases, judge_cases, run_agents
+from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
@@ -29,19 +32,7 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.reporting import build_report, load_labels, render_markdown, write_report
 from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, resolve_cases
 
-IO_MANAGER_KEY = "records_io_manager"
-
-SINGLE_RUN = dg.BackfillPolicy.single_run()
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
-LLM_POOL = "evals_llm"
-
-
-Records = list[tuple[str, BaseModel]]
-
-
-def _keyed(records: Sequence[AgentRun | Session | CaseGrade | CaseJudgment]) -> Records:
-    """Records paired with their partition keys, as the IO manager stores them."""
-    return [(str(partition_key(r.case_key, r.agent)), r) for r in records]
 
 
 def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
@@ -101,7 +92,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             run_id=context.run.run_id,
             git_cache=Path(storage.root) / "git-cache",
         )
-        return _keyed(runs)
+        return keyed(runs)
 
     @dg.asset(name="sessions", ins={"agent_runs": upstream("agent_runs")}, **layer)
     def sessions(
@@ -109,11 +100,12 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> Records:
         """Each run as a canonical session; messages stored once as Parquet."""
         folder = storage.step_folder(context.asset_key, context.run.run_id)
-        return _keyed(enrich_runs(agent_runs, folder))
+        return keyed(enrich_runs(agent_runs, folder))
 
     @dg.asset(
         name="grades",
         ins={"cases": upstream("cases"), "sessions": upstream("sessions")},
+        pool=grader_pool(loaded),
         **layer,
     )
     def grades(
@@ -121,39 +113,9 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> Records:
         """Every grader's verdict on each session, and the case verdict they add up to."""
         graded = grade_cases(cases, sessions, workers=workers, progress=context.log.info)
-        return _keyed(graded)
+        return keyed(graded)
 
-    @dg.asset(
-        name="judgments",
-        ins={
-            "cases": upstream("cases"),
-            "sessions": upstream("sessions"),
-            "grades": upstream("grades"),
-        },
-        pool=LLM_POOL,
-        **layer,
-    )
-    def judgments(
-        context: dg.AssetExecutionContext,
-        storage: EvalStorage,
-        cases: list[ResolvedCase],
-        sessions: list[Session],
-        grades: list[CaseGrade],
-    ) -> Records:
-        """Five dimensions per trial (grounded panel votes blended with heuristics) and why each
-        failed trial failed."""
-        current = _reload(path)
-        judged = judge_cases(
-            cases,
-            sessions,
-            grades,
-            current.suite.judging,
-            current.judges,
-            workers=workers,
-            folder=storage.step_folder(context.asset_key, context.run.run_id),
-            progress=context.log.info,
-        )
-        return _keyed(judged)
+    judgments = build_judgments(loaded, layer)
 
     report_ins: dict[str, dg.AssetIn] = {
         name: dg.AssetIn(
@@ -166,7 +128,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     extra: list[dg.AssetsDefinition] = []
     judging = loaded.suite.judging
     if judging is not None and judging.pairwise and len(agents) > 1:
-        extra.append(_pairwise_asset(loaded))
+        extra.append(build_pairwise_verdicts(loaded))
         report_ins["pairwise_verdicts"] = dg.AssetIn(
             key=[suite, "pairwise_verdicts"],
             partition_mapping=dg.AllPartitionMapping(),
@@ -191,7 +153,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
         comparisons, over the latest records of every partition."""
         registered = len(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
-        current = _reload(path)
+        current = reload_suite(path)
         labels_file = _labels_file(current)
         labels = load_labels(labels_file) if labels_file else None
         pairwise = more.get("pairwise_verdicts", [])
@@ -235,62 +197,12 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]
 
 
-def _reload(path: Path) -> LoadedSuite:
-    """The suite as it is now on disk (judges and their settings may change between runs)."""
-    try:
-        return load_suite(path)
-    except SuiteError as exc:
-        raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
-
-
 def _labels_file(loaded: LoadedSuite) -> str | None:
     """The suite's file of human labels for calibration, if `judging.calibration` names one."""
     judging = loaded.suite.judging
     if judging is None or judging.calibration is None:
         return None
     return str(loaded.base_dir / judging.calibration)
-
-
-def _pairwise_asset(loaded: LoadedSuite) -> dg.AssetsDefinition:
-    """Per case, every pair of its agents compared by the panel with position swap."""
-    suite, path = loaded.slug, loaded.path
-    by_case = dg.MultiToSingleDimensionPartitionMapping(partition_dimension_name=CASE)
-
-    @dg.asset(
-        name="pairwise_verdicts",
-        key_prefix=[suite],
-        group_name=suite,
-        partitions_def=dg.DynamicPartitionsDefinition(name=case_partitions_name(suite)),
-        io_manager_key=IO_MANAGER_KEY,
-        backfill_policy=SINGLE_RUN,
-        automation_condition=nightly(),
-        pool=LLM_POOL,
-        ins={
-            "cases": dg.AssetIn(key=[suite, "cases"], partition_mapping=by_case),
-            "sessions": dg.AssetIn(key=[suite, "sessions"], partition_mapping=by_case),
-        },
-    )
-    def pairwise_verdicts(
-        context: dg.AssetExecutionContext,
-        storage: EvalStorage,
-        cases: list[ResolvedCase],
-        sessions: list[Session],
-    ) -> Records:
-        """The agents of each case compared pairwise by the panel, A/B then B/A."""
-        current = _reload(path)
-        if current.suite.judging is None:
-            raise dg.Failure(f"{path} has no judging: section any more; nothing compares agents")
-        compared = compare_cases(
-            cases,
-            sessions,
-            current.suite.judging,
-            current.judges,
-            folder=storage.step_folder(context.asset_key, context.run.run_id),
-            progress=context.log.info,
-        )
-        return [(c.case_key, c) for c in compared]
-
-    return pairwise_verdicts
 
 
 def report_folder(result_metadata: dict[str, dg.MetadataValue]) -> Path:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from evals_pipeline.defs.assets import IO_MANAGER_KEY, LAYERS, build_suite_assets
+from evals_pipeline.defs.assets import LAYERS, build_suite_assets
 from evals_pipeline.defs.automation import automation_sensor
-from evals_pipeline.defs.io_manager import RecordsIOManager
+from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
 from evals_pipeline.defs.resources import EvalStorage, storage_root_from_env
 from evals_pipeline.defs.sensors import build_cases_sensor
 from evals_pipeline.suites import LoadedSuite, SuiteError, discover_suites, load_suite

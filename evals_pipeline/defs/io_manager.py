@@ -9,7 +9,7 @@ from typing import Any
 import dagster as dg
 from pydantic import BaseModel
 
-from evals_pipeline.defs.partitions import split_key
+from evals_pipeline.defs.partitions import partition_key, split_key
 from evals_pipeline.defs.resources import step_folder
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
@@ -18,6 +18,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.storage.records import read_records, write_records
 
+IO_MANAGER_KEY = "records_io_manager"
 ALLOW_MISSING = "allow_missing_partitions"
 # What each layer's records are, by the asset's name: validated again on every load.
 RECORD_MODELS: dict[str, type[BaseModel]] = {
@@ -28,6 +29,15 @@ RECORD_MODELS: dict[str, type[BaseModel]] = {
     "judgments": CaseJudgment,
     "pairwise_verdicts": CasePairwise,
 }
+
+
+Records = list[tuple[str, BaseModel]]
+"""What a layer's step returns: each record with the key of the partition it belongs to."""
+
+
+def keyed(records: Sequence[AgentRun | Session | CaseGrade | CaseJudgment]) -> Records:
+    """Records of (case, agent) partitions paired with their partition keys."""
+    return [(str(partition_key(r.case_key, r.agent)), r) for r in records]
 
 
 def latest_uris(

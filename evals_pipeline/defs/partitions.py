@@ -7,6 +7,8 @@ import dagster as dg
 
 CASE = "case"
 AGENT = "agent"
+# One run per backfill over a range of partitions: each layer's step batches its partitions.
+SINGLE_RUN = dg.BackfillPolicy.single_run()
 
 
 def case_partitions_name(suite: str) -> str:

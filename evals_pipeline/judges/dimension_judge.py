@@ -130,6 +130,7 @@ def _ground(
     retried: bool,
 ) -> GroundingResult:
     verdict = JudgeVerdict(
+        judge=client.name,
         judge_model=client.model,
         dimension=dimension,
         verdict=reply.verdict,

@@ -6,9 +6,9 @@ agents. Pure domain code: clients come in, records go out.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -17,7 +17,13 @@ from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.dimension_judge import DimensionVote, judge_dimension
 from evals_pipeline.judges.heuristics import heuristic_scores
 from evals_pipeline.judges.judge_input import build_judge_input, render_work, task_text
-from evals_pipeline.judges.pairwise import Contestant, compare_pair, order_pair
+from evals_pipeline.judges.pairwise import (
+    Contestant,
+    PairReadings,
+    order_pair,
+    pairwise_verdict,
+    read_pair,
+)
 from evals_pipeline.llm import LlmClient, LlmUsage
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.events import EnrichedEvent
@@ -55,29 +61,98 @@ class TrialView(GradingContext):
 
 
 @dataclass(frozen=True)
-class Panel:
-    """Who judges and how the votes count: the suite's `judging:` settings with live clients."""
+class TrialVotes:
+    """Some judges' grounded votes on each dimension of one trial, and the size of their input."""
 
-    judges: Sequence[LlmClient]
-    spec: JudgingSpec
+    case_key: str
+    agent: str
+    trial: int
+    votes: Mapping[Dimension, tuple[DimensionVote, ...]]
+    input_chars: int = 0
 
-    def weight(self, dimension: Dimension) -> float:
-        return self.spec.weights.get(dimension, DEFAULT_WEIGHTS[dimension])
+    @property
+    def n_valid(self) -> int:
+        """The votes that count: grounded verdicts that did not abstain."""
+        cast = (v.verdict for vs in self.votes.values() for v in vs)
+        return sum(v is not None and v.valid is not False for v in cast)
+
+
+def judged_trial(session: Session, trial_grade: TrialGrade | None) -> bool:
+    """Whether a trial gets dimensions at all: it ran, and it was graded."""
+    return session.status == "ok" and trial_grade is not None
+
+
+def trial_votes(
+    case: ResolvedCase, session: Session, judges: Sequence[LlmClient], spec: JudgingSpec
+) -> TrialVotes:
+    """Every judge on every dimension of one trial, calls in parallel."""
+    view = TrialView(case, session)
+    judge_input = build_judge_input(
+        case,
+        final_answer=view.output,
+        diff=session.file_changes,
+        events=view.events,
+        messages=view.transcript_messages(),
+        max_chars=spec.max_input_chars,
+    )
+    votes: dict[Dimension, list[DimensionVote]] = {d: [] for d in spec.dimensions}
+    jobs = [(d, j) for d in spec.dimensions for j in judges]
+    if jobs:
+        with ThreadPoolExecutor(max_workers=min(PARALLEL_CALLS, len(jobs))) as pool:
+            results = pool.map(lambda job: judge_dimension(job[1], job[0], judge_input), jobs)
+            for (dimension, _), vote in zip(jobs, results, strict=True):
+                votes[dimension].append(vote)
+    return TrialVotes(
+        case_key=case.case_key,
+        agent=case.agent,
+        trial=session.trial,
+        votes={d: tuple(v) for d, v in votes.items()},
+        input_chars=len(judge_input.text),
+    )
+
+
+def merge_votes(
+    parts: Iterable[TrialVotes], panel: Sequence[str]
+) -> dict[tuple[str, str, int], TrialVotes]:
+    """Votes on the same trials collected apart (one provider at a time), in panel order."""
+    rank = {name: index for index, name in enumerate(panel)}
+    merged: dict[tuple[str, str, int], TrialVotes] = {}
+    for part in parts:
+        key = (part.case_key, part.agent, part.trial)
+        before = merged.get(key)
+        if before is None:
+            merged[key] = part
+            continue
+        votes = {
+            d: tuple(
+                sorted(
+                    (*before.votes.get(d, ()), *part.votes.get(d, ())),
+                    key=lambda v: rank.get(v.judge, len(rank)),
+                )
+            )
+            for d in {*before.votes, *part.votes}
+        }
+        merged[key] = replace(
+            before, votes=votes, input_chars=max(before.input_chars, part.input_chars)
+        )
+    return merged
 
 
 def judge_case(
     case: ResolvedCase,
     sessions: Sequence[Session],
     grade: CaseGrade | None,
-    panel: Panel | None,
+    spec: JudgingSpec | None,
+    votes: Mapping[int, TrialVotes],
 ) -> CaseJudgment:
-    """Judge every trial of one (case, agent); without a panel, heuristics and attribution only."""
+    """Every trial of one (case, agent) judged from its panel votes (by trial), heuristics and
+    blend; without `spec`, heuristics and attribution only."""
     trials_by_index = {t.trial: t for t in grade.trials} if grade else {}
     usage = LlmUsage()
     judged: list[TrialJudgment] = []
     for session in sorted(sessions, key=lambda s: s.trial):
         trial_grade = trials_by_index.get(session.trial)
-        trial, trial_usage = judge_trial(case, session, trial_grade, panel)
+        trial, trial_usage = judge_trial(case, session, trial_grade, spec, votes.get(session.trial))
         judged.append(trial)
         usage = usage + trial_usage
     return CaseJudgment(
@@ -97,14 +172,15 @@ def judge_trial(
     case: ResolvedCase,
     session: Session,
     trial_grade: TrialGrade | None,
-    panel: Panel | None,
+    spec: JudgingSpec | None,
+    votes: TrialVotes | None,
 ) -> tuple[TrialJudgment, LlmUsage]:
-    """One trial's dimensions and failure attribution, and what the judge calls cost."""
+    """One trial's dimensions and failure attribution, and what its judge calls cost."""
     view = TrialView(case, session)
     failure = _attribution(case, view, trial_grade)
-    if session.status != "ok" or trial_grade is None:
+    if trial_grade is None or not judged_trial(session, trial_grade):
         return TrialJudgment(trial=session.trial, judged=False, failure=failure), LlmUsage()
-    dimensions: list[Dimension] = list(panel.spec.dimensions) if panel else list(DIMENSIONS)
+    dimensions: list[Dimension] = list(spec.dimensions) if spec else list(DIMENSIONS)
     heuristics = heuristic_scores(
         dimensions,
         trial=trial_grade,
@@ -113,33 +189,17 @@ def judge_trial(
         final_answer=view.output,
         task=task_text(case),
     )
-    votes: dict[Dimension, list[DimensionVote]] = {d: [] for d in dimensions}
-    input_chars = 0
-    if panel and panel.judges:
-        judge_input = build_judge_input(
-            case,
-            final_answer=view.output,
-            diff=session.file_changes,
-            events=view.events,
-            messages=view.transcript_messages(),
-            max_chars=panel.spec.max_input_chars,
-        )
-        input_chars = len(judge_input.text)
-        jobs = [(d, j) for d in dimensions for j in panel.judges]
-        with ThreadPoolExecutor(max_workers=min(PARALLEL_CALLS, len(jobs))) as pool:
-            results = pool.map(lambda job: judge_dimension(job[1], job[0], judge_input), jobs)
-            for (dimension, _), vote in zip(jobs, results, strict=True):
-                votes[dimension].append(vote)
+    weights = spec.weights if spec else {}
     usage = LlmUsage()
     judged: list[DimensionJudgment] = []
     for dimension in dimensions:
-        cast = votes[dimension]
+        cast = votes.votes.get(dimension, ()) if votes else ()
         for vote in cast:
             usage = usage + vote.usage
         verdicts = [v.verdict for v in cast if v.verdict is not None]
-        outcome = panel_vote(verdicts, quorum=panel.spec.quorum) if panel else None
+        outcome = panel_vote(verdicts, quorum=spec.quorum) if spec else None
         heuristic = heuristics[dimension]
-        weight = panel.weight(dimension) if panel else DEFAULT_WEIGHTS[dimension]
+        weight = weights.get(dimension, DEFAULT_WEIGHTS[dimension])
         score = blend(
             dimension,
             heuristic.score,
@@ -167,7 +227,7 @@ def judge_trial(
         trial=session.trial,
         dimensions=tuple(judged),
         failure=failure,
-        judge_input_chars=input_chars,
+        judge_input_chars=votes.input_chars if votes else 0,
     )
     return trial, usage
 
@@ -188,12 +248,13 @@ def _attribution(
     )
 
 
-def compare_agents(
+def read_pairs(
     cases: Sequence[ResolvedCase],
     sessions: Sequence[Session],
-    panel: Panel,
-) -> CasePairwise:
-    """Every pair of the agents that ran one case, each compared with position swap.
+    judges: Sequence[LlmClient],
+    spec: JudgingSpec,
+) -> list[PairReadings]:
+    """Every pair of the agents that ran one case, read by `judges` with position swap.
 
     An agent's first trial that ran speaks for it; agents whose runs all failed are left out.
     """
@@ -202,7 +263,7 @@ def compare_agents(
         if session.status == "ok":
             by_agent.setdefault(session.agent, session)
     case = cases[0]
-    budget = panel.spec.max_input_chars // 2
+    budget = spec.max_input_chars // 2
     contestants = {
         agent: Contestant(agent, _work(case, session, budget))
         for agent, session in by_agent.items()
@@ -210,20 +271,31 @@ def compare_agents(
     task = task_text(case)
     pairs = []
     for x, y in itertools.combinations(sorted(contestants), 2):
-        first, second = order_pair(case.case_key, x, y, panel.spec.seed)
-        pairs.append(
-            compare_pair(
-                panel.judges,
-                case_key=case.case_key,
-                test_id=case.test_id,
-                task=task,
-                a=contestants[first],
-                b=contestants[second],
-                dimensions=panel.spec.dimensions,
-                seed=panel.spec.seed,
-            )
+        first, second = order_pair(case.case_key, x, y, spec.seed)
+        a, b = contestants[first], contestants[second]
+        readings = tuple(
+            read_pair(j, task=task, a=a, b=b, dimensions=spec.dimensions) for j in judges
         )
-    return CasePairwise(case_key=case.case_key, pairs=tuple(pairs))
+        pairs.append(PairReadings(case.case_key, case.test_id, first, second, readings))
+    return pairs
+
+
+def compare_agents(case_key: str, parts: Iterable[PairReadings], spec: JudgingSpec) -> CasePairwise:
+    """One case's pairwise verdicts from its pairs' readings, which may come in parts (one per
+    provider); readings are put in panel order."""
+    rank = {name: index for index, name in enumerate(spec.panel)}
+    pairs: dict[tuple[str, str], PairReadings] = {}
+    for part in parts:
+        key = (part.agent_a, part.agent_b)
+        before = pairs.get(key)
+        readings = (*before.readings, *part.readings) if before else part.readings
+        ordered = tuple(sorted(readings, key=lambda r: rank.get(r.judge, len(rank))))
+        pairs[key] = replace(part, readings=ordered)
+    verdicts = tuple(
+        pairwise_verdict(pair, dimensions=spec.dimensions, seed=spec.seed)
+        for pair in pairs.values()
+    )
+    return CasePairwise(case_key=case_key, pairs=verdicts)
 
 
 def _work(case: ResolvedCase, session: Session, budget: int) -> str:

@@ -71,6 +71,98 @@ def order_pair(case_key: str, agent_x: str, agent_y: str, seed: int) -> tuple[st
     return (first, second) if draw < 0.5 else (second, first)
 
 
+@dataclass(frozen=True)
+class OrderReading:
+    """One order's slot per dimension (and `overall`); empty when the call or grounding failed."""
+
+    slots: dict[str, Reading]
+    usage: LlmUsage
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgeReadings:
+    """One judge's two readings of a pair: A first, then B first."""
+
+    judge: str
+    model: str
+    first: OrderReading
+    second: OrderReading
+
+    @property
+    def usage(self) -> LlmUsage:
+        return self.first.usage + self.second.usage
+
+    @property
+    def errors(self) -> list[str]:
+        return [f"{self.judge}: {e}" for e in (self.first.error, self.second.error) if e]
+
+
+@dataclass(frozen=True)
+class PairReadings:
+    """Two agents' work on one case as read by some judges; `agent_a` is shown first first."""
+
+    case_key: str
+    test_id: str
+    agent_a: str
+    agent_b: str
+    readings: tuple[JudgeReadings, ...]
+
+
+def read_pair(
+    judge: LlmClient,
+    *,
+    task: str,
+    a: Contestant,
+    b: Contestant,
+    dimensions: Sequence[Dimension],
+) -> JudgeReadings:
+    """`judge` reads A/B, then B/A."""
+    first = _reading(judge, task, a, b, dimensions)
+    second = _reading(judge, task, b, a, dimensions)
+    return JudgeReadings(judge.name, judge.model, first, second)
+
+
+def pairwise_verdict(
+    pair: PairReadings, *, dimensions: Sequence[Dimension], seed: int
+) -> PairwiseVerdict:
+    """The panel verdict overall and per dimension from every judge's two readings."""
+    usage = LlmUsage()
+    errors: list[str] = []
+    results: dict[str, list[tuple[str, PairwiseJudgeResult]]] = {
+        d: [] for d in ("overall", *dimensions)
+    }
+    for judged in pair.readings:
+        usage = usage + judged.usage
+        errors += judged.errors
+        for dimension, per_dimension in results.items():
+            result = pairwise_judge(
+                judged.first.slots.get(dimension, "INVALID"),
+                judged.second.slots.get(dimension, "INVALID"),
+                judge_model=judged.model,
+            )
+            per_dimension.append((judged.judge, result))
+    panels = {d: _panel(d, rs) for d, rs in results.items()}
+    overall = panels.pop("overall")
+    winner = {"A": pair.agent_a, "B": pair.agent_b}.get(overall.verdict)
+    return PairwiseVerdict(
+        case_key=pair.case_key,
+        test_id=pair.test_id,
+        agent_a=pair.agent_a,
+        agent_b=pair.agent_b,
+        seed=seed,
+        winner=winner,
+        overall=overall,
+        per_dimension=tuple(panels.values()),
+        bias_detected=overall.bias_detected or any(p.bias_detected for p in panels.values()),
+        errors=tuple(errors),
+        judge_calls=usage.calls,
+        judge_input_tokens=usage.input_tokens,
+        judge_output_tokens=usage.output_tokens,
+        judge_cost_usd=usage.cost_usd,
+    )
+
+
 def compare_pair(
     judges: Sequence[LlmClient],
     *,
@@ -83,42 +175,9 @@ def compare_pair(
     seed: int,
 ) -> PairwiseVerdict:
     """Every judge reads A/B then B/A; the panel verdict overall and per dimension."""
-    usage = LlmUsage()
-    errors: list[str] = []
-    results: dict[str, list[tuple[str, PairwiseJudgeResult]]] = {
-        d: [] for d in ("overall", *dimensions)
-    }
-    for judge in judges:
-        first = _reading(judge, task, a, b, dimensions)
-        second = _reading(judge, task, b, a, dimensions)
-        usage = usage + first.usage + second.usage
-        errors += [f"{judge.name}: {e}" for e in (first.error, second.error) if e]
-        for dimension, per_dimension in results.items():
-            result = pairwise_judge(
-                first.slots.get(dimension, "INVALID"),
-                second.slots.get(dimension, "INVALID"),
-                judge_model=judge.model,
-            )
-            per_dimension.append((judge.name, result))
-    panels = {d: _panel(d, rs) for d, rs in results.items()}
-    overall = panels.pop("overall")
-    winner = {"A": a.agent, "B": b.agent}.get(overall.verdict)
-    return PairwiseVerdict(
-        case_key=case_key,
-        test_id=test_id,
-        agent_a=a.agent,
-        agent_b=b.agent,
-        seed=seed,
-        winner=winner,
-        overall=overall,
-        per_dimension=tuple(panels.values()),
-        bias_detected=overall.bias_detected or any(p.bias_detected for p in panels.values()),
-        errors=tuple(errors),
-        judge_calls=usage.calls,
-        judge_input_tokens=usage.input_tokens,
-        judge_output_tokens=usage.output_tokens,
-        judge_cost_usd=usage.cost_usd,
-    )
+    readings = tuple(read_pair(j, task=task, a=a, b=b, dimensions=dimensions) for j in judges)
+    pair = PairReadings(case_key, test_id, a.agent, b.agent, readings)
+    return pairwise_verdict(pair, dimensions=dimensions, seed=seed)
 
 
 def _panel(dimension: str, results: list[tuple[str, PairwiseJudgeResult]]) -> PairwiseDimension:
@@ -133,13 +192,6 @@ def _panel(dimension: str, results: list[tuple[str, PairwiseJudgeResult]]) -> Pa
     )
 
 
-@dataclass(frozen=True)
-class _Reading:
-    slots: dict[str, Reading]
-    usage: LlmUsage
-    error: str | None = None
-
-
 def render_pair(task: str, first: Contestant, second: Contestant) -> str:
     """The judge's input: the task, then the two answers in the order given."""
     return f"## Task\n{task}\n\n# FIRST answer\n{first.text}\n\n# SECOND answer\n{second.text}\n"
@@ -151,7 +203,7 @@ def _reading(
     first: Contestant,
     second: Contestant,
     dimensions: Sequence[Dimension],
-) -> _Reading:
+) -> OrderReading:
     """One order's slot per dimension; INVALID everywhere when the call or its grounding fails."""
     text = render_pair(task, first, second)
     example = ", ".join(f'"{d}": "FIRST"' for d in dimensions)
@@ -160,7 +212,7 @@ def _reading(
     reply = complete_structured(judge, request, PairwiseReply)
     usage = reply.usage
     if reply.value is None:
-        return _Reading({}, usage, reply.error or "no reply")
+        return OrderReading({}, usage, reply.error or "no reply")
     value = reply.value
     unverified = _unverified(value, text)
     if unverified is not None:
@@ -171,12 +223,12 @@ def _reading(
         )
         usage = usage + again.usage
         if again.value is None or _unverified(again.value, text) is not None:
-            return _Reading({}, usage, "evidence not found in the input after one re-ask")
+            return OrderReading({}, usage, "evidence not found in the input after one re-ask")
         value = again.value
     slots: dict[str, Reading] = {"overall": value.overall}
     for dimension in dimensions:
         slots[dimension] = value.per_dimension.get(dimension, "INVALID")
-    return _Reading(slots, usage)
+    return OrderReading(slots, usage)
 
 
 def _unverified(reply: PairwiseReply, text: str) -> list[str] | None:

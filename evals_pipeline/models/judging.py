@@ -74,6 +74,9 @@ class Evidence(_Frozen):
 class JudgeVerdict(_Frozen):
     """One judge's PASS/FAIL on one dimension of one trial, as parsed from its strict JSON."""
 
+    judge: str | None = Field(
+        default=None, description="The judge target's name (absent from older records)."
+    )
     judge_model: str = Field(description="Dated snapshot id of the judge model.")
     dimension: Dimension
     verdict: Verdict

@@ -3,9 +3,9 @@
 Per judge: how many of its per-dimension votes grounding rejected (invalid, they abstain) or
 never checked, how many were only partially grounded; its position statistics over every
 position-swapped reading it made (each case x pair x dimension, `overall` included); and, with
-human labels, its own votes against them. A pairwise reading names the judge target and its
-model; a dimension vote names only the model, so votes are credited to the target that used that
-model in the pairwise readings, else to the model id itself.
+human labels, its own votes against them. Readings and votes are credited to the judge target
+that made them; a vote from a record older than the target's name in votes goes to the target
+that used its model in the pairwise readings, else to the model id itself.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def judge_health(
         by_judge.setdefault(reading.judge, []).append(reading)
 
     def name(vote: JudgeVerdict) -> str:
-        return names.get(vote.judge_model, vote.judge_model)
+        return vote.judge or names.get(vote.judge_model, vote.judge_model)
 
     votes: dict[str, list[JudgeVerdict]] = {}
     for j in judgments:

@@ -4,6 +4,8 @@ SDK API), one of them position-biased and fabricating its evidence."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -11,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.suite_run import run_suite
 from evals_pipeline.models.judging import CaseJudgment
 from evals_pipeline.statistics import corrected_rate
@@ -178,6 +181,96 @@ def test_biased_and_fabricating_judge_is_flagged_and_outvoted(
 
     summary = (outcome.report_folder / "summary.md").read_text()
     assert "## Judged dimensions" in summary and "## Judge health" in summary
+
+
+def test_each_provider_waits_in_its_own_pool(instance: dg.DagsterInstance, tmp_path: Path) -> None:
+    # Another run holds the only slot of the Anthropic pool: the OpenAI judges vote meanwhile,
+    # and the Anthropic judge votes once the slot is free.
+    pools = instance.event_log_storage
+    pools.set_concurrency_slots("evals_llm_anthropic", 1)
+    pools.claim_concurrency_slot("evals_llm_anthropic", "other-run", "other-step")
+    watcher = threading.Thread(target=_free_after_openai_votes, args=(instance,))
+    watcher.start()
+    outcome = _run(instance, _suite(tmp_path), tmp_path)
+    watcher.join()
+
+    events = [
+        (e.step_key, e.event_type_value, e.message)
+        for e in (r.dagster_event for r in instance.all_logs(outcome.run_ids[0]))
+        if e is not None
+    ]
+    blocked = ("judged__judgments.judged__anthropic_votes", "ENGINE_EVENT")
+    assert (*blocked, "Step blocked by limit for pool evals_llm_anthropic") in events
+    openai_done = _index(events, "judged__judgments.judged__openai_votes", "STEP_SUCCESS")
+    anthropic_start = _index(events, "judged__judgments.judged__anthropic_votes", "STEP_START")
+    assert openai_done < anthropic_start
+    # Nothing is lost to the wait: every judge voted on every dimension.
+    judgments = _records(outcome.report_folder.parents[1] / "judgments")
+    for judged in judgments:
+        for dimension in judged.trials[0].dimensions:
+            assert len(dimension.votes) == 3, (judged.agent, dimension.dimension)
+    assert pools.get_concurrency_info("evals_llm_anthropic").claimed_slots == []
+
+
+def test_judge_steps_take_the_pool_of_their_provider(tmp_path: Path) -> None:
+    assets = {a.key.path[-1]: a for a in build_suite_assets(load_suite(_suite(tmp_path)))}
+    pools = {
+        name: {op.name: op.pool for op in assets[name].node_def.iterate_op_defs()}
+        for name in ("judgments", "pairwise_verdicts")
+    }
+    assert pools == {
+        "judgments": {
+            "judged__anthropic_votes": "evals_llm_anthropic",
+            "judged__openai_votes": "evals_llm_openai",
+            "judged__judge_trials": None,
+        },
+        "pairwise_verdicts": {
+            "judged__anthropic_readings": "evals_llm_anthropic",
+            "judged__openai_readings": "evals_llm_openai",
+            "judged__compare_agents": None,
+        },
+    }
+    assert assets["agent_runs"].op.pool == "evals_agents"
+    assert assets["grades"].op.pool is None  # no LLM graders
+
+
+@pytest.mark.parametrize(
+    ("graders", "pool"),
+    [
+        (["fair-gpt"], "evals_llm_openai"),
+        (["fair-gpt", "biased-nano"], "evals_llm_openai"),
+        (["fair-gpt", "fair-claude"], None),  # a step holds one pool; two providers run outside
+    ],
+)
+def test_llm_graders_of_one_provider_put_grades_in_its_pool(
+    tmp_path: Path, graders: list[str], pool: str | None
+) -> None:
+    path = _suite(tmp_path)
+    suite = yaml.safe_load(path.read_text())
+    suite["tests"][0]["assertions"] = [{"type": "llm-grader", "target": t} for t in graders]
+    path.write_text(yaml.safe_dump(suite, sort_keys=False))
+    assets = {a.key.path[-1]: a for a in build_suite_assets(load_suite(path))}
+    assert assets["grades"].op.pool == pool
+
+
+def _free_after_openai_votes(instance: dg.DagsterInstance, timeout_s: float = 120) -> None:
+    """Release the slot held for `other-run` once the OpenAI judges' step has finished."""
+    deadline = time.monotonic() + timeout_s
+    step = "judged__judgments.judged__openai_votes"
+    while time.monotonic() < deadline:
+        done = [
+            entry.step_key
+            for run in instance.get_runs()
+            for entry in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_SUCCESS)
+        ]
+        if step in done:
+            break
+        time.sleep(0.2)
+    instance.event_log_storage.free_concurrency_slot_for_step("other-run", "other-step")
+
+
+def _index(events: list[tuple[str | None, str, str | None]], step: str, kind: str) -> int:
+    return next(i for i, (key, event, _) in enumerate(events) if key == step and event == kind)
 
 
 def test_calibration_labels_give_corrected_rates(

@@ -417,8 +417,16 @@ def test_a_flagged_judge_alone_sets_position_bias() -> None:
     assert c.position_bias_detected is True and report.position_bias_detected is True
 
 
-def vote(model: str, verdict: str, valid: bool | None, *, partial: bool = False) -> JudgeVerdict:
+def vote(
+    model: str,
+    verdict: str,
+    valid: bool | None,
+    *,
+    partial: bool = False,
+    judge: str | None = None,
+) -> JudgeVerdict:
     return JudgeVerdict(
+        judge=judge,
         judge_model=model,
         dimension="correctness",
         verdict=verdict,
@@ -451,6 +459,19 @@ def test_judge_health_grounding_and_per_judge_calibration() -> None:
     assert (m2.votes, m2.invalid, m2.ungrounded) == (2, 1, 1)
     assert (m2.grounding_failure_rate, m2.abstention_rate) == (0.5, 1.0)
     assert m2.position is None and m2.calibration is None  # no valid vote on a labelled trial
+
+
+def test_two_judge_targets_of_one_model_keep_their_own_health() -> None:
+    # The same model behind two targets (say, two base URLs): votes name their target.
+    votes = [vote("m", "PASS", True, judge="direct"), vote("m", "FAIL", False, judge="proxied")]
+    judgments = [judged("a", "t1", [True], votes=votes)]
+    pairwise = [pair("t1", "a", "b", "A", [reading("direct", "FIRST", "SECOND")])]
+    report = build_report("s", [], agents=["a", "b"], judgments=judgments, pairwise=pairwise)
+    health = {h.judge: h for h in report.judge_health}
+    assert sorted(health) == ["direct", "proxied"]
+    assert (health["direct"].votes, health["direct"].invalid) == (1, 0)
+    assert (health["proxied"].votes, health["proxied"].invalid) == (1, 1)
+    assert health["proxied"].grounding_failure_rate == 1.0
 
 
 def test_judge_cost_is_kept_apart_from_the_agents() -> None:

@@ -23,7 +23,7 @@ from evals_pipeline.judges.judgment import (
 from evals_pipeline.judges.pairwise import PairReadings
 from evals_pipeline.llm import LlmClients
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
@@ -190,21 +190,22 @@ def collect_votes(
         return []
     by_partition = _sessions_by_partition(sessions)
     grade_of = {(g.case_key, g.agent): g for g in grades}
-    jobs: list[tuple[ResolvedCase, Session]] = []
+    jobs: list[tuple[ResolvedCase, Session, TrialGrade]] = []
     for case in cases:
         grade = grade_of.get((case.case_key, case.agent))
         graded = {t.trial: t for t in grade.trials} if grade else {}
         for session in by_partition.get((case.case_key, case.agent), []):
-            if judged_trial(session, graded.get(session.trial)):
-                jobs.append((case, session))
+            trial = graded.get(session.trial)
+            if trial is not None and judged_trial(session, trial):
+                jobs.append((case, session, trial))
     done = 0
     with LlmClients(judges, log_dir=folder) as clients:
         panel = [clients.get(name) for name in judges]
 
-        def one(job: tuple[ResolvedCase, Session]) -> TrialVotes:
+        def one(job: tuple[ResolvedCase, Session, TrialGrade]) -> TrialVotes:
             nonlocal done
-            case, session = job
-            votes = trial_votes(case, session, panel, judging)
+            case, session, trial = job
+            votes = trial_votes(case, session, trial, panel, judging)
             done += 1
             label = f" (trial {session.trial})" if case.trials.count > 1 else ""
             progress(

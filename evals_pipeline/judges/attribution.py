@@ -228,7 +228,7 @@ def failure_breakdown(
         raise ValueError(
             f"{n_trials} trials, {n_passed} passed, {len(classifications)} classified failures"
         )
-    by_category = {c: sum(1 for x in classifications if x.primary == c) for c in _PRECEDENCE}
+    by_category = {c: [x for x in classifications if x.primary == c] for c in _PRECEDENCE}
     tiers: tuple[FailureTier, ...] = ("environmental", "resource", "capability")
     by_tier = {tier: sum(1 for x in classifications if x.tier == tier) for tier in tiers}
     infra = by_tier["environmental"]
@@ -237,11 +237,13 @@ def failure_breakdown(
         n_failed=n_failed,
         by_category={
             c: CategoryCount(
-                count=n,
-                rate_of_trials=_rate(n, n_trials),
-                rate_of_failures=_rate(n, n_failed),
+                count=len(xs),
+                rate_of_trials=_rate(len(xs), n_trials),
+                rate_of_failures=_rate(len(xs), n_failed),
+                confirmed=sum(1 for x in xs if x.check and x.check.confirmed is True),
+                disputed=sum(1 for x in xs if x.check and x.check.confirmed is False),
             )
-            for c, n in by_category.items()
+            for c, xs in by_category.items()
         },
         by_tier={
             t: TierCount(count=n, rate_of_trials=_rate(n, n_trials)) for t, n in by_tier.items()

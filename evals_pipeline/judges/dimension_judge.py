@@ -15,6 +15,9 @@ from evals_pipeline.judges.judge_input import JudgeInput
 from evals_pipeline.llm import LlmClient, LlmRequest, LlmUsage, complete_structured
 from evals_pipeline.models.judging import Dimension, Evidence, JudgeVerdict
 
+Subject = Dimension | Literal["failure_category"]
+"""What a binary judge decides: one dimension, or whether a failed trial's category fits."""
+
 PASS_MEANS: dict[Dimension, tuple[str, str, str]] = {
     "correctness": (
         "the final change resolves the stated problem and introduces no error",
@@ -100,12 +103,20 @@ def judge_dimension(
     client: LlmClient, dimension: Dimension, judge_input: JudgeInput
 ) -> DimensionVote:
     """Ask `client` for a PASS/FAIL on `dimension`, ground its quotes, re-ask once if they fail."""
-    request = LlmRequest.ask(judge_input.text, system=system_prompt(dimension))
+    return judge_binary(client, dimension, system_prompt(dimension), judge_input)
+
+
+def judge_binary(
+    client: LlmClient, subject: Subject, system: str, judge_input: JudgeInput
+) -> DimensionVote:
+    """Ask `client` for a PASS/FAIL on `subject` as `system` defines it, in the reply format of
+    SYSTEM_PROMPT; ground its quotes and re-ask once if they fail."""
+    request = LlmRequest.ask(judge_input.text, system=system)
     first = complete_structured(client, request, DimensionReply)
     usage = first.usage
     if first.value is None:
         return DimensionVote(client.name, None, usage, first.error or "no reply")
-    grounded = _ground(client, dimension, first.value, judge_input, retried=False)
+    grounded = _ground(client, subject, first.value, judge_input, retried=False)
     if not grounded.needs_retry:
         return DimensionVote(client.name, grounded.verdict, usage)
     answer = first.value.model_dump_json()
@@ -117,13 +128,13 @@ def judge_dimension(
         # The re-ask failed outright: the first verdict stands, ungrounded, as an abstention.
         abstained = grounded.verdict.model_copy(update={"valid": False, "retried": True})
         return DimensionVote(client.name, abstained, usage, again.error)
-    regrounded = _ground(client, dimension, again.value, judge_input, retried=True)
+    regrounded = _ground(client, subject, again.value, judge_input, retried=True)
     return DimensionVote(client.name, regrounded.verdict, usage)
 
 
 def _ground(
     client: LlmClient,
-    dimension: Dimension,
+    subject: Subject,
     reply: DimensionReply,
     judge_input: JudgeInput,
     *,
@@ -132,7 +143,7 @@ def _ground(
     verdict = JudgeVerdict(
         judge=client.name,
         judge_model=client.model,
-        dimension=dimension,
+        dimension=subject,
         verdict=reply.verdict,
         confidence=reply.confidence,
         critique=reply.critique,

@@ -13,8 +13,9 @@ from functools import cached_property
 from pathlib import Path
 
 from evals_pipeline.judges.attribution import attribute_failure
+from evals_pipeline.judges.category_judge import judge_category
 from evals_pipeline.judges.context import GradingContext
-from evals_pipeline.judges.dimension_judge import DimensionVote, judge_dimension
+from evals_pipeline.judges.dimension_judge import DimensionVote, Subject, judge_dimension
 from evals_pipeline.judges.heuristics import heuristic_scores
 from evals_pipeline.judges.judge_input import build_judge_input, render_work, task_text
 from evals_pipeline.judges.pairwise import (
@@ -32,6 +33,7 @@ from evals_pipeline.models.judging import (
     DIMENSIONS,
     CaseJudgment,
     CasePairwise,
+    CategoryCheck,
     Dimension,
     DimensionJudgment,
     FailureClassification,
@@ -62,12 +64,13 @@ class TrialView(GradingContext):
 
 @dataclass(frozen=True)
 class TrialVotes:
-    """Some judges' grounded votes on each dimension of one trial, and the size of their input."""
+    """Some judges' grounded votes on each dimension of one trial (and on its failure category,
+    when the panel checks it), and the size of their input."""
 
     case_key: str
     agent: str
     trial: int
-    votes: Mapping[Dimension, tuple[DimensionVote, ...]]
+    votes: Mapping[Subject, tuple[DimensionVote, ...]]
     input_chars: int = 0
 
     @property
@@ -83,9 +86,14 @@ def judged_trial(session: Session, trial_grade: TrialGrade | None) -> bool:
 
 
 def trial_votes(
-    case: ResolvedCase, session: Session, judges: Sequence[LlmClient], spec: JudgingSpec
+    case: ResolvedCase,
+    session: Session,
+    trial_grade: TrialGrade | None,
+    judges: Sequence[LlmClient],
+    spec: JudgingSpec,
 ) -> TrialVotes:
-    """Every judge on every dimension of one trial, calls in parallel."""
+    """Every judge on every dimension of one trial, and on the category of its failure when
+    `spec.confirm_failures`; calls in parallel."""
     view = TrialView(case, session)
     judge_input = build_judge_input(
         case,
@@ -95,18 +103,29 @@ def trial_votes(
         messages=view.transcript_messages(),
         max_chars=spec.max_input_chars,
     )
-    votes: dict[Dimension, list[DimensionVote]] = {d: [] for d in spec.dimensions}
-    jobs = [(d, j) for d in spec.dimensions for j in judges]
+    failure = _attribution(case, view, trial_grade) if spec.confirm_failures else None
+    subjects: list[Subject] = list(spec.dimensions)
+    if failure is not None:
+        subjects.append("failure_category")
+
+    def vote(job: tuple[Subject, LlmClient]) -> DimensionVote:
+        subject, judge = job
+        if subject == "failure_category":
+            assert failure is not None
+            return judge_category(judge, failure, judge_input)
+        return judge_dimension(judge, subject, judge_input)
+
+    votes: dict[Subject, list[DimensionVote]] = {s: [] for s in subjects}
+    jobs = [(s, j) for s in subjects for j in judges]
     if jobs:
         with ThreadPoolExecutor(max_workers=min(PARALLEL_CALLS, len(jobs))) as pool:
-            results = pool.map(lambda job: judge_dimension(job[1], job[0], judge_input), jobs)
-            for (dimension, _), vote in zip(jobs, results, strict=True):
-                votes[dimension].append(vote)
+            for (subject, _), cast in zip(jobs, pool.map(vote, jobs), strict=True):
+                votes[subject].append(cast)
     return TrialVotes(
         case_key=case.case_key,
         agent=case.agent,
         trial=session.trial,
-        votes={d: tuple(v) for d, v in votes.items()},
+        votes={s: tuple(v) for s, v in votes.items()},
         input_chars=len(judge_input.text),
     )
 
@@ -223,6 +242,11 @@ def judge_trial(
                 llm_excluded=score.llm_excluded,
             )
         )
+    checks = votes.votes.get("failure_category", ()) if votes else ()
+    if failure is not None and checks and spec is not None:
+        failure = failure.model_copy(update={"check": _category_check(checks, spec.quorum)})
+        for vote in checks:
+            usage = usage + vote.usage
     trial = TrialJudgment(
         trial=session.trial,
         dimensions=tuple(judged),
@@ -230,6 +254,18 @@ def judge_trial(
         judge_input_chars=votes.input_chars if votes else 0,
     )
     return trial, usage
+
+
+def _category_check(cast: Sequence[DimensionVote], quorum: int) -> CategoryCheck:
+    """The panel's majority on whether a failure's category fits, as for a dimension."""
+    verdicts = [v.verdict for v in cast if v.verdict is not None]
+    outcome = panel_vote(verdicts, quorum=quorum)
+    return CategoryCheck(
+        votes=tuple(verdicts),
+        errors=tuple(f"{v.judge}: {v.error}" for v in cast if v.verdict is None),
+        n_valid=outcome.n_valid,
+        confirmed=None if outcome.panel_verdict is None else outcome.panel_verdict == "PASS",
+    )
 
 
 def _attribution(

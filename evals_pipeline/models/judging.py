@@ -78,7 +78,10 @@ class JudgeVerdict(_Frozen):
         default=None, description="The judge target's name (absent from older records)."
     )
     judge_model: str = Field(description="Dated snapshot id of the judge model.")
-    dimension: Dimension
+    dimension: Dimension | Literal["failure_category"] = Field(
+        description="The dimension judged, or `failure_category`: PASS when a failed trial's "
+        "category fits it."
+    )
     verdict: Verdict
     confidence: float = Field(ge=0, le=1)
     critique: str = ""
@@ -88,6 +91,17 @@ class JudgeVerdict(_Frozen):
     effective_confidence: float | None = Field(default=None, ge=0, le=1)
     partially_grounded: bool = False
     retried: bool = False
+
+
+class CategoryCheck(_Frozen):
+    """The panel's one-vs-rest check of a failed trial's primary category (§9.2): does it fit?"""
+
+    votes: tuple[JudgeVerdict, ...] = Field(description="PASS: the category fits the trial.")
+    errors: tuple[str, ...] = ()
+    n_valid: int = Field(ge=0)
+    confirmed: bool | None = Field(
+        description="The panel's majority; None below the quorum or without a majority."
+    )
 
 
 class FailureClassification(_Frozen):
@@ -100,6 +114,9 @@ class FailureClassification(_Frozen):
     )
     evidence: tuple[str, ...] = Field(default=(), description="Event ids and snippets.")
     rule_id: str = Field(description="The rule and clause that fired, e.g. `E2.backoff_share`.")
+    check: CategoryCheck | None = Field(
+        default=None, description="The panel's check of `primary` (judging.confirm_failures)."
+    )
 
     @model_validator(mode="after")
     def _tier_matches_category(self) -> FailureClassification:
@@ -115,6 +132,8 @@ class CategoryCount(_Frozen):
     count: int = Field(ge=0)
     rate_of_trials: float | None
     rate_of_failures: float | None
+    confirmed: int = Field(default=0, ge=0, description="Of `count`, the panel confirmed.")
+    disputed: int = Field(default=0, ge=0, description="Of `count`, the panel rejected.")
 
 
 class TierCount(_Frozen):

@@ -187,6 +187,10 @@ class JudgingSpec(BaseModel):
         default=True, description="Compare the agents of each case with position swap."
     )
     seed: int = Field(default=0, description="Draws which agent of a pair is shown first.")
+    confirm_failures: bool = Field(
+        default=False,
+        description="Ask the panel whether each failed trial's category (from the rules) fits.",
+    )
     calibration: str | None = Field(
         default=None,
         description="Human labels (CSV, JSONL or YAML: test_id, agent, dimension, "

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from evals_pipeline.llm.usage import LlmUsage
-from evals_pipeline.models.judging import FAILURE_TAXONOMY
+from evals_pipeline.models.judging import FAILURE_TAXONOMY, CategoryCount
 from evals_pipeline.models.report import DimensionRate, EvalReport
 from evals_pipeline.reporting.text import interval, num, p_value, pct, signed_interval, table
 
@@ -126,7 +126,7 @@ def failure_attribution(report: EvalReport) -> list[str]:
         )
         categories += [
             [f.agent, f"{FAILURE_TAXONOMY[c][0]} {c}", FAILURE_TAXONOMY[c][1], str(n.count),
-             pct(n.rate_of_failures)]
+             pct(n.rate_of_failures), _checked(n)]
             for c, n in b.by_category.items()
             if n.count
         ]  # fmt: skip
@@ -136,8 +136,15 @@ def failure_attribution(report: EvalReport) -> list[str]:
     ]  # fmt: skip
     out = ["## Failure attribution", "", *table(headers, rows)]
     if categories:
-        out += ["", *table(["agent", "category", "tier", "trials", "of failures"], categories)]
+        headers = ["agent", "category", "tier", "trials", "of failures", "panel agrees"]
+        out += ["", *table(headers, categories)]
     return out
+
+
+def _checked(count: CategoryCount) -> str:
+    """How many of a category's failures the panel confirmed, of those it decided on."""
+    decided = count.confirmed + count.disputed
+    return f"{count.confirmed}/{decided}" if decided else "-"
 
 
 def repeated_trials(report: EvalReport) -> list[str]:

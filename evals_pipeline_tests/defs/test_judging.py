@@ -42,6 +42,10 @@ def _pairwise(slot: str) -> dict[str, str]:
 CONSISTENT = {
     "rules": [
         {
+            "when": {"contains": "Rules classified the primary reason"},
+            "turns": [_verdict("PASS", BAD, "the answer is wrong, and the run was fine")],
+        },
+        {
             "when": {
                 "contains": "You compare two coding agents",
                 "regex": r"FIRST answer\n## Final answer\nThe answer is 42",
@@ -73,7 +77,11 @@ BIASED = {
 def _suite(tmp_path: Path, labels: list[dict[str, str]] | None = None) -> Path:
     (tmp_path / "fair.yaml").write_text(yaml.safe_dump(CONSISTENT))
     (tmp_path / "biased.yaml").write_text(yaml.safe_dump(BIASED))
-    judging: dict[str, object] = {"panel": ["fair-claude", "fair-gpt", "biased-nano"], "quorum": 2}
+    judging: dict[str, object] = {
+        "panel": ["fair-claude", "fair-gpt", "biased-nano"],
+        "quorum": 2,
+        "confirm_failures": True,
+    }
     if labels is not None:
         (tmp_path / "labels.yaml").write_text(yaml.safe_dump(labels))
         judging["calibration"] = "labels.yaml"
@@ -151,7 +159,10 @@ def test_biased_and_fabricating_judge_is_flagged_and_outvoted(
     wrong = next(j for j in judgments if j.agent == "wrong")
     wrong_correctness = next(d for d in wrong.trials[0].dimensions if d.dimension == "correctness")
     assert wrong_correctness.panel_verdict == "FAIL" and wrong_correctness.passed is False
-    assert wrong.trials[0].failure is not None
+    failure = wrong.trials[0].failure
+    assert failure is not None and failure.check is not None
+    # The fair judges confirm the failure's category; the fabricating one abstains.
+    assert failure.check.confirmed is True and failure.check.n_valid == 2
     # A verification PASS needs a test run after the last edit; with none, FAIL.
     verification = next(d for d in right.trials[0].dimensions if d.dimension == "verification")
     assert verification.panel_verdict == "FAIL"
@@ -181,6 +192,10 @@ def test_biased_and_fabricating_judge_is_flagged_and_outvoted(
 
     summary = (outcome.report_folder / "summary.md").read_text()
     assert "## Judged dimensions" in summary and "## Judge health" in summary
+    wrong_failures = next(f for f in report["failure_breakdown"] if f["agent"] == "wrong")
+    category = wrong_failures["breakdown"]["by_category"][failure.primary]
+    assert (category["count"], category["confirmed"], category["disputed"]) == (3, 3, 0)
+    assert f"{failure.primary} | capability | 3 | 100.0% | 3/3 |" in summary
 
 
 def test_each_provider_waits_in_its_own_pool(instance: dg.DagsterInstance, tmp_path: Path) -> None:

@@ -233,7 +233,7 @@ def _readings_op(loaded: LoadedSuite, provider: str) -> dg.OpDefinition:
 
 def _graph(layer: Mapping[str, Any]) -> dict[str, Any]:
     """An asset's options as a graph-backed asset takes them (its last op names the IO manager)."""
-    return {k: v for k, v in layer.items() if k not in ("io_manager_key", "pool")}
+    return {k: v for k, v in layer.items() if k != "io_manager_key"}
 
 
 def _panel_of(

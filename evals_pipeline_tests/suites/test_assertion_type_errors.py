@@ -1,0 +1,211 @@
+"""Assertion types: unknown, renamed, unsupported or missing types, and unsupported grader keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals_pipeline.models.assertions import ASSERTION_TYPES
+from evals_pipeline.suites import load_suite
+from evals_pipeline_tests.suites.conftest import Project, only
+
+
+def test_unknown_assertion_type_lists_valid_types_and_suggests(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: contians
+                    value: hi
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (5, 15)
+    assert issue.message == (
+        f"unknown assertion type 'contians'; valid types: {', '.join(ASSERTION_TYPES)}"
+    )
+    assert issue.fix == "did you mean 'contains'?"
+
+
+def test_snake_case_assertion_types_are_normalised(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions: [{type: is_json}, {type: starts_with, value: h}]
+            """,
+        )
+    )
+    assert [a.type for a in loaded.suite.tests[0].assertions] == ["is-json", "starts-with"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "new"), [("llm-judge", "llm-grader"), ("llm_judge", "llm-grader")]
+)
+def test_old_llm_grader_names_name_the_new_type(project: Project, kind: str, new: str) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            f"""\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: {kind}
+                    prompt: Is it polite?
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (5, 15)
+    assert issue.message == f"assertion type 'llm-judge' was renamed to '{new}'"
+    assert issue.fix == f"write type: {new}"
+
+
+def test_the_deprecated_rubric_type_names_rubrics(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            "tests: [{id: a, input: hi, assertions: [{type: rubric, rubrics: [Polite]}]}]\n",
+        )
+    )
+    assert issue.message == "assertion type 'rubric' was renamed to 'rubrics'"
+    assert issue.fix == "write type: rubrics and rename its 'rubrics:' list to 'criteria:'"
+
+
+@pytest.mark.parametrize("kind", ["llm-rubric", "agent_rubric", "agent-judge"])
+def test_other_llm_grader_types_are_not_supported(project: Project, kind: str) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            f"tests: [{{id: a, input: hi, assertions: [{{type: {kind}, value: Polite}}]}}]\n",
+        )
+    )
+    normalised = kind.replace("_", "-")
+    assert issue.message == f"assertion type '{normalised}' is not supported by evals-pipeline"
+    assert issue.fix.startswith("use type: llm-grader")
+
+
+def test_an_executable_prompt_is_not_supported(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: llm-grader
+                    prompt:
+                      command: [python3, prompt.py]
+            """,
+        )
+    )
+    assert issue.line == 7
+    assert issue.message == (
+        "tests[0].assertions[0].prompt: executable prompt templates ({command: [...]}) are "
+        "not supported"
+    )
+    assert issue.fix.startswith("write the prompt inline, or as prompt: file://")
+
+
+def test_unsupported_rubric_keys_are_named(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: rubrics
+                    criteria:
+                      - id: tone
+                        outcome: Polite
+                        score_ranges: []
+            """,
+        )
+    )
+    assert issue.line == 9
+    assert issue.message == (
+        "'score_ranges' in tests[0].assertions[0].criteria[0] is an AgentV setting "
+        "evals-pipeline does not support"
+    )
+
+
+def test_agent_mode_keys_of_an_llm_grader_are_named(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            "tests: [{id: a, input: hi, assertions: [{type: llm-grader, max_steps: 5}]}]\n",
+        )
+    )
+    assert issue.message == (
+        "'max_steps' in tests[0].assertions[0] is an AgentV setting evals-pipeline does not support"
+    )
+
+
+def test_a_plain_sentence_assertion_is_an_llm_rubric(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - The answer is polite
+            """,
+        )
+    )
+    assert issue.line == 5
+    assert issue.message == (
+        "tests[0].assertions[0] is a plain sentence; an assertion must be a mapping with a 'type'"
+    )
+    assert issue.fix == (
+        "write it as '- type: rubrics' with 'criteria: [\"The answer is polite\"]'"
+    )
+
+
+def test_a_rubric_without_type_gets_one_suggested(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            "tests: [{id: a, input: hi, assertions: [{criteria: [Polite]}]}]\n",
+        )
+    )
+    assert issue.message == "tests[0].assertions[0] looks like an LLM rubric but has no 'type'"
+    assert issue.fix == "add 'type: rubrics' (it checks each item of 'criteria' with an LLM)"
+
+
+def test_renamed_assertion_type(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            "tests: [{id: a, input: hi, assertions: [{type: code_judge, command: x}]}]\n",
+        )
+    )
+    assert issue.message == "assertion type 'code-judge' was renamed to 'code-grader'"
+    assert issue.fix == "write type: code-grader"
+
+
+def test_assertion_without_type(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - value: hi
+            """,
+        )
+    )
+    assert (issue.line, issue.message) == (5, "tests[0].assertions[0] has no 'type'")
+    assert issue.fix.startswith("add 'type:' with one of: contains,")

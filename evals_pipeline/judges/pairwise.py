@@ -100,7 +100,7 @@ class JudgeReadings:
 
 @dataclass(frozen=True)
 class PairReadings:
-    """Two agents' work on one case as read by some judges; `agent_a` is shown first first."""
+    """Two agents' work on one case as read by some judges; `agent_a` leads the first reading."""
 
     case_key: str
     test_id: str

@@ -123,9 +123,7 @@ def grade_cases(
     clients serves the whole step: scripted judges' model servers start once, and their request
     logs go to `log_dir` when given.
     """
-    by_partition: dict[tuple[str, str], list[Session]] = {}
-    for session in sessions:
-        by_partition.setdefault((session.case_key, session.agent), []).append(session)
+    by_partition = _sessions_by_partition(sessions)
     llm_targets: dict[str, LlmTargetSpec] = {}
     for case in cases:
         for name, spec in case.llm_targets.items():
@@ -263,12 +261,12 @@ def collect_readings(
     if not judges:
         return []
     by_case = _cases_by_key(cases)
+    by_partition = _sessions_by_partition(sessions)
     readings: list[PairReadings] = []
     with LlmClients(judges, log_dir=folder) as clients:
         panel = [clients.get(name) for name in judges]
         for index, (case_key, group) in enumerate(by_case.items(), 1):
-            agents = {c.agent for c in group}
-            ran = [s for s in sessions if s.case_key == case_key and s.agent in agents]
+            ran = [s for c in group for s in by_partition.get((case_key, c.agent), [])]
             pairs = read_pairs(group, ran, panel, judging)
             readings += pairs
             progress(

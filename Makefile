@@ -7,12 +7,13 @@ DEV_STAMP := $(VENV)/.installed-dev
 SUITE ?= examples/quickstart/quickstart.eval.yaml
 
 AGENTS_STAMP := agents/node_modules/.installed
+AGENTV_STAMP := conformance/node_modules/.installed
 
 export DAGSTER_HOME ?= $(CURDIR)/.evals/dagster
 export EVALS_PIPELINE_STORAGE ?= $(CURDIR)/.evals/storage
 export EVALS_PIPELINE_AGENTS_DIR ?= $(CURDIR)/agents
 
-.PHONY: run test lint typecheck dev clean agents
+.PHONY: run test lint typecheck dev clean agents agentv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +34,7 @@ run: $(STAMP)
 	$(BIN)/evals-pipeline run $(SUITE); status=$$?; [ $$status -le 1 ]
 
 ## test: set up and run lint, format check, type check and every test
-test: $(DEV_STAMP) agents lint typecheck
+test: $(DEV_STAMP) agents agentv lint typecheck
 	$(BIN)/python -m pytest -n 2 -q
 
 ## agents: install the pinned agent CLIs (claude, codex, pi) into agents/node_modules
@@ -45,6 +46,17 @@ $(AGENTS_STAMP): agents/package.json agents/package-lock.json
 		cd agents && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
 	else \
 		echo "npm not found: the agent CLIs are not installed and the real-agent tests will be skipped"; \
+	fi
+
+## agentv: install the pinned reference AgentV CLI (and bun) the conformance tests run beside ours
+agentv: $(AGENTV_STAMP)
+
+$(AGENTV_STAMP): conformance/package.json conformance/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		echo "installing the pinned agentv 4.42.4 and bun into conformance/node_modules (about 900 MB)"; \
+		cd conformance && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else \
+		echo "npm not found: agentv is not installed and the conformance tests will fail"; \
 	fi
 
 lint: $(DEV_STAMP)
@@ -60,4 +72,4 @@ dev: $(STAMP)
 	$(BIN)/dagster dev -w workspace.yaml
 
 clean:
-	rm -rf .evals agents/node_modules
+	rm -rf .evals agents/node_modules conformance/node_modules

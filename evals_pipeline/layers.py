@@ -9,7 +9,7 @@ from pathlib import Path
 
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.adapters.cli import check_health
-from evals_pipeline.enrichers import enrich_run
+from evals_pipeline.enrichers import enrich_run, run_cost
 from evals_pipeline.judges import aggregate_trials, grade_trial
 from evals_pipeline.judges.judgment import (
     TrialVotes,
@@ -30,6 +30,7 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
+from evals_pipeline.scheduling import RunGate, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
 Progress = Callable[[str], None]
@@ -44,7 +45,8 @@ def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
     return folder / agent / case_key / f"trial-{trial}"
 
 
-def _unhealthy_run(case: ResolvedCase, trial: int, reason: str) -> AgentRun:
+def _refused_run(case: ResolvedCase, trial: int, reason: str, *, setup: bool) -> AgentRun:
+    """A run that never started: an unhealthy target, or (`setup`) the gate said no."""
     now = now_ms()
     return AgentRun(
         case_key=case.case_key,
@@ -53,6 +55,7 @@ def _unhealthy_run(case: ResolvedCase, trial: int, reason: str) -> AgentRun:
         start_ms=now,
         end_ms=now,
         error=reason,
+        setup_failed=setup,
     )
 
 
@@ -67,21 +70,27 @@ def run_agents(
 ) -> list[AgentRun]:
     """Run every trial of every case, `workers` at a time, each in a fresh workspace.
 
-    Repositories named by URL are cloned once into `git_cache` (default: inside `folder`).
+    Cases run in dependency waves (`depends_on`); a run is refused, and recorded as a setup
+    error, when its target is unhealthy, a dependency failed, or the suite's fail_on_error or
+    budget_usd says stop (scheduling.py). Repositories named by URL are cloned once into
+    `git_cache` (default: inside `folder`). Runs come back in the order of `cases`.
     """
     health: dict[str, str | None] = {}
     for case in cases:
         if isinstance(case.target, CliTarget) and case.agent not in health:
             health[case.agent] = check_health(case.target, case.base_dir)
-    jobs = [(case, trial) for case in cases for trial in range(case.trials.count)]
+    gate = RunGate()
+    total = sum(case.trials.count for case in cases)
     done = 0
 
     def one(job: tuple[ResolvedCase, int]) -> AgentRun:
         nonlocal done
         case, trial = job
-        reason = health.get(case.agent)
-        if reason:
-            run = _unhealthy_run(case, trial, reason)
+        unhealthy = health.get(case.agent)
+        refusal = None if unhealthy else gate.refusal(case)
+        if unhealthy or refusal:
+            run = _refused_run(case, trial, unhealthy or refusal or "", setup=refusal is not None)
+            gate.refused(case)
         else:
             artifacts = run_folder(folder, case.case_key, case.agent, trial)
             ctx = RunContext(
@@ -92,16 +101,27 @@ def run_agents(
                 git_cache=git_cache or folder / ".git-cache",
             )
             run = run_agent(case, ctx)
+            cost = run_cost(run) if case.budget_usd is not None else None
+            gate.finished(case, errored=run.failed, cost_usd=cost)
         done += 1
         status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
         label = f" (trial {trial})" if case.trials.count > 1 else ""
         progress(
-            f"[{done}/{len(jobs)}] {case.agent} / {case.test_id}{label}: {status} in {run.duration_ms} ms"
+            f"[{done}/{total}] {case.agent} / {case.test_id}{label}: {status} in {run.duration_ms} ms"
         )
         return run
 
+    runs: dict[tuple[str, str, int], AgentRun] = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(one, jobs))
+        for wave in waves(cases):
+            jobs = [(case, trial) for case in wave for trial in range(case.trials.count)]
+            for (case, trial), run in zip(jobs, pool.map(one, jobs), strict=True):
+                runs[(case.agent, case.case_key, trial)] = run
+    return [
+        runs[(case.agent, case.case_key, trial)]
+        for case in cases
+        for trial in range(case.trials.count)
+    ]
 
 
 def enrich_runs(runs: list[AgentRun], folder: Path) -> list[Session]:

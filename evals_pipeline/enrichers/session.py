@@ -81,6 +81,19 @@ def parse_agent_stream(run: AgentRun) -> EnrichedSession:
     return parse_stream(run.stream_kind, text, rollout=_read(run.side_files.get("rollout")))
 
 
+def run_cost(run: AgentRun) -> float | None:
+    """The run's cost in USD as its session will report it, without writing anything (for
+    the suite's budget while runs are still starting)."""
+    if run.stream_kind:
+        enriched = parse_agent_stream(run)
+        return (
+            enriched.cost_usd
+            if enriched.cost_usd is not None
+            else priced(enriched.token_usage, run.pricing)
+        )
+    return None if run.failed else _parse_output(run).cost_usd
+
+
 def enrich_run(run: AgentRun, session_dir: Path) -> Session:
     """Enrich one run; the messages Parquet file is written even for a failed run.
 

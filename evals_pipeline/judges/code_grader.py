@@ -46,6 +46,13 @@ def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Eval
     With `target:` set, a target proxy runs for the grader's lifetime; the grader gets only the
     proxy's loopback URL and one-time token, never an API key.
     """
+    docker = ctx.case.workspace.docker_image if ctx.case.workspace else None
+    if docker:
+        return Evaluation.failed(
+            f"the suite's workspace.docker ({docker}) asks for code graders to run in a "
+            "container, which evals-pipeline does not do: remove workspace.docker to run them "
+            "on the host, or run this suite with agentv"
+        )
     payload = grader_payload(spec, ctx)
     workspace = ctx.session.workspace_path
     extra = {"AGENTV_WORKSPACE_PATH": workspace} if workspace else {}

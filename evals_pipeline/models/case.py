@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -34,6 +34,17 @@ class ResolvedCase(BaseModel):
     metadata: dict[str, Any] | None = None
     threshold: float = 0.8
     trials: TrialsSpec = Field(default_factory=TrialsSpec)
+    depends_on: list[str] = Field(
+        default_factory=list, description="Test ids whose runs come first (same agent)."
+    )
+    on_dependency_failure: Literal["skip", "fail", "run"] = "skip"
+    budget_usd: float | None = Field(
+        default=None, description="The suite's spend cap over all its agent runs."
+    )
+    fail_on_error: bool = Field(
+        default=False, description="The suite stops starting runs after an execution error."
+    )
+    conversation_id: str | None = None
     timeout_seconds: float = 600.0
     workspace: ResolvedWorkspace | None = Field(
         default=None, description="How each run's workspace is built; None: an empty folder."

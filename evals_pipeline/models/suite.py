@@ -40,11 +40,26 @@ class TargetRef(BaseModel):
     use_target: str | None = None
 
 
+TrialStrategy = Literal["pass_at_k", "mean", "confidence_interval"]
+
+
 class TrialsSpec(BaseModel):
+    """How many times each test runs and how the trials make one score (AgentV's rules)."""
+
     model_config = ConfigDict(extra="forbid")
 
     count: int = Field(default=1, ge=1, le=100)
-    strategy: Literal["pass_at_k", "mean"] = "pass_at_k"
+    strategy: TrialStrategy = Field(
+        default="pass_at_k",
+        description="pass_at_k: the best trial, stopping at the first pass; mean: the mean "
+        "score; confidence_interval: the lower bound of the mean's 95% t-interval.",
+    )
+    cost_limit_usd: float | None = Field(
+        default=None,
+        ge=0,
+        description="Stop counting trials once their summed cost reaches this (AgentV: stop "
+        "running them).",
+    )
 
 
 class ExecutionSpec(BaseModel):
@@ -61,6 +76,22 @@ class ExecutionSpec(BaseModel):
     threshold: float = Field(default=0.8, ge=0, le=1)
     skip_defaults: bool = False
     trials: TrialsSpec = Field(default_factory=TrialsSpec)
+    cache: bool | None = Field(
+        default=None,
+        description="AgentV's response cache. Accepted; every run invokes the agent (see "
+        "docs/suite-format.md).",
+    )
+    cache_path: str | None = Field(default=None, description="Folder of AgentV's cache.")
+    budget_usd: float | None = Field(
+        default=None,
+        ge=0,
+        description="Spend cap: once the agent runs' summed cost reaches it, the tests not yet "
+        "started are errors (budget_exceeded).",
+    )
+    fail_on_error: bool = Field(
+        default=False,
+        description="After the first execution error, the tests not yet started are errors.",
+    )
 
     def target_names(self) -> list[str]:
         names = [t if isinstance(t, str) else t.name for t in self.targets or []]
@@ -70,11 +101,32 @@ class ExecutionSpec(BaseModel):
 
 
 class TestExecutionSpec(BaseModel):
+    """A test's own `execution:`; AgentV's schema allows every suite key, and reads `target`,
+    `targets`, `threshold` and `skip_defaults` (the others are accepted and have no effect)."""
+
     model_config = ConfigDict(extra="forbid")
 
     target: str | None = None
+    targets: list[str | TargetRef] | None = Field(
+        default=None, description="Runs the test only on these of the suite's targets."
+    )
     threshold: float | None = Field(default=None, ge=0, le=1)
     skip_defaults: bool = False
+    workers: int | None = Field(default=None, ge=1, le=50)
+    cache: bool | None = None
+    trials: TrialsSpec | None = None
+    budget_usd: float | None = Field(default=None, ge=0)
+    fail_on_error: bool | None = None
+    assertions: list[AssertionSpec] | None = Field(
+        default=None, description="Ignored for a test, as in AgentV: write test assertions."
+    )
+
+    def target_names(self) -> list[str]:
+        """The test's targets: `target`, then `targets` (names of the suite's targets)."""
+        names = [t if isinstance(t, str) else t.name for t in self.targets or []]
+        if self.target and self.target not in names:
+            names.insert(0, self.target)
+        return names
 
 
 class RepoSpec(BaseModel):
@@ -91,6 +143,12 @@ class RepoSpec(BaseModel):
     commit: str | None = Field(default=None, min_length=1, description="Default: HEAD.")
     base_commit: str | None = Field(
         default=None, min_length=1, description="Alias of `commit`; if both are set they match."
+    )
+    ancestor: int = Field(
+        default=0, ge=0, description="Check out the commit this many first parents back."
+    )
+    sparse: list[str] | None = Field(
+        default=None, description="Cone-mode sparse checkout of these folders only."
     )
 
     @field_validator("path")
@@ -121,18 +179,34 @@ class HookSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    command: str | list[str] = Field(description="argv list, or a string run with `sh -c`.")
+    command: str | list[str] | None = Field(
+        default=None, description="argv list, or a string run with `sh -c`."
+    )
     timeout_ms: int | None = Field(
         default=None, gt=0, description="Default: 60000 for before_*, 30000 for after_*."
     )
-    cwd: str | None = Field(default=None, description="Default: the eval file's folder.")
+    cwd: str | None = Field(
+        default=None,
+        description="Default: the workspace file's folder, else the eval file's folder.",
+    )
+    reset: Literal["none", "fast", "strict"] | None = Field(
+        default=None,
+        description="On after_each: reset the workspace's repos (or root) to their checkout "
+        "before the hook runs: fast = git reset --hard + git clean -fd, strict = -fdx.",
+    )
 
     @field_validator("command")
     @classmethod
-    def _not_empty(cls, value: str | list[str]) -> str | list[str]:
-        if not value or (isinstance(value, str) and not value.strip()):
+    def _not_empty(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if value is not None and (not value or (isinstance(value, str) and not value.strip())):
             raise ValueError("the hook command is empty")
         return value
+
+    @model_validator(mode="after")
+    def _command_or_reset(self) -> HookSpec:
+        if self.command is None and self.reset is None:
+            raise ValueError("a hook needs a command (or, on after_each, a reset)")
+        return self
 
 
 class HooksSpec(BaseModel):
@@ -145,6 +219,26 @@ class HooksSpec(BaseModel):
     after_all: HookSpec | None = None
 
 
+class DockerSpec(BaseModel):
+    """AgentV's container for graders. Accepted; a case that would use it is an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    image: str
+    timeout: int | None = Field(default=None, ge=1)
+    memory: str | None = None
+    cpus: float | None = Field(default=None, ge=0.1)
+
+
+class WorkspaceEnvSpec(BaseModel):
+    """Preflight: what must be installed before any agent runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    required_commands: list[str] = Field(default_factory=list)
+    required_python_modules: list[str] = Field(default_factory=list)
+
+
 class WorkspaceSpec(BaseModel):
     """Each run's fresh workspace: a template copy, repositories, hooks, a cleanup policy."""
 
@@ -153,13 +247,32 @@ class WorkspaceSpec(BaseModel):
     template: str | None = Field(
         default=None, description="A folder copied into each run's fresh workspace."
     )
-    repos: list[RepoSpec] = Field(default_factory=list)
+    repos: list[RepoSpec] | None = None
     hooks: HooksSpec | None = None
-    cleanup: CleanupPolicy = Field(
-        default="on_success",
-        description="When to delete a run's workspace: on_success (keep failed and errored "
-        "runs), always, never.",
+    isolation: Literal["shared", "per_test"] | None = Field(
+        default=None,
+        description="Accepted; every run gets its own fresh workspace (AgentV's per_test).",
     )
+    mode: Literal["pooled", "temp", "static"] | None = Field(
+        default=None,
+        description="Accepted; static with a path uses that folder's content as the template.",
+    )
+    path: str | None = Field(default=None, description="The folder of mode: static.")
+    docker: DockerSpec | None = None
+    env: WorkspaceEnvSpec | None = None
+    cleanup: CleanupPolicy | None = Field(
+        default=None,
+        description="When to delete a run's workspace: on_success (default: keep failed and "
+        "errored runs), always, never.",
+    )
+
+
+class RequiresSpec(BaseModel):
+    """The AgentV version a suite needs (informational here)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agentv: str | None = None
 
 
 class JudgingSpec(BaseModel):
@@ -224,6 +337,21 @@ class TestSpec(BaseModel):
     execution: TestExecutionSpec | None = None
     workspace: WorkspaceSpec | None = None
     metadata: dict[str, Any] | None = None
+    vars: dict[str, Any] | None = Field(
+        default=None,
+        description="Values for {{name}} / {{a.b}} in input, input_files, criteria and "
+        "expected_output (substituted when the suite loads).",
+    )
+    conversation_id: str | None = Field(default=None, description="Grouping; reported as is.")
+    suite: str | None = Field(default=None, description="Grouping; reported as is.")
+    depends_on: list[str] | None = Field(
+        default=None, description="Tests that run first; see on_dependency_failure."
+    )
+    on_dependency_failure: Literal["skip", "fail", "run"] | None = Field(
+        default=None,
+        description="When a dependency ended in an execution error: skip (default) or fail make "
+        "this test an error without running it; run runs it anyway.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -244,7 +372,19 @@ class EvalSuite(BaseModel):
     author: str | None = None
     tags: list[str] = Field(default_factory=list)
     license: str | None = None
-    tests: list[TestSpec] = Field(min_length=1)
+    requires: RequiresSpec | None = None
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description="Inherited by every test's metadata (arrays joined, the test's scalars win).",
+    )
+    governance: dict[str, Any] | None = Field(
+        default=None, description="AgentV's governance block: metadata.governance of each test."
+    )
+    tests: list[TestSpec] = Field(
+        min_length=1,
+        description="The tests; or a path: a .yaml / .jsonl file of tests, or a folder of "
+        "<id>/case.yaml (read when the suite loads).",
+    )
     execution: ExecutionSpec = Field(default_factory=ExecutionSpec)
     assertions: list[AssertionSpec] = Field(default_factory=list)
     input: InputSpec | None = None

@@ -51,6 +51,10 @@ class ResolvedRepo(BaseModel):
     path: str = Field(description="Folder inside the workspace, relative, '/'-separated.")
     source: str = Field(description="An absolute local repository path, or a URL git can clone.")
     commit: str = Field(default="HEAD", min_length=1, description="Commit, branch or tag.")
+    ancestor: int = Field(default=0, ge=0, description="First parents to go back from `commit`.")
+    sparse: tuple[str, ...] = Field(
+        default=(), description="Cone-mode sparse checkout of these folders; empty: everything."
+    )
 
     @field_validator("path")
     @classmethod
@@ -69,19 +73,24 @@ class ResolvedRepo(BaseModel):
         return is_remote(self.source)
 
 
+ResetMode = Literal["none", "fast", "strict"]
+"""after_each's workspace reset: fast = `git reset --hard` + `git clean -fd`, strict = `-fdx`."""
+
+
 class ResolvedHook(BaseModel):
-    """One hook command; a string runs through `sh -c`, a list is an argv."""
+    """One hook command (a string runs through `sh -c`, a list is an argv) and its reset."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    command: str | list[str]
+    command: str | list[str] | None = Field(default=None, description="None: a reset only.")
     timeout_ms: int = Field(gt=0)
     cwd: str = Field(description="Absolute folder the hook runs in.")
+    reset: ResetMode = "none"
 
     @field_validator("command")
     @classmethod
-    def _not_empty(cls, value: str | list[str]) -> str | list[str]:
-        if not value or (isinstance(value, str) and not value.strip()):
+    def _not_empty(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if value is not None and (not value or (isinstance(value, str) and not value.strip())):
             raise ValueError("a hook command must not be empty")
         return value
 
@@ -113,6 +122,17 @@ class ResolvedWorkspace(BaseModel):
     repos: list[ResolvedRepo] = Field(default_factory=list)
     hooks: ResolvedHooks = Field(default_factory=ResolvedHooks)
     cleanup: CleanupPolicy = "on_success"
+    required_commands: tuple[str, ...] = Field(
+        default=(), description="Preflight: commands that must be on PATH (`command -v`)."
+    )
+    required_python_modules: tuple[str, ...] = Field(
+        default=(), description="Preflight: modules `python3 -c 'import m'` must find."
+    )
+    docker_image: str | None = Field(
+        default=None,
+        description="AgentV's grader container (workspace.docker); a case that has one is an "
+        "error at run time here.",
+    )
 
     @field_validator("template")
     @classmethod

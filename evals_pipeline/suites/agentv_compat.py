@@ -45,27 +45,8 @@ AGENTV_PROVIDERS: frozenset[str] = frozenset(
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
-    "EvalSuite": frozenset({"preprocessors", "requires"}),
-    "TestSpec": frozenset(
-        {
-            "vars",
-            "conversation_id",
-            "suite",
-            "depends_on",
-            "on_dependency_failure",
-            "mode",
-            "turns",
-            "aggregation",
-            "on_turn_failure",
-            "window_size",
-        }
-    ),
-    "ExecutionSpec": frozenset({"cache", "cache_path", "budget_usd", "fail_on_error"}),
-    "TestExecutionSpec": frozenset({"targets", "workers", "trials", "cache"}),
-    "WorkspaceSpec": frozenset({"isolation", "mode", "path", "docker", "env"}),
-    "RepoSpec": frozenset({"ancestor", "sparse"}),
-    "HookSpec": frozenset({"reset"}),
-    "TrialsSpec": frozenset({"cost_limit_usd"}),
+    "EvalSuite": frozenset({"preprocessors"}),
+    "TestSpec": frozenset({"mode", "turns", "aggregation", "on_turn_failure", "window_size"}),
     "TargetRef": frozenset({"hooks"}),
     "CliTarget": frozenset(
         {

@@ -22,7 +22,7 @@ class _Rewriter:
 
     def _at(self, path: DataPath, message: str, fix: str) -> SuiteIssue:
         mark = self.doc.positions.key(path)
-        return SuiteIssue(self.doc.file, mark.line, mark.column, message, fix)
+        return SuiteIssue(mark.file or self.doc.file, mark.line, mark.column, message, fix)
 
     def rename(self, mapping: dict[str, Any], path: DataPath, old: str, new: str) -> None:
         """Rename a deprecated key in place, with a warning (an error if both are set)."""
@@ -45,20 +45,61 @@ class _Rewriter:
             self._at((*path, new), f"'{old}' is deprecated", f"rename it to '{new}'")
         )
 
+    def camel(self, mapping: Any, path: DataPath, old: str, new: str) -> None:
+        """Accept a camelCase spelling AgentV's schema allows, silently (AgentV does)."""
+        if isinstance(mapping, dict) and old in mapping:
+            if new in mapping:
+                self.rename(mapping, path, old, new)  # both set: reported as an error
+                return
+            mapping[new] = mapping.pop(old)
+            self.doc.positions.move((*path, old), (*path, new))
+
     def suite(self, data: dict[str, Any]) -> None:
         for old in ("eval_cases", "evalcases"):
             self.rename(data, (), old, "tests")
         self.rename(data, (), "assert", "assertions")
         self._top_level_target(data)
         self._legacy_execution_graders(data)
+        self.execution(data.get("execution"), ("execution",))
+        self.workspace(data.get("workspace"), ("workspace",))
         self.assertion_list(data, ("assertions",))
         tests = data.get("tests")
         if isinstance(tests, list):
             for index, test in enumerate(tests):
                 if isinstance(test, dict):
+                    at: DataPath = ("tests", index)
                     for old in ("evaluators", "assert"):
-                        self.rename(test, ("tests", index), old, "assertions")
-                    self.assertion_list(test, ("tests", index, "assertions"))
+                        self.rename(test, at, old, "assertions")
+                    self.rename(test, at, "expected_outcome", "criteria")
+                    self.execution(test.get("execution"), (*at, "execution"))
+                    self.workspace(test.get("workspace"), (*at, "workspace"))
+                    self.assertion_list(test, (*at, "assertions"))
+
+    def execution(self, execution: Any, path: DataPath) -> None:
+        if not isinstance(execution, dict):
+            return
+        self.camel(execution, path, "budgetUsd", "budget_usd")
+        self.camel(execution, path, "failOnError", "fail_on_error")
+        self.rename(execution, path, "evaluators", "assertions")
+        self.camel(execution.get("trials"), (*path, "trials"), "costLimitUsd", "cost_limit_usd")
+        targets = execution.get("targets")
+        if isinstance(targets, list):
+            for index, ref in enumerate(targets):
+                if isinstance(ref, dict):
+                    self.hooks(ref.get("hooks"), (*path, "targets", index, "hooks"))
+
+    def workspace(self, workspace: Any, path: DataPath) -> None:
+        if isinstance(workspace, dict):
+            self.hooks(workspace.get("hooks"), (*path, "hooks"))
+
+    def hooks(self, hooks: Any, path: DataPath) -> None:
+        if not isinstance(hooks, dict):
+            return
+        for name in ("before_all", "before_each", "after_each", "after_all"):
+            hook = hooks.get(name)
+            if isinstance(hook, dict):
+                self.camel(hook, (*path, name), "timeoutMs", "timeout_ms")
+                self.rename(hook, (*path, name), "script", "command")
 
     def _top_level_target(self, data: dict[str, Any]) -> None:
         if "target" not in data:

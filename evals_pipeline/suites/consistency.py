@@ -41,7 +41,7 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
         except ValueError:
             issues.append(
                 SuiteIssue(
-                    doc.file,
+                    mark.file or doc.file,
                     mark.line,
                     mark.column,
                     f"test id {test_id!r} has no letters or digits to make a partition key from",
@@ -62,7 +62,13 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
                     f"(line {first_line}): both become the partition key '{key}'"
                 )
             issues.append(
-                SuiteIssue(doc.file, mark.line, mark.column, message, "give each test a unique id")
+                SuiteIssue(
+                    mark.file or doc.file,
+                    mark.line,
+                    mark.column,
+                    message,
+                    "give each test a unique id",
+                )
             )
             continue
         seen[key] = (test_id, mark.line)
@@ -88,7 +94,7 @@ def malformed_tool_calls(suite: EvalSuite, doc: YamlDocument) -> list[SuiteIssue
                         mark = doc.positions.value(path)
                         issues.append(
                             SuiteIssue(
-                                doc.file,
+                                mark.file or doc.file,
                                 mark.line,
                                 mark.column,
                                 "a tool call needs 'tool', the tool's name",
@@ -136,7 +142,7 @@ def ungradable_tests(
         else:
             message = f"test '{test.id}' has no assertions and no criteria"
             fix = "add an assertion (e.g. a contains check or a code-grader), or criteria"
-        warnings.append(SuiteIssue(doc.file, mark.line, mark.column, message, fix))
+        warnings.append(SuiteIssue(mark.file or doc.file, mark.line, mark.column, message, fix))
     return warnings
 
 
@@ -170,7 +176,7 @@ class GraderProblem:
 
     def at(self, doc: YamlDocument) -> SuiteIssue:
         mark = doc.positions.value(self.path)
-        return SuiteIssue(doc.file, mark.line, mark.column, self.message, self.fix)
+        return SuiteIssue(mark.file or doc.file, mark.line, mark.column, self.message, self.fix)
 
 
 def llm_grader_issues(

@@ -1,26 +1,83 @@
-"""AgentV's `${{ VAR }}` environment interpolation in suite and targets files."""
+"""AgentV's `${{ VAR }}` environment interpolation in suite and targets files, and its `.env`
+files (interpolation.ts `interpolateEnv`, apps/cli eval/env.ts `loadEnvFromHierarchy`)."""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from evals_pipeline.suites.paths import search_dirs
+
 _VARIABLE = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_WHOLE = re.compile(r"^\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
+_NUMBER = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
+_DOTENV_LINE = re.compile(
+    r"^\s*(?:export\s+)?([\w.-]+)\s*[=:]\s*(\"(?:\\.|[^\"])*\"|'[^']*'|`[^`]*`|[^#\n]*?)\s*(?:#.*)?$"
+)
+
+
+def _coerce(value: str) -> Any:
+    """A whole-string placeholder's value as AgentV types it: true/false and plain numbers."""
+    if value in ("true", "false"):
+        return value == "true"
+    if _NUMBER.match(value):
+        number = float(value)
+        return int(number) if number.is_integer() and "." not in value else number
+    return value
 
 
 def interpolate(data: Any, env: Mapping[str, str] | None = None) -> Any:
     """Replace `${{ VAR }}` in every string value (not keys) with the environment's value.
 
-    A missing variable becomes "" as in AgentV. `.env` files are deliberately not read: the
-    process environment is the one source, so a run is reproducible from its command line.
+    A missing variable becomes "" as in AgentV; a placeholder that is the whole string becomes
+    a boolean or a number when the value reads as one (`"true"`, `"3"`).
     """
     values = os.environ if env is None else env
     if isinstance(data, str):
+        whole = _WHOLE.match(data)
+        if whole:
+            return _coerce(values.get(whole.group(1), ""))
         return _VARIABLE.sub(lambda m: values.get(m.group(1), ""), data)
     if isinstance(data, list):
         return [interpolate(item, values) for item in data]
     if isinstance(data, dict):
         return {key: interpolate(value, values) for key, value in data.items()}
     return data
+
+
+def parse_dotenv(text: str) -> dict[str, str]:
+    """The variables of a `.env` file, read as the `dotenv` package reads them."""
+    values: dict[str, str] = {}
+    for line in text.replace("\r\n", "\n").split("\n"):
+        match = _DOTENV_LINE.match(line)
+        if not match:
+            continue
+        key, value = match.group(1), match.group(2).strip()
+        quote = value[:1]
+        if len(value) >= 2 and quote in "\"'`" and value.endswith(quote):
+            value = value[1:-1]
+            if quote == '"':
+                value = value.replace("\\n", "\n").replace("\\r", "\r")
+        values[key] = value
+    return values
+
+
+def load_env_files(eval_file: Path, cwd: Path | None = None) -> list[Path]:
+    """Load `.env` files into the process environment as AgentV does: nearest first, a variable
+    already set (by the shell or a nearer file) is kept. Returns the files read."""
+    loaded: list[Path] = []
+    for folder in search_dirs(eval_file.parent, cwd):
+        file = folder / ".env"
+        if not file.is_file():
+            continue
+        try:
+            values = parse_dotenv(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        for key, value in values.items():
+            os.environ.setdefault(key, value)
+        loaded.append(file)
+    return loaded

@@ -20,7 +20,8 @@ from evals_pipeline.suites.consistency import (
     ungradable_tests,
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.interpolation import interpolate
+from evals_pipeline.suites.includes import expand_includes
+from evals_pipeline.suites.interpolation import interpolate, load_env_files
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
 from evals_pipeline.suites.targets import (
@@ -32,6 +33,7 @@ from evals_pipeline.suites.targets import (
     no_targets_issue,
     select_targets,
 )
+from evals_pipeline.suites.template_vars import fill_test
 from evals_pipeline.suites.validation import validate_document
 from evals_pipeline.suites.yaml_positions import YamlDocument, read_yaml_file
 
@@ -68,10 +70,30 @@ class LoadedSuite(BaseModel):
         return self.path.parent
 
 
+def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], list[SuiteIssue]]:
+    """An eval file's data as AgentV reads it, before validation: `(doc, warnings, errors)`.
+
+    External tests and workspace files are spliced in, older spellings rewritten, `.env` files
+    loaded and `${{ VAR }}` filled, then each test's `{{vars}}`. Positions follow every step.
+    """
+    doc = read_yaml_file(file)
+    if not isinstance(doc.data, dict):
+        return doc, [], []
+    issues = expand_includes(doc)
+    warnings, renamed = rewrite_suite_aliases(doc)
+    load_env_files(file)
+    doc.data = interpolate(doc.data)
+    tests = doc.data.get("tests")
+    for test in tests if isinstance(tests, list) else []:
+        if isinstance(test, dict):
+            fill_test(test)
+    return doc, warnings, issues + renamed
+
+
 def load_suite(path: str | Path) -> LoadedSuite:
     """Load and check one eval file; raises SuiteError listing every problem found."""
     file = Path(path).expanduser().resolve()
-    doc = read_yaml_file(file)
+    doc, warnings, issues = read_suite_document(file)
     if not isinstance(doc.data, dict):
         got = "empty" if doc.data is None else "not a mapping"
         raise SuiteError(
@@ -86,8 +108,8 @@ def load_suite(path: str | Path) -> LoadedSuite:
                 )
             ]
         )
-    warnings, issues = rewrite_suite_aliases(doc)
-    doc.data = interpolate(doc.data)
+    if issues and not isinstance(doc.data.get("tests"), list):
+        raise SuiteError(issues)  # the tests file could not be read: nothing to validate
     issues += duplicate_test_ids(doc)
 
     suite: EvalSuite | None = None

@@ -14,24 +14,45 @@ def absolute(value: str, base_dir: Path) -> Path:
     return Path(os.path.normpath(path))
 
 
-def search_dirs(base_dir: Path) -> list[Path]:
-    """The eval file's folder, then each parent up to the repository root (the folder holding
-    `.git`), or up to the filesystem root outside a repository: where AgentV looks for files."""
+def repo_root(cwd: Path | None = None) -> Path:
+    """AgentV's repository root: the nearest folder holding `.git` from the working folder up,
+    else the working folder itself (apps/cli eval/shared.ts `findRepoRoot`)."""
+    start = (cwd or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def search_dirs(base_dir: Path, cwd: Path | None = None) -> list[Path]:
+    """Where AgentV looks for a file a suite names (loaders/file-resolver.ts
+    `buildSearchRoots`): the eval file's folder and each parent up to the repository root (up
+    to `/` when the file is outside it), then the repository root, then the working folder."""
+    root = repo_root(cwd)
     dirs: list[Path] = []
     for folder in (base_dir, *base_dir.parents):
         dirs.append(folder)
-        if (folder / ".git").exists():
+        if folder == root:
             break
-    return dirs
+    dirs += [root, (cwd or Path.cwd()).resolve()]
+    return list(dict.fromkeys(dirs))
+
+
+def find_in_search_dirs(value: str, base_dir: Path, *, folder: bool = False) -> Path | None:
+    """`value` resolved the way AgentV resolves a file (or a grader's cwd folder); None if
+    absent. A leading `/` that names no existing path is read as relative, as AgentV does."""
+    path = Path(value).expanduser()
+    wanted = Path.is_dir if folder else Path.is_file
+    if path.is_absolute() and wanted(path):
+        return Path(os.path.normpath(path))
+    relative = value.lstrip("/\\") or value
+    for base in search_dirs(base_dir):
+        candidate = absolute(relative, base)
+        if wanted(candidate):
+            return candidate
+    return None
 
 
 def find_input_file(value: str, base_dir: Path) -> Path | None:
     """Resolve an input file or `{type: file}` block path the way AgentV does; None if absent."""
-    path = Path(value).expanduser()
-    if path.is_absolute():
-        return path if path.is_file() else None
-    for folder in search_dirs(base_dir):
-        candidate = absolute(value, folder)
-        if candidate.is_file():
-            return candidate
-    return None
+    return find_in_search_dirs(value, base_dir)

@@ -1,14 +1,13 @@
 """Checks that everything a suite refers to exists: input files, file blocks, workspace
-templates, repositories (and their commits), hook folders and grader scripts. Runs only on a
-structurally valid suite."""
+templates, repositories (and their commits) and hook folders. Runs only on a structurally valid
+suite. Grader scripts and their `cwd` are not checked here: as in AgentV, a missing one is the
+error of each case that runs the grader, with the grader's stderr."""
 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
-from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
 from evals_pipeline.models.suite import (
     ContentBlock,
     EvalSuite,
@@ -24,17 +23,6 @@ from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 from evals_pipeline.workspaces.git import GitError, is_repository_root
 from evals_pipeline.workspaces.repos import resolve_commit
 
-_SCRIPT_SUFFIXES = (".py", ".sh", ".js", ".ts", ".mjs", ".cjs", ".rb", ".pl")
-# Only plain path characters: anything else (code for `python -c`, URLs, flags) is not a file.
-_PATH_LIKE = re.compile(r"^[A-Za-z0-9_.\-/@+]+$")
-
-
-def looks_like_script(arg: str) -> bool:
-    """Whether a grader argv item is a relative path to a script that should exist."""
-    if not _PATH_LIKE.match(arg) or arg.startswith(("-", "/")):
-        return False
-    return "/" in arg or arg.endswith(_SCRIPT_SUFFIXES)
-
 
 class _Checker:
     def __init__(self, doc: YamlDocument, base_dir: Path) -> None:
@@ -44,13 +32,20 @@ class _Checker:
 
     def report(self, path: DataPath, message: str, fix: str) -> None:
         mark = self.doc.positions.value(path)
-        self.issues.append(SuiteIssue(self.doc.file, mark.line, mark.column, message, fix))
+        self.issues.append(
+            SuiteIssue(mark.file or self.doc.file, mark.line, mark.column, message, fix)
+        )
 
     def searched(self) -> str:
         dirs = search_dirs(self.base_dir)
-        if len(dirs) == 1:
-            return f"looked in {dirs[0]}"
-        return f"looked in {dirs[0]} and its parents up to {dirs[-1]}"
+        chain = 1  # the eval file's folder and its parents, then the root and the working folder
+        while chain < len(dirs) and dirs[chain] == dirs[chain - 1].parent:
+            chain += 1
+        said = f"looked in {dirs[0]}"
+        if chain > 1:
+            said += f" and its parents up to {dirs[chain - 1]}"
+        rest = [str(d) for d in dirs[chain:]]
+        return said + (f", then in {', '.join(rest)}" if rest else "")
 
     def input_file(self, value: str, path: DataPath, what: str) -> None:
         if find_input_file(value, self.base_dir) is None:
@@ -81,7 +76,7 @@ class _Checker:
             return
         template = self.workspace_template(spec.template, (*path, "template"))
         seen: dict[str, int] = {}
-        for index, repo in enumerate(spec.repos):
+        for index, repo in enumerate(spec.repos or []):
             at = (*path, "repos", index)
             folder = workspace_relative(repo.path)
             if folder in seen:
@@ -167,38 +162,6 @@ class _Checker:
                 f"(see: git -C {source} log --oneline)",
             )
 
-    def graders(self, assertions: list[AssertionSpec], path: DataPath) -> None:
-        for index, assertion in enumerate(assertions):
-            if isinstance(assertion, CodeGraderAssertion):
-                self.code_grader(assertion, (*path, index))
-
-    def code_grader(self, grader: CodeGraderAssertion, path: DataPath) -> None:
-        cwd = absolute(grader.cwd, self.base_dir) if grader.cwd else self.base_dir
-        if not cwd.is_dir():
-            self.report(
-                (*path, "cwd"),
-                f"grader cwd '{grader.cwd}' not found",
-                f"looked for {cwd}; create the folder or correct the path "
-                "(relative to the eval file's folder)",
-            )
-            return
-        if isinstance(grader.command, list):
-            argv = [(arg, (*path, "command", i)) for i, arg in enumerate(grader.command)]
-        else:
-            try:
-                argv = [(arg, (*path, "command")) for arg in shlex.split(grader.command)]
-            except ValueError:
-                argv = []  # unbalanced quotes: the shell will say so when it runs
-        for arg, at in argv:
-            if looks_like_script(arg) and not (cwd / arg).exists():
-                relative_to = "the grader's cwd" if grader.cwd else "the eval file's folder"
-                self.report(
-                    at,
-                    f"grader script '{arg}' not found",
-                    f"looked for {absolute(arg, cwd)}; create it or correct the path "
-                    f"(relative to {relative_to})",
-                )
-
 
 def _occupied(path: Path) -> bool:
     return path.is_file() or (path.is_dir() and any(path.iterdir()))
@@ -210,12 +173,10 @@ def missing_references(suite: EvalSuite, doc: YamlDocument, base_dir: Path) -> l
     check.input_files(suite.input_files, ("input_files",))
     check.messages(suite.input, ("input",))
     check.workspace(suite.workspace, ("workspace",))
-    check.graders(suite.assertions, ("assertions",))
     for index, test in enumerate(suite.tests):
         at: DataPath = ("tests", index)
         check.input_files(test.input_files, (*at, "input_files"))
         check.messages(test.input, (*at, "input"))
         check.messages(test.expected_output, (*at, "expected_output"))
         check.workspace(test.workspace, (*at, "workspace"))
-        check.graders(test.assertions, (*at, "assertions"))
     return check.issues

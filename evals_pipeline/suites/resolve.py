@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
 
 from evals_pipeline.models.assertions import (
     PROMPT_FILE_PREFIX,
@@ -13,7 +17,14 @@ from evals_pipeline.models.assertions import (
     LlmGraderBase,
 )
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.suite import HookSpec, HooksSpec, TestSpec, WorkspaceSpec
+from evals_pipeline.models.suite import (
+    EvalSuite,
+    HookSpec,
+    HooksSpec,
+    InputSpec,
+    TestSpec,
+    WorkspaceSpec,
+)
 from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline.models.workspace import (
     DEFAULT_SETUP_TIMEOUT_MS,
@@ -24,15 +35,14 @@ from evals_pipeline.models.workspace import (
     ResolvedWorkspace,
     is_remote,
 )
-from evals_pipeline.suites.aliases import rewrite_suite_aliases
 from evals_pipeline.suites.consistency import grader_problems, grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.loader import LoadedSuite
+from evals_pipeline.suites.loader import LoadedSuite, read_suite_document
 from evals_pipeline.suites.messages import MessageBuilder
-from evals_pipeline.suites.paths import absolute
+from evals_pipeline.suites.paths import absolute, find_in_search_dirs
 from evals_pipeline.suites.prompt import render_prompt
 from evals_pipeline.suites.slugs import slugify
-from evals_pipeline.suites.yaml_positions import read_yaml_file
+from evals_pipeline.suites.template_vars import fill
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
 
@@ -50,17 +60,19 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
     suite = loaded.suite
     base = loaded.base_dir
     builder = MessageBuilder(base, str(loaded.path))
-    suite_messages = builder.expand(suite.input, "user")
+    suite_metadata = _suite_metadata(suite)
     cases: list[ResolvedCase] = []
     for test in suite.tests:
         test_agents = [a for a in _agents_of(test, loaded) if wanted is None or a in wanted]
         if not test_agents:
             continue
-        files = test.input_files or suite.input_files
-        messages = suite_messages + builder.with_files(test.input, files)
-        workspace = _workspace(
-            test.workspace if test.workspace is not None else suite.workspace, base
-        )
+        # skip_defaults also drops the suite's input and input files (AgentV's rule), and a
+        # test's vars fill the suite's input as well as its own.
+        skip = test.execution is not None and test.execution.skip_defaults
+        suite_input = None if skip else _filled(suite.input, test.vars, _INPUT)
+        files = test.input_files or ([] if skip else _filled(suite.input_files, test.vars, _FILES))
+        messages = builder.expand(suite_input, "user") + builder.with_files(test.input, files)
+        workspace = _workspace(_merged_workspace(suite.workspace, test.workspace), base)
         test_threshold = test.execution.threshold if test.execution else None
         for agent in test_agents:
             target = loaded.targets[agent]
@@ -82,11 +94,16 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                     criteria=test.criteria,
                     expected_output=builder.expand(test.expected_output, "assistant"),
                     assertions=assertions,
-                    metadata=test.metadata,
+                    metadata=_merged_metadata(test.metadata, suite_metadata),
                     threshold=(
                         test_threshold if test_threshold is not None else suite.execution.threshold
                     ),
                     trials=suite.execution.trials,
+                    depends_on=test.depends_on or [],
+                    on_dependency_failure=test.on_dependency_failure or "skip",
+                    budget_usd=suite.execution.budget_usd,
+                    fail_on_error=suite.execution.fail_on_error,
+                    conversation_id=test.conversation_id,
                     timeout_seconds=(
                         target.timeout_seconds
                         or suite.execution.timeout_seconds
@@ -108,8 +125,7 @@ def _check_graders(loaded: LoadedSuite) -> None:
     )
     if not problems:
         return
-    doc = read_yaml_file(loaded.path)
-    rewrite_suite_aliases(doc)  # so positions follow renamed keys, as when the suite loaded
+    doc, _, _ = read_suite_document(loaded.path)  # positions as when the suite loaded
     raise SuiteError([problem.at(doc) for problem in problems])
 
 
@@ -140,6 +156,73 @@ def _llm_targets(
     return needed
 
 
+_INPUT: TypeAdapter[InputSpec | None] = TypeAdapter(InputSpec | None)
+_FILES: TypeAdapter[list[str]] = TypeAdapter(list[str])
+
+
+def _filled(value: Any, values: dict[str, Any] | None, adapter: TypeAdapter[Any]) -> Any:
+    """A suite-level value with a test's vars filled in (validated again: types may change)."""
+    if not values or not value:
+        return value
+    return adapter.validate_python(fill(adapter.dump_python(value), values))
+
+
+def _suite_metadata(suite: EvalSuite) -> dict[str, Any] | None:
+    """What every test's metadata inherits: `metadata:`, with a top-level `governance:` winning
+    over `metadata.governance` (AgentV's extractSuiteMetadataPayload)."""
+    payload = dict(suite.metadata or {})
+    if suite.governance is not None:
+        payload["governance"] = suite.governance
+    return payload or None
+
+
+def _merged_metadata(
+    own: dict[str, Any] | None, inherited: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """AgentV's merge: lists join (suite first, no repeats), mappings merge, the test's scalars
+    win, the suite fills what the test lacks."""
+    if not inherited:
+        return own
+    merged = dict(own or {})
+    for key, value in inherited.items():
+        mine = merged.get(key)
+        if isinstance(value, list) and isinstance(mine, list):
+            seen: set[str] = set()
+            joined = []
+            for item in [*value, *mine]:
+                mark = item if isinstance(item, str) else json.dumps(item, sort_keys=False)
+                if mark not in seen:
+                    seen.add(mark)
+                    joined.append(item)
+            merged[key] = joined
+        elif isinstance(value, dict) and isinstance(mine, dict):
+            merged[key] = _merged_metadata(mine, value)
+        elif key not in merged:
+            merged[key] = value
+    return merged
+
+
+def _merged_workspace(
+    suite: WorkspaceSpec | None, test: WorkspaceSpec | None
+) -> WorkspaceSpec | None:
+    """A test's workspace over the suite's, field by field; hooks merge hook by hook, each
+    hook's keys over the suite hook's (AgentV's mergeWorkspaceConfigs)."""
+    if suite is None or test is None:
+        return test or suite
+    fields = {name for name in WorkspaceSpec.model_fields if getattr(test, name) is not None}
+    merged = suite.model_copy(update={name: getattr(test, name) for name in fields - {"hooks"}})
+    if test.hooks is not None:
+        base = suite.hooks or HooksSpec()
+        hooks: dict[str, Any] = {"enabled": test.hooks.enabled}
+        for name in ("before_all", "before_each", "after_each", "after_all"):
+            mine, theirs = getattr(test.hooks, name), getattr(base, name)
+            if mine is not None and theirs is not None:
+                mine = theirs.model_copy(update=mine.model_dump(exclude_unset=True))
+            hooks[name] = mine if mine is not None else theirs
+        merged = merged.model_copy(update={"hooks": HooksSpec(**hooks)})
+    return merged
+
+
 def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace | None:
     """The workspace spec with absolute paths and each hook's default timeout and cwd."""
     if spec is None:
@@ -152,19 +235,29 @@ def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace 
         return ResolvedHook(
             command=hook_spec.command,
             timeout_ms=hook_spec.timeout_ms or default_timeout_ms,
-            # AgentV's rule: hooks run from the eval file's folder unless they say otherwise.
+            # AgentV's rule: hooks run from the eval file's folder unless they say otherwise
+            # (a workspace file's hooks got their folder as cwd when it was read).
             cwd=str(absolute(hook_spec.cwd, base_dir) if hook_spec.cwd else base_dir),
+            reset=hook_spec.reset or "none",
         )
 
+    template = spec.template
+    if spec.mode == "static" or (spec.mode is None and spec.path):
+        # A static workspace's content is the starting point (AgentV resolves `path` from the
+        # working folder); each run still gets its own copy, so the folder itself never changes.
+        template = str(Path(spec.path).resolve()) if spec.path else template
+    env = spec.env
     return ResolvedWorkspace(
-        template=str(absolute(spec.template, base_dir)) if spec.template else None,
+        template=str(absolute(template, base_dir)) if template else None,
         repos=[
             ResolvedRepo(
                 path=repo.path,
                 source=repo.repo if is_remote(repo.repo) else str(absolute(repo.repo, base_dir)),
                 commit=repo.checkout,
+                ancestor=repo.ancestor,
+                sparse=tuple(repo.sparse or ()),
             )
-            for repo in spec.repos
+            for repo in spec.repos or []
         ],
         hooks=ResolvedHooks(
             before_all=hook(hooks.before_all, DEFAULT_SETUP_TIMEOUT_MS),
@@ -172,13 +265,20 @@ def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace 
             after_each=hook(hooks.after_each, DEFAULT_TEARDOWN_TIMEOUT_MS),
             after_all=hook(hooks.after_all, DEFAULT_TEARDOWN_TIMEOUT_MS),
         ),
-        cleanup=spec.cleanup,
+        cleanup=spec.cleanup or "on_success",
+        required_commands=tuple(env.required_commands) if env else (),
+        required_python_modules=tuple(env.required_python_modules) if env else (),
+        docker_image=spec.docker.image if spec.docker else None,
     )
 
 
 def _agents_of(test: TestSpec, loaded: LoadedSuite) -> list[str]:
     if test.execution and test.execution.target:
         return [slugify(test.execution.target)]
+    listed = test.execution.target_names() if test.execution else []
+    if listed and len(loaded.default_agents) > 1:
+        # AgentV: with several suite targets, a test's execution.targets keeps those it names.
+        return [a for a in loaded.default_agents if loaded.targets[a].name in listed]
     return loaded.default_agents
 
 
@@ -216,13 +316,18 @@ def _assertions(loaded: LoadedSuite, test: TestSpec) -> list[AssertionSpec]:
 
 
 def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpec:
-    # A code grader runs from the eval file's folder unless it says otherwise (AgentV's rule),
-    # and a prompt file is relative to it; made absolute here so the case is self-contained
-    # wherever it runs.
+    # A code grader runs from the eval file's folder unless it says otherwise; its `cwd` is
+    # looked for in the eval file's folder, its parents up to the repository root, the root
+    # and the working folder (AgentV's search roots), and if found nowhere taken as written,
+    # relative to the working folder. A prompt file is relative to the eval file's folder.
+    # Made absolute here so the case is self-contained wherever it runs.
     if isinstance(assertion, LlmGraderBase) and assertion.prompt_file is not None:
         path = absolute(assertion.prompt_file, base_dir)
         return assertion.model_copy(update={"prompt": f"{PROMPT_FILE_PREFIX}{path}"})
     if not isinstance(assertion, CodeGraderAssertion):
         return assertion
-    cwd = absolute(assertion.cwd, base_dir) if assertion.cwd else base_dir
+    if not assertion.cwd:
+        return assertion.model_copy(update={"cwd": str(base_dir)})
+    found = find_in_search_dirs(assertion.cwd, base_dir, folder=True)
+    cwd = found or absolute(assertion.cwd, Path.cwd())
     return assertion.model_copy(update={"cwd": str(cwd)})

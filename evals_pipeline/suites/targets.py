@@ -53,7 +53,7 @@ class TargetCatalog:
     def position(self, index: int, *keys: str) -> SuiteIssue:
         """An issue skeleton at `targets[index].<keys>` in the defining file (message unset)."""
         mark = self.doc.positions.value(("targets", index, *keys))
-        return SuiteIssue(self.doc.file, mark.line, mark.column, "", "")
+        return SuiteIssue(mark.file or self.doc.file, mark.line, mark.column, "", "")
 
     def describe(self) -> str:
         names = ", ".join(spec.name for spec in self.specs) or "none"
@@ -140,7 +140,7 @@ class _Selector:
 
     def _suite_position(self, path: DataPath) -> SuiteIssue:
         mark = self.suite_doc.positions.value(path)
-        return SuiteIssue(self.suite_doc.file, mark.line, mark.column, "", "")
+        return SuiteIssue(mark.file or self.suite_doc.file, mark.line, mark.column, "", "")
 
     def select(self, name: str, path: DataPath, use_target: str | None = None) -> str | None:
         """Add the target `name` (defined as `use_target`, if given); its agent slug, or None."""

@@ -181,7 +181,7 @@ class _Describer:
 
     def issue(self, at: DataPath, message: str, fix: str, *, key: bool = False) -> SuiteIssue:
         mark = self.doc.positions.key(at) if key else self.doc.positions.value(at)
-        return SuiteIssue(self.doc.file, mark.line, mark.column, message, fix)
+        return SuiteIssue(mark.file or self.doc.file, mark.line, mark.column, message, fix)
 
     def where(self, path: DataPath) -> str:
         return _display_path(path) or (
@@ -224,10 +224,6 @@ class _Describer:
             if text not in expected:
                 expected.append(text)
         key = _example_key(path)
-        if path == ("tests",) and isinstance(value, str):
-            message = f"tests must be a list of tests, got the path {value!r}"
-            fix = "write the tests inline: loading tests from another file is not supported yet"
-            return self.issue(path, message, fix)
         message = f"{self.where(path)} must be {_or(expected)}, got {_describe_value(value)}"
         if path[-1:] == ("value",) and _in_assertion_list(path[:-1]) and isinstance(value, list):
             fix = "for a list of values use type: contains-any or contains-all"

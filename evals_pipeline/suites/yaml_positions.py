@@ -28,10 +28,11 @@ _MERGE = "tag:yaml.org,2002:merge"
 
 @dataclass(frozen=True)
 class Mark:
-    """A position in a file, 1-based."""
+    """A position in a file, 1-based; `file` is set for data spliced in from another file."""
 
     line: int
     column: int
+    file: str | None = None
 
 
 def _mark(node: Node) -> Mark:
@@ -72,6 +73,14 @@ class Positions:
                 elif index_offset and not rest:
                     continue  # the old list itself: the existing one keeps its position
                 table[new + rest] = table.pop(path)
+
+    def graft(self, other: Positions, prefix: DataPath, file: str, line_offset: int = 0) -> None:
+        """File `other` (the positions of another file's data) under `prefix`, naming `file`."""
+        for mine, theirs in ((self.keys, other.keys), (self.values, other.values)):
+            for path in [p for p in mine if p[: len(prefix)] == prefix and len(p) > len(prefix)]:
+                del mine[path]
+            for path, mark in theirs.items():
+                mine[prefix + path] = Mark(mark.line + line_offset, mark.column, mark.file or file)
 
     def alias(self, source: DataPath, target: DataPath) -> None:
         """Let `target` point where `source` is, for keys synthesised from another key."""

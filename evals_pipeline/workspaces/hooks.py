@@ -89,6 +89,8 @@ def hook_payload(workspace: Path, context: HookContext) -> dict[str, Any]:
 
 def run_hook(name: str, hook: ResolvedHook, workspace: Path, context: HookContext) -> HookResult:
     """Run one hook to completion (its process group is killed at the timeout)."""
+    if hook.command is None:
+        raise ValueError(f"the {name} hook has no command (only a reset)")
     payload = hook_payload(workspace, context)
     values = {
         key: value if isinstance(value, str) else "" if value is None else json.dumps(value)

@@ -5,13 +5,16 @@ file changes → after_each → after_all → cleanup.
 
 Each run gets its own workspace (AgentV's `isolation: per_test`), so `before_all` and `after_all`
 run once per run, around the baseline: what `before_all` does is part of the starting point,
-what `before_each` does shows in file_changes.
+what `before_each` does shows in file_changes. `workspace.env` is checked first (preflight);
+after_each's `reset` puts the repos (or, without repos, the workspace) back before after_each
+runs, as in AgentV, so graders then see the reset workspace.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import stat
 from collections.abc import Callable
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evals_pipeline.models.workspace import CleanupPolicy, ResolvedHook, ResolvedWorkspace
+from evals_pipeline.process import child_env, run_process
 from evals_pipeline.workspaces.baseline import Baseline, capture_changes, take_baseline
 from evals_pipeline.workspaces.git import GitError
 from evals_pipeline.workspaces.hooks import HookContext, HookResult, run_hook
@@ -29,6 +33,7 @@ from evals_pipeline.workspaces.repos import (
     materialize_repo,
     prune_worktrees,
     remove_worktree,
+    reset_checkout,
 )
 from evals_pipeline.workspaces.template import create_workspace
 
@@ -64,6 +69,14 @@ def prepare_workspace(
     the half-built workspace (remove_workspace) or keeps it to look at.
     """
     remove_workspace(path)  # a re-run starts clean, its old worktrees detached first
+    if workspace is not None:
+        missing = missing_requirements(workspace)
+        if missing:
+            raise WorkspaceSetupError(
+                "Preflight checks failed — missing dependencies: "
+                + ", ".join(missing)
+                + ". Install them before running this eval (workspace.env)."
+            )
     template = workspace.template if workspace else None
     try:
         create_workspace(path, template)
@@ -79,10 +92,10 @@ def prepare_workspace(
             ) from exc
     hooks = workspace.hooks if workspace else None
     ran: list[HookResult] = []
-    if hooks and hooks.before_all:
+    if hooks and hooks.before_all and hooks.before_all.command is not None:
         ran.append(_setup_hook("before_all", hooks.before_all, path, context))
     baseline = take_baseline(path, state_dir(path))
-    if hooks and hooks.before_each:
+    if hooks and hooks.before_each and hooks.before_each.command is not None:
         ran.append(_setup_hook("before_each", hooks.before_each, path, context))
     return PreparedWorkspace(path, workspace, tuple(repos), baseline, tuple(ran))
 
@@ -92,14 +105,40 @@ def file_changes(prepared: PreparedWorkspace) -> str | None:
     return capture_changes(prepared.baseline)
 
 
+def missing_requirements(workspace: ResolvedWorkspace) -> list[str]:
+    """What `workspace.env` needs that is not installed, as AgentV's preflight words it:
+    `command: x` when `command -v x` fails, `python module: m` when `python3 -c 'import m'`
+    fails (with the children's environment, so the same python3 graders get)."""
+    missing: list[str] = []
+    env = child_env()
+    checks = [
+        (f"command -v {shlex.quote(c)}", f"command: {c}") for c in workspace.required_commands
+    ]
+    checks += [
+        (f"python3 -c {shlex.quote(f'import {m}')}", f"python module: {m}")
+        for m in workspace.required_python_modules
+    ]
+    for command, label in checks:
+        result = run_process(command, cwd=Path.cwd(), env=env, timeout_seconds=60)
+        if result.exit_code != 0:
+            missing.append(label)
+    return missing
+
+
 def finish_workspace(prepared: PreparedWorkspace, context: HookContext) -> list[str]:
-    """Run after_each, then after_all; a failure is a warning (AgentV's rule), never raised."""
+    """Reset (after_each's `reset`), run after_each, then after_all; a failure is a warning
+    (AgentV's rule), never raised."""
     hooks = prepared.spec.hooks if prepared.spec else None
     if hooks is None:
         return []
     warnings: list[str] = []
+    if hooks.after_each and hooks.after_each.reset != "none":
+        try:
+            _reset(prepared, hooks.after_each.reset)
+        except (GitError, OSError) as exc:
+            warnings.append(f"after_each reset ({hooks.after_each.reset}) failed: {exc}")
     for name, hook in (("after_each", hooks.after_each), ("after_all", hooks.after_all)):
-        if hook is None:
+        if hook is None or hook.command is None:
             continue
         try:
             result = run_hook(name, hook, prepared.path, context)
@@ -134,6 +173,14 @@ def should_remove(policy: CleanupPolicy, passed: bool | None) -> bool:
     if policy == "never":
         return False
     return passed is True
+
+
+def _reset(prepared: PreparedWorkspace, mode: str) -> None:
+    if prepared.repos:
+        for repo in prepared.repos:
+            reset_checkout(repo.worktree, repo.commit, mode)
+    elif prepared.baseline.commit is not None:
+        reset_checkout(prepared.path, prepared.baseline.commit, mode)
 
 
 def _setup_hook(name: str, hook: ResolvedHook, path: Path, context: HookContext) -> HookResult:

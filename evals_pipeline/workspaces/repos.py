@@ -55,13 +55,45 @@ def materialize_repo(repo: ResolvedRepo, workspace: Path, *, git_cache: Path) ->
             ["git", "worktree", "add"], f"{source} is not the top folder of a git repository"
         )
     git_dir = common_git_dir(source)
-    commit = resolve_commit(source, repo.commit)
+    commit = checkout_commit(source, repo)
     dest = workspace / repo.path
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if repo.sparse:
+        # A sparse checkout is a setting of the checkout itself: a local clone (objects
+        # hard-linked) keeps it out of the source repository's config, as AgentV's clone does.
+        run_git(["clone", "--quiet", "--no-checkout", "--", str(source), str(dest)], cwd=source)
+        run_git(["sparse-checkout", "set", "--cone", "--", *repo.sparse], cwd=dest)
+        run_git(["checkout", "--quiet", "--detach", commit], cwd=dest)
+        return MaterializedRepo(path=repo.path, worktree=dest, git_dir=dest / ".git", commit=commit)
     with file_lock(repository_lock(git_dir)):
         record_worktree(workspace, WorktreeRecord(worktree=str(dest), git_dir=str(git_dir)))
-        dest.parent.mkdir(parents=True, exist_ok=True)
         run_git(["worktree", "add", "--detach", str(dest), commit], cwd=source)
     return MaterializedRepo(path=repo.path, worktree=dest, git_dir=git_dir, commit=commit)
+
+
+def checkout_commit(source: Path, repo: ResolvedRepo) -> str:
+    """The full id of the commit to check out: `commit`, then `ancestor` first parents back."""
+    commit = resolve_commit(source, repo.commit)
+    if not repo.ancestor:
+        return commit
+    try:
+        return resolve_commit(source, f"{commit}~{repo.ancestor}")
+    except GitError as exc:
+        if exc.exit_code is None:
+            raise
+        raise GitError(
+            exc.command,
+            f"cannot go {repo.ancestor} commit(s) back from '{repo.commit}' in {source}: the "
+            "history is shorter",
+            1,
+        ) from exc
+
+
+def reset_checkout(worktree: Path, commit: str, mode: str) -> None:
+    """Put a checkout back to `commit`: `git reset --hard`, then `git clean -fd` (fast) or
+    `-fdx` (strict), as AgentV's after_each `reset` does."""
+    run_git(["reset", "--quiet", "--hard", commit], cwd=worktree)
+    run_git(["clean", "-fdx" if mode == "strict" else "-fd", "--quiet"], cwd=worktree)
 
 
 def remove_worktree(worktree: Path, git_dir: Path) -> None:

@@ -20,7 +20,8 @@ targets:
 
 @dataclass
 class Project:
-    """A folder with `.git` (so upward file searches stop here) and, by default, a mock target."""
+    """A folder with `.git` (so upward file searches stop here), the working folder, and by
+    default a mock target."""
 
     root: Path
 
@@ -40,7 +41,9 @@ class Project:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Project:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    # Run from the project, as `agentv eval` is: its repository root bounds file searches.
+    monkeypatch.chdir(tmp_path)
     (tmp_path / ".git").mkdir()
     made = Project(tmp_path)
     made.write(".agentv/targets.yaml", MOCK_TARGETS)

@@ -1,12 +1,13 @@
 """Referenced files and folders that do not exist are reported with where they were looked for.
 
-Covers input files, file blocks, workspace templates, grader scripts and replay sessions.
+Covers input files, file blocks, workspace templates and replay sessions; grader scripts are
+checked when they run, as in AgentV.
 """
 
 from __future__ import annotations
 
-from evals_pipeline.suites import load_suite
-from evals_pipeline_tests.suites.conftest import Project, at_line, only
+from evals_pipeline.suites import load_suite, resolve_cases
+from evals_pipeline_tests.suites.conftest import Project, only
 
 
 def test_missing_input_file(project: Project) -> None:
@@ -107,33 +108,9 @@ def test_missing_test_workspace_template(project: Project) -> None:
     assert (issue.line, issue.message) == (4, "workspace template folder 'repo' not found")
 
 
-def test_missing_grader_script(project: Project) -> None:
-    issues = project.issues(
-        "evals/s.eval.yaml",
-        """\
-        tests:
-          - id: a
-            input: hi
-            assertions:
-              - type: code-grader
-                command: [python3, graders/check.py, --strict, "print('a/b')"]
-              - type: code-grader
-                command: bash graders/run.sh
-        """,
-    )
-    first = at_line(issues, 6)
-    assert first.column == 28
-    assert first.message == "grader script 'graders/check.py' not found"
-    assert first.fix == (
-        f"looked for {project.root / 'evals/graders/check.py'}; create it or correct the path "
-        "(relative to the eval file's folder)"
-    )
-    assert at_line(issues, 8).message == "grader script 'graders/run.sh' not found"
-
-
-def test_grader_scripts_resolve_against_the_grader_cwd(project: Project) -> None:
-    project.write("tools/check.py", "print(1)\n")
-    load_suite(
+def test_a_missing_grader_script_is_not_a_load_error(project: Project) -> None:
+    # As in AgentV: the grader fails when it runs, as that case's error with its stderr.
+    loaded = load_suite(
         project.write(
             "evals/s.eval.yaml",
             """\
@@ -141,10 +118,35 @@ def test_grader_scripts_resolve_against_the_grader_cwd(project: Project) -> None
               - id: a
                 input: hi
                 assertions:
-                  - {type: code-grader, command: [python3, check.py], cwd: ../tools}
+                  - type: code-grader
+                    command: [python3, graders/check.py]
             """,
         )
     )
+    (case,) = resolve_cases(loaded)
+    assert case.assertions[0].model_dump()["cwd"] == str(project.root / "evals")
+
+
+def test_a_grader_cwd_is_searched_for_as_agentv_does(project: Project) -> None:
+    # `cwd: tools` is not in evals/, but in its parent: AgentV's search roots find it there.
+    project.write("tools/check.py", "print(1)\n")
+    loaded = load_suite(
+        project.write(
+            "evals/deep/s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - {type: code-grader, command: [python3, check.py], cwd: tools}
+                  - {type: code-grader, command: [python3, check.py], cwd: nowhere}
+            """,
+        )
+    )
+    (case,) = resolve_cases(loaded)
+    cwds = [a.model_dump()["cwd"] for a in case.assertions]
+    # Found nowhere: taken as written, from the working folder (then the grader fails to start).
+    assert cwds == [str(project.root / "tools"), str(project.root / "nowhere")]
 
 
 def test_missing_replay_sessions_dir(project: Project) -> None:

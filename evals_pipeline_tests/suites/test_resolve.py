@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from evals_pipeline.models.assertions import CodeGraderAssertion
@@ -358,11 +360,44 @@ def test_environment_interpolation(project: Project, monkeypatch: pytest.MonkeyP
     assert case.assertions[0].model_dump()["value"] == "Bonjour"
 
 
-def test_env_files_are_not_loaded(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("FROM_DOTENV", raising=False)
-    project.write("evals/.env", "FROM_DOTENV=yes\n")
-    case = one_case(project, "tests: [{id: a, input: '[${{ FROM_DOTENV }}]'}]\n")
-    assert case.prompt == "[]"
+def test_env_files_are_loaded_nearest_first(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("NEAR", "FAR", "SHELL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SHELL_SET", "shell")
+    project.write("evals/.env", 'NEAR="near"\nSHELL_SET=file\n')
+    project.write(".env", "NEAR=far\nexport FAR=far # comment\n")
+    try:
+        case = one_case(
+            project,
+            "tests: [{id: a, input: '${{ NEAR }} ${{ FAR }} ${{ SHELL_SET }} [${{ NONE }}]'}]\n",
+        )
+    finally:
+        for name in ("NEAR", "FAR"):
+            os.environ.pop(name, None)
+    # The nearest file wins, a variable the shell set is kept, an unset one is "".
+    assert case.prompt == "near far shell []"
+
+
+def test_whole_env_placeholder_takes_a_number_or_boolean(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("THRESHOLD", "0.5")
+    monkeypatch.setenv("SKIP", "true")
+    loaded = load_suite(
+        project.write(
+            "evals/s.eval.yaml",
+            """\
+            execution: {threshold: "${{ THRESHOLD }}"}
+            tests:
+              - {id: a, input: hi, execution: {skip_defaults: "${{ SKIP }}"}}
+            """,
+        )
+    )
+    assert loaded.suite.execution.threshold == 0.5
+    assert loaded.suite.tests[0].execution is not None
+    assert loaded.suite.tests[0].execution.skip_defaults is True
 
 
 def test_deprecated_aliases_are_accepted_with_warnings(project: Project) -> None:

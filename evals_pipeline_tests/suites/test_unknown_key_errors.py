@@ -54,7 +54,10 @@ def test_unknown_key_without_a_close_match_lists_the_valid_keys(project: Project
     )
     assert (issue.line, issue.column) == (5, 7)
     assert issue.message == "unknown key 'zzz' in tests[0].execution"
-    assert issue.fix == "remove it; valid keys here: target, threshold, skip_defaults"
+    assert issue.fix == (
+        "remove it; valid keys here: target, targets, threshold, skip_defaults, workers, cache, "
+        "trials, budget_usd, fail_on_error, assertions"
+    )
 
 
 def test_unknown_key_in_execution(project: Project) -> None:
@@ -155,14 +158,15 @@ def test_agentv_settings_that_are_not_supported_say_so(project: Project) -> None
         project.issues(
             "s.eval.yaml",
             """\
-            execution:
-              cache: true
-            tests: [{id: a, input: hi}]
+            tests:
+              - id: a
+                input: hi
+                mode: conversation
             """,
         )
     )
-    assert issue.line == 2
+    assert issue.line == 4
     assert (
-        issue.message == "'cache' in execution is an AgentV setting evals-pipeline does not support"
+        issue.message == "'mode' in tests[0] is an AgentV setting evals-pipeline does not support"
     )
-    assert issue.fix == "remove 'cache'"
+    assert issue.fix == "remove 'mode'"

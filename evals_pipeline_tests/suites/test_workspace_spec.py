@@ -211,27 +211,31 @@ def test_missing_template_and_hook_cwd_in_a_test_workspace(project: Project) -> 
     assert hook.fix.startswith(f"looked for {project.root / 'no-dir'}")
 
 
-def test_agentv_workspace_settings_that_are_not_supported_say_so(project: Project) -> None:
-    issues = project.issues(
-        "s.eval.yaml",
-        """\
-        workspace:
-          isolation: shared
-          repos:
-            - {path: a, repo: "file:///a", ancestor: 1, sparse: [src]}
-          hooks:
-            before_each: {command: [echo], reset: fast}
-        tests: [{id: a, input: hi}]
-        """,
+def test_agentv_workspace_settings_are_accepted(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            workspace:
+              isolation: shared
+              mode: temp
+              docker: {image: "python:3.12", timeout: 60, memory: 1g, cpus: 1}
+              env: {required_commands: [sh], required_python_modules: [json]}
+              hooks:
+                after_each: {reset: fast}
+                before_each: {script: [echo], timeoutMs: 500}
+            tests: [{id: a, input: hi}]
+            """,
+        )
     )
-    messages = sorted(i.message for i in issues)
-    assert messages == [
-        "'ancestor' in workspace.repos[0] is an AgentV setting evals-pipeline does not support",
-        "'isolation' in workspace is an AgentV setting evals-pipeline does not support",
-        "'reset' in workspace.hooks.before_each is an AgentV setting evals-pipeline does not "
-        "support",
-        "'sparse' in workspace.repos[0] is an AgentV setting evals-pipeline does not support",
-    ]
+    workspace = loaded.suite.workspace
+    assert workspace is not None and workspace.hooks is not None
+    assert workspace.hooks.before_each is not None
+    assert (workspace.hooks.before_each.command, workspace.hooks.before_each.timeout_ms) == (
+        ["echo"],
+        500,
+    )
+    assert "'script' is deprecated" in [w.message for w in loaded.warnings]
 
 
 def test_unknown_workspace_key_suggests_the_right_one(project: Project) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 from evals_pipeline.judges.context import GradingContext, LlmClientSource
@@ -57,22 +58,68 @@ def grade_trial(
     )
 
 
-def aggregate_trials(case: ResolvedCase, trials: list[TrialGrade]) -> CaseGrade:
-    """The case verdict over its trials: the best one (pass_at_k) or the mean score (mean).
+TRIAL_PASS_SCORE = 0.8
+"""A trial "passes" (pass_at_k stops there) at this score, whatever the threshold: AgentV's
+scoreToVerdict default."""
 
-    Errored trials are left out; only when every trial errored is the case an error.
+# Two-sided 95% t critical values for 1..29 degrees of freedom (AgentV's trials.ts table).
+_T_95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086,
+    2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045,
+)  # fmt: skip
+
+
+def counted_trials(case: ResolvedCase, trials: list[TrialGrade]) -> list[TrialGrade]:
+    """The trials AgentV would have run, in order: it stops after the first passing trial
+    (pass_at_k) and once the trials' summed cost reaches `cost_limit_usd`. Here every trial
+    runs (concurrently); the ones after the stop are left out of the case's grade."""
+    counted: list[TrialGrade] = []
+    spent = 0.0
+    limit = case.trials.cost_limit_usd
+    for trial in sorted(trials, key=lambda t: t.trial):
+        counted.append(trial)
+        spent += trial.cost_usd or 0.0
+        if limit and spent >= limit:
+            break
+        if case.trials.strategy == "pass_at_k" and trial.score >= TRIAL_PASS_SCORE:
+            break
+    return counted
+
+
+def trials_score(strategy: str, scores: list[float]) -> float:
+    """One score from the trials' scores: best (pass_at_k), mean, or the lower bound of the
+    mean's 95% t-interval clamped to [0, 1] (confidence_interval)."""
+    if strategy == "pass_at_k":
+        return max(scores)
+    mean = sum(scores) / len(scores)
+    if strategy == "mean" or len(scores) < 2:
+        return mean
+    n = len(scores)
+    stddev = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1))
+    t = _T_95[n - 2] if n - 1 < 30 else 1.96
+    return max(0.0, min(1.0, mean - t * stddev / math.sqrt(n)))
+
+
+def aggregate_trials(case: ResolvedCase, trials: list[TrialGrade]) -> CaseGrade:
+    """The case's grade over its trials, by AgentV's rules (trials.ts, runEvalCaseWithTrials).
+
+    An errored trial counts with score 0. The case is `ok` when any counted trial is, an error
+    only when every one errored, else a quality failure; its verdict is its score against the
+    threshold.
     """
     if not trials:
         raise ValueError(f"case {case.case_key!r}: no trials to aggregate")
-    graded = [t for t in trials if t.verdict != "error"]
-    if not graded:
-        first = trials[0]
-        return _case_grade(case, trials, *_ERROR, stage=first.failure_stage, error=first.error)
-    if case.trials.strategy == "pass_at_k":
-        best = max(graded, key=lambda t: t.score)
-        return _case_grade(case, trials, best.verdict, best.execution_status, score=best.score)
-    score = sum(t.score for t in graded) / len(graded)
-    return _case_grade(case, trials, *_quality(score, case.threshold), score=score)
+    counted = counted_trials(case, trials)
+    if all(t.verdict == "error" for t in counted):
+        first = counted[0]
+        return _case_grade(case, counted, *_ERROR, stage=first.failure_stage, error=first.error)
+    score = trials_score(case.trials.strategy, [t.score for t in counted])
+    verdict, _ = _quality(score, case.threshold)
+    status: ExecutionStatus = (
+        "ok" if any(t.execution_status == "ok" for t in counted) else "quality_failure"
+    )
+    return _case_grade(case, counted, verdict, status, score=score)
 
 
 _ERROR: tuple[Verdict, ExecutionStatus] = ("error", "execution_error")

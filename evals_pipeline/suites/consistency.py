@@ -1,5 +1,5 @@
-"""Checks across a suite's parts: unique test keys, well-formed tool calls, gradable tests, and
-LLM graders that can reach a model."""
+"""Checks across a suite's parts: unique test keys, dependencies that exist and form no cycle,
+well-formed tool calls, gradable tests, and LLM graders that can reach a model."""
 
 from __future__ import annotations
 
@@ -72,6 +72,55 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
             )
             continue
         seen[key] = (test_id, mark.line)
+    return issues
+
+
+def dependency_issues(suite: EvalSuite, doc: YamlDocument) -> list[SuiteIssue]:
+    """`depends_on` must name other tests of the suite, without a cycle (AgentV refuses to run
+    such a suite: orchestrator.ts validateDependencyGraph)."""
+    ids = [test.id for test in suite.tests]
+    deps = {test.id: test.depends_on or [] for test in suite.tests}
+    issues: list[SuiteIssue] = []
+
+    def issue(path: DataPath, message: str, fix: str) -> None:
+        mark = doc.positions.value(path)
+        issues.append(SuiteIssue(mark.file or doc.file, mark.line, mark.column, message, fix))
+
+    for index, test in enumerate(suite.tests):
+        for d_index, dep in enumerate(test.depends_on or []):
+            at = ("tests", index, "depends_on", d_index)
+            if dep == test.id:
+                issue(at, f"test '{test.id}' depends on itself", "remove it from depends_on")
+            elif dep not in deps:
+                close = difflib.get_close_matches(dep, ids, n=1, cutoff=0.6)
+                fix = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(ids)}"
+                issue(at, f"test '{test.id}' depends on '{dep}', which is not a test here", fix)
+
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(test_id: str, path: list[str]) -> list[str] | None:
+        if state.get(test_id) == 1:
+            return [*path[path.index(test_id) :], test_id]
+        if state.get(test_id) == 2:
+            return None
+        state[test_id] = 1
+        for dep in deps.get(test_id, []):
+            if dep != test_id and dep in deps:
+                cycle = visit(dep, [*path, test_id])
+                if cycle:
+                    return cycle
+        state[test_id] = 2
+        return None
+
+    for index, test_id in enumerate(ids):
+        cycle = visit(test_id, [])
+        if cycle:
+            issue(
+                ("tests", index, "depends_on"),
+                f"circular dependency: {' → '.join(cycle)}",
+                "remove one of these depends_on entries",
+            )
+            break
     return issues
 
 

@@ -14,6 +14,7 @@ from evals_pipeline.models.suite import EvalSuite
 from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
 from evals_pipeline.suites.aliases import rewrite_suite_aliases
 from evals_pipeline.suites.consistency import (
+    dependency_issues,
     duplicate_test_ids,
     llm_grader_issues,
     malformed_tool_calls,
@@ -144,6 +145,7 @@ def load_suite(path: str | Path) -> LoadedSuite:
         )
     elif not targets_unreadable:
         issues.append(no_targets_issue(doc))
+    issues += dependency_issues(suite, doc)
     issues += malformed_tool_calls(suite, doc)
     issues += missing_references(suite, doc, file.parent)
     if issues:

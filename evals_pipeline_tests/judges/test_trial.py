@@ -181,10 +181,14 @@ def test_pass_at_k_takes_the_best_trial(make_case: CaseFactory) -> None:
     )
 
 
-def test_mean_over_graded_trials(make_case: CaseFactory) -> None:
+def test_mean_counts_an_errored_trial_as_zero(make_case: CaseFactory) -> None:
+    # AgentV: the mean is over every trial (an error scores 0), and the case is `ok` when any
+    # trial was, even when the mean is below the threshold.
     case = make_case([HIT], trials={"count": 3, "strategy": "mean"})
     grade = aggregate_trials(case, [_trial(0, 1.0), _error(1), _trial(2, 0.5)])
-    assert (grade.score, grade.verdict, grade.execution_status) == (0.75, "fail", "quality_failure")
+    assert (grade.score, grade.verdict, grade.execution_status) == (0.5, "fail", "ok")
+    low = aggregate_trials(case, [_trial(0, 0.5), _trial(1, 0.6), _trial(2, 0.7)])
+    assert (low.verdict, low.execution_status) == ("fail", "quality_failure")
     lenient = make_case([HIT], threshold=0.7, trials={"count": 2, "strategy": "mean"})
     assert aggregate_trials(lenient, [_trial(0, 1.0), _trial(1, 0.5)]).verdict == "pass"
 
@@ -210,3 +214,34 @@ def test_one_trial_is_that_trial(make_case: CaseFactory, strategy: str) -> None:
 def test_no_trials_is_a_caller_bug(make_case: CaseFactory) -> None:
     with pytest.raises(ValueError, match="no trials"):
         aggregate_trials(make_case([HIT]), [])
+
+
+def test_pass_at_k_stops_at_the_first_passing_trial(make_case: CaseFactory) -> None:
+    case = make_case([HIT], trials={"count": 3, "strategy": "pass_at_k"})
+    grade = aggregate_trials(case, [_trial(2, 1.0), _trial(0, 0.5), _trial(1, 0.85)])
+    # AgentV never runs trial 2: trial 1 passed (score >= 0.8).
+    assert grade.score == 0.85
+    assert [t.trial for t in grade.trials] == [0, 1]
+
+
+def test_confidence_interval_takes_the_lower_bound(make_case: CaseFactory) -> None:
+    case = make_case([HIT], trials={"count": 3, "strategy": "confidence_interval"})
+    grade = aggregate_trials(case, [_trial(0, 1.0), _trial(1, 0.5), _trial(2, 0.75)])
+    # mean 0.75, stddev 0.25, t(2) = 4.303.
+    assert grade.score == pytest.approx(0.75 - 4.303 * 0.25 / 3**0.5)
+    wide = aggregate_trials(case, [_trial(0, 1.0), _trial(1, 0.0), _trial(2, 0.5)])
+    assert wide.score == 0.0  # the lower bound is clamped at 0
+    tight = aggregate_trials(case, [_trial(0, 0.9), _trial(1, 0.8), _trial(2, 0.85)])
+    assert tight.score == pytest.approx(0.85 - 4.303 * 0.05 / 3**0.5)
+    assert tight.verdict == "fail" and tight.execution_status == "ok"
+
+
+def test_cost_limit_stops_counting_trials(make_case: CaseFactory) -> None:
+    case = make_case([HIT], trials={"count": 3, "strategy": "mean", "cost_limit_usd": 0.02})
+    trials = [
+        _trial(i, score).model_copy(update={"cost_usd": 0.01})
+        for i, score in enumerate([1.0, 0.0, 1.0])
+    ]
+    grade = aggregate_trials(case, trials)
+    assert [t.trial for t in grade.trials] == [0, 1]
+    assert grade.score == 0.5

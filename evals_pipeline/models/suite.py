@@ -180,7 +180,9 @@ class HookSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     command: str | list[str] | None = Field(
-        default=None, description="argv list, or a string run with `sh -c`."
+        default=None,
+        description="argv list, or a string run with `sh -c`. A hook with neither a command "
+        "nor a reset does nothing (AgentV ignores it).",
     )
     timeout_ms: int | None = Field(
         default=None, gt=0, description="Default: 60000 for before_*, 30000 for after_*."
@@ -201,12 +203,6 @@ class HookSpec(BaseModel):
         if value is not None and (not value or (isinstance(value, str) and not value.strip())):
             raise ValueError("the hook command is empty")
         return value
-
-    @model_validator(mode="after")
-    def _command_or_reset(self) -> HookSpec:
-        if self.command is None and self.reset is None:
-            raise ValueError("a hook needs a command (or, on after_each, a reset)")
-        return self
 
 
 class HooksSpec(BaseModel):

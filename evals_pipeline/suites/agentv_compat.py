@@ -85,3 +85,19 @@ RENAMED_KEYS: dict[str, str] = {
     "model_reasoning_effort": "reasoning_effort",
 }
 """Older AgentV key names, suggested as the fix when the new name is valid at that place."""
+
+NOT_ACCEPTED: dict[str, str] = {
+    "preprocessors": "suite-level preprocessors (convert output files to text for graders) are "
+    "not implemented",
+    "tests[].mode": "live multi-turn conversations (mode, turns, aggregation, on_turn_failure, "
+    "window_size) are not implemented yet",
+    "tests[].turns": "live multi-turn conversations are not implemented yet",
+    "tests[].aggregation": "live multi-turn conversations are not implemented yet",
+    "tests[].on_turn_failure": "live multi-turn conversations are not implemented yet",
+    "tests[].window_size": "live multi-turn conversations are not implemented yet",
+    "execution.targets[].hooks": "per-target hooks are not implemented: use workspace.hooks",
+}
+"""Paths of AgentV 4.42.4's eval-file schema (`tests[]` also stands for `eval_cases[]`, and
+`execution` also for `tests[].execution`) that evals-pipeline rejects, with the reason. Every
+other path of the schema loads: evals_pipeline_tests/suites/test_agentv_schema.py checks both,
+and that docs/suite-format.md lists each of these."""

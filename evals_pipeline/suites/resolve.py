@@ -232,6 +232,8 @@ def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace 
     def hook(hook_spec: HookSpec | None, default_timeout_ms: int) -> ResolvedHook | None:
         if hook_spec is None or not hooks.enabled:
             return None
+        if hook_spec.command is None and hook_spec.reset in (None, "none"):
+            return None  # nothing to run: AgentV drops such a hook
         return ResolvedHook(
             command=hook_spec.command,
             timeout_ms=hook_spec.timeout_ms or default_timeout_ms,

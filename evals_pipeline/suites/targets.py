@@ -186,14 +186,17 @@ class _Selector:
     def _with_absolute_paths(self, spec: TargetSpec, index: int) -> TargetSpec:
         base = self.catalog.base_dir
         if isinstance(spec, CliTarget):
+            # AgentV resolves a cli target's cwd and its healthcheck's cwd from the eval file's
+            # folder, wherever the targets file is (providers/targets.ts).
+            eval_dir = Path(self.suite_doc.file).parent
             update: dict[str, object] = {}
             if spec.cwd:
-                cwd = absolute(spec.cwd, base)
-                self._require_dir(cwd, index, "cwd", spec.cwd)
+                cwd = absolute(spec.cwd, eval_dir)
+                self._require_dir(cwd, index, "cwd", spec.cwd, eval_dir)
                 update["cwd"] = str(cwd)
             if spec.healthcheck and spec.healthcheck.cwd:
-                hc_cwd = absolute(spec.healthcheck.cwd, base)
-                self._require_dir(hc_cwd, index, "healthcheck", spec.healthcheck.cwd)
+                hc_cwd = absolute(spec.healthcheck.cwd, eval_dir)
+                self._require_dir(hc_cwd, index, "healthcheck", spec.healthcheck.cwd, eval_dir)
                 update["healthcheck"] = spec.healthcheck.model_copy(update={"cwd": str(hc_cwd)})
             return spec.model_copy(update=update) if update else spec
         if isinstance(spec, ReplayTarget):
@@ -223,17 +226,19 @@ class _Selector:
             update["model_server"] = spec.model_server.model_copy(update={"script": str(script)})
         return spec.model_copy(update=update) if update else spec
 
-    def _require_dir(self, folder: Path, index: int, key: str, written: str) -> None:
+    def _require_dir(
+        self, folder: Path, index: int, key: str, written: str, base: Path | None = None
+    ) -> None:
         if folder.is_dir():
             return
-        owner = "the eval file's folder" if self.catalog.inline else "the project folder"
+        owner = "the eval file's folder" if base or self.catalog.inline else "the project folder"
+        base = base or self.catalog.base_dir
         what = "replay sessions folder" if key == "sessions_dir" else f"target {key} folder"
         keys = ("healthcheck", "cwd") if key == "healthcheck" else (key,)
         self._issue(
             self.catalog.position(index, *keys),
             f"{what} '{written}' not found",
-            f"looked for {folder}; create it or correct the path (relative to {owner}, "
-            f"{self.catalog.base_dir})",
+            f"looked for {folder}; create it or correct the path (relative to {owner}, {base})",
         )
 
     def run(self) -> Selection:

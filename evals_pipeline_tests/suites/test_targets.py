@@ -53,7 +53,7 @@ def test_inline_targets_take_precedence(project: Project) -> None:
 
 
 def test_execution_targets_select_in_suite_order(project: Project) -> None:
-    project.root.joinpath("agents").mkdir()
+    project.root.joinpath("evals/agents").mkdir(parents=True)
     project.write(".agentv/targets.yaml", TWO_TARGETS)
     loaded = load_suite(
         project.write(
@@ -69,15 +69,17 @@ def test_execution_targets_select_in_suite_order(project: Project) -> None:
     assert loaded.default_agents == ["agent-b", "agent-a"]
 
 
-def test_cli_cwd_from_targets_file_resolves_against_the_project_folder(project: Project) -> None:
-    project.root.joinpath("agents").mkdir()
+def test_cli_cwd_from_targets_file_resolves_against_the_eval_folder(project: Project) -> None:
+    # AgentV (providers/targets.ts) resolves a cli target's cwd from the eval file's folder,
+    # not from the targets file's.
+    project.root.joinpath("evals/agents").mkdir(parents=True)
     project.write(".agentv/targets.yaml", TWO_TARGETS)
     loaded = load_suite(
         project.write("evals/s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a}]\n")
     )
     target = loaded.targets["agent-b"]
     assert isinstance(target, CliTarget)
-    assert target.cwd == str(project.root / "agents")
+    assert target.cwd == str(project.root / "evals/agents")
 
 
 def test_cli_cwd_of_inline_target_resolves_against_the_eval_folder(project: Project) -> None:

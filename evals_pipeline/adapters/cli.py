@@ -36,12 +36,13 @@ def render_command(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> st
 
 
 def working_directory(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> Path:
-    """AgentV's rule: the target's cwd, else the workspace when the suite configures one, else the
-    eval file's folder, so relative paths in commands resolve as they do under `agentv eval`."""
-    if target.cwd:
-        return Path(target.cwd)
+    """AgentV's rule (providers/cli.ts: `request.cwd ?? config.cwd`): the workspace when the
+    suite configures one, even over the target's cwd; else the target's cwd; else the eval
+    file's folder, so relative paths in commands resolve as they do under `agentv eval`."""
     if case.workspace is not None:
         return ctx.workspace
+    if target.cwd:
+        return Path(target.cwd)
     return Path(case.base_dir)
 
 

@@ -73,7 +73,13 @@ class ExecutionSpec(BaseModel):
     timeout_seconds: float | None = Field(
         default=None, gt=0, description="Agent timeout; a target's own timeout wins."
     )
-    threshold: float = Field(default=0.8, ge=0, le=1)
+    threshold: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="AgentV's run gate: it does not change a test's verdict, which uses the "
+        "test's own execution.threshold, else 0.8.",
+    )
     skip_defaults: bool = False
     trials: TrialsSpec = Field(default_factory=TrialsSpec)
     cache: bool | None = Field(

@@ -45,6 +45,8 @@ from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.template_vars import fill
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
+DEFAULT_THRESHOLD = 0.8
+"""A test's pass threshold unless it sets `execution.threshold` (AgentV's DEFAULT_THRESHOLD)."""
 
 
 def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> list[ResolvedCase]:
@@ -96,7 +98,9 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                     assertions=assertions,
                     metadata=_merged_metadata(test.metadata, suite_metadata),
                     threshold=(
-                        test_threshold if test_threshold is not None else suite.execution.threshold
+                        # AgentV 4.42.4: the suite's execution.threshold gates the run (its exit
+                        # code), not a test's status; a test's own threshold does.
+                        test_threshold if test_threshold is not None else DEFAULT_THRESHOLD
                     ),
                     trials=suite.execution.trials,
                     depends_on=test.depends_on or [],

@@ -320,7 +320,8 @@ def test_settings_carried_into_each_case(project: Project) -> None:
         """,
     )
     first, second = cases
-    assert (first.threshold, second.threshold) == (0.6, 0.9)
+    # The suite's threshold gates the run only (AgentV 4.42.4); a test's own one is its verdict.
+    assert (first.threshold, second.threshold) == (0.8, 0.9)
     assert first.trials.count == 3 and first.trials.strategy == "mean"
     assert first.metadata == {"difficulty": "easy"}
     assert first.workspace_template == str(project.root / "evals/repo")

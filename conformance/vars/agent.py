@@ -2,8 +2,8 @@
 
 import json
 import sys
+from pathlib import Path
 
 prompt_file, output_file = sys.argv[1:3]
-prompt = open(prompt_file, encoding="utf-8").read().strip()
-with open(output_file, "w", encoding="utf-8") as out:
-    json.dump({"text": prompt}, out)
+prompt = Path(prompt_file).read_text(encoding="utf-8").strip()
+Path(output_file).write_text(json.dumps({"text": prompt}), encoding="utf-8")

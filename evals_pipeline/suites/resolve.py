@@ -23,6 +23,7 @@ from evals_pipeline.models.suite import (
     HooksSpec,
     InputSpec,
     TestSpec,
+    WorkspaceEnvSpec,
     WorkspaceSpec,
 )
 from evals_pipeline.models.targets import LlmTargetSpec
@@ -63,6 +64,7 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
     base = loaded.base_dir
     builder = MessageBuilder(base, str(loaded.path))
     suite_metadata = _suite_metadata(suite)
+    preflight = _preflight(suite)
     cases: list[ResolvedCase] = []
     for test in suite.tests:
         test_agents = [a for a in _agents_of(test, loaded) if wanted is None or a in wanted]
@@ -74,7 +76,7 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
         suite_input = None if skip else _filled(suite.input, test.vars, _INPUT)
         files = test.input_files or ([] if skip else _filled(suite.input_files, test.vars, _FILES))
         messages = builder.expand(suite_input, "user") + builder.with_files(test.input, files)
-        workspace = _workspace(_merged_workspace(suite.workspace, test.workspace), base)
+        workspace = _workspace(_merged_workspace(suite.workspace, test.workspace), base, preflight)
         test_threshold = test.execution.threshold if test.execution else None
         for agent in test_agents:
             target = loaded.targets[agent]
@@ -227,8 +229,22 @@ def _merged_workspace(
     return merged
 
 
-def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace | None:
-    """The workspace spec with absolute paths and each hook's default timeout and cwd."""
+def _preflight(suite: EvalSuite) -> WorkspaceEnvSpec | None:
+    """The `workspace.env` AgentV checks: one check for the whole run, from the first test's
+    workspace merged with the suite's, where a merge of two workspaces keeps no `env`
+    (yaml-parser.ts mergeWorkspaceConfigs). Failing it fails every test."""
+    first = suite.tests[0].workspace if suite.tests else None
+    if first is not None and suite.workspace is not None:
+        return None
+    chosen = first or suite.workspace
+    return chosen.env if chosen else None
+
+
+def _workspace(
+    spec: WorkspaceSpec | None, base_dir: Path, preflight: WorkspaceEnvSpec | None = None
+) -> ResolvedWorkspace | None:
+    """The workspace spec with absolute paths and each hook's default timeout and cwd; its
+    preflight is the run's (`_preflight`), not its own `env`."""
     if spec is None:
         return None
     hooks = spec.hooks or HooksSpec()
@@ -252,7 +268,7 @@ def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace 
         # A static workspace's content is the starting point (AgentV resolves `path` from the
         # working folder); each run still gets its own copy, so the folder itself never changes.
         template = str(Path(spec.path).resolve()) if spec.path else template
-    env = spec.env
+    env = preflight
     return ResolvedWorkspace(
         template=str(absolute(template, base_dir)) if template else None,
         repos=[

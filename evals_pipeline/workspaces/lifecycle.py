@@ -1,11 +1,12 @@
 """A run's workspace from start to end, in AgentV's order (format §7.1):
 
-template copy → repos (worktrees) → before_all → git baseline → before_each → [agent] →
+template copy → repos (worktrees) → before_all → before_each → git baseline → [agent] →
 file changes → after_each → after_all → cleanup.
 
 Each run gets its own workspace (AgentV's `isolation: per_test`), so `before_all` and `after_all`
-run once per run, around the baseline: what `before_all` does is part of the starting point,
-what `before_each` does shows in file_changes. `workspace.env` is checked first (preflight);
+run once per run. The baseline comes after the setup hooks, as in AgentV 4.42.4 (the reference's
+§7.1 puts it before before_each; AgentV's code takes a fresh one after it): what the hooks do is
+part of the starting point, not of file_changes. `workspace.env` is checked first (preflight);
 after_each's `reset` puts the repos (or, without repos, the workspace) back before after_each
 runs, as in AgentV, so graders then see the reset workspace.
 """
@@ -94,9 +95,11 @@ def prepare_workspace(
     ran: list[HookResult] = []
     if hooks and hooks.before_all and hooks.before_all.command is not None:
         ran.append(_setup_hook("before_all", hooks.before_all, path, context))
-    baseline = take_baseline(path, state_dir(path))
     if hooks and hooks.before_each and hooks.before_each.command is not None:
         ran.append(_setup_hook("before_each", hooks.before_each, path, context))
+    # After before_each, as AgentV 4.42.4 takes it (workspace/setup.ts: a before_each that ran
+    # asks for a fresh baseline): what the hooks set up is not part of file_changes.
+    baseline = take_baseline(path, state_dir(path))
     return PreparedWorkspace(path, workspace, tuple(repos), baseline, tuple(ran))
 
 

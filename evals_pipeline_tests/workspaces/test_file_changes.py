@@ -98,9 +98,10 @@ def test_commits_made_by_the_agent_in_a_worktree_still_show(
     assert "-v1\n+committed" in diff_sections(file_changes(prepared))["repo/f.txt"]
 
 
-def test_before_each_changes_show_and_before_all_changes_do_not(
+def test_setup_hook_changes_are_not_file_changes(
     tmp_path: Path, source: SourceRepo, context: HookContext
 ) -> None:
+    # AgentV 4.42.4 takes a fresh baseline after before_each (workspace/setup.ts).
     hooks = ResolvedHooks(
         before_all=hook(
             "cd {{workspace_path}} && echo setup > setup.txt && echo tweak > repo/f.txt", tmp_path
@@ -110,7 +111,9 @@ def test_before_each_changes_show_and_before_all_changes_do_not(
     repos = [ResolvedRepo(path="repo", source=str(source.path), commit=source.first)]
     prepared = prepared_template(tmp_path, context, hooks=hooks, repos=repos)
     assert (prepared.path / "setup.txt").exists() and (prepared.path / "each.txt").exists()
-    assert sorted(diff_sections(file_changes(prepared))) == ["each.txt"]
+    assert file_changes(prepared) is None
+    (prepared.path / "agent.txt").write_text("agent\n")
+    assert sorted(diff_sections(file_changes(prepared))) == ["agent.txt"]
 
 
 def test_a_repository_the_agent_creates_is_diffed_as_files(

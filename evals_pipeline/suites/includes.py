@@ -228,7 +228,14 @@ class _Splicer:
         value = owner.get("workspace")
         if not isinstance(value, str):
             return
-        path = (*at, "workspace")
+        data = self.workspace_file(value, (*at, "workspace"))
+        if data is None:
+            del owner["workspace"]  # reported: validation need not call the string wrong
+        else:
+            owner["workspace"] = data
+
+    def workspace_file(self, value: str, path: DataPath) -> dict[str, Any] | None:
+        """The workspace a file holds, paths rooted at its folder; None (reported) if unusable."""
         file = absolute(value, self.base_dir)
         if not file.is_file():
             self.report(
@@ -237,12 +244,12 @@ class _Splicer:
                 f"looked for {file}; correct the path (relative to the eval file's folder) or "
                 "write the workspace inline",
             )
-            return
+            return None
         try:
             doc = read_yaml_file(file)
         except SuiteError as exc:
             self.issues += exc.issues
-            return
+            return None
         data = doc.data
         if not isinstance(data, dict):
             self.issues.append(
@@ -254,7 +261,7 @@ class _Splicer:
                     "write template:, repos:, hooks: ... at the top level",
                 )
             )
-            return
+            return None
         if set(data) == {"workspace"} and isinstance(data["workspace"], dict):
             self.issues.append(
                 SuiteIssue(
@@ -265,9 +272,9 @@ class _Splicer:
                     "remove 'workspace:' and un-indent its keys",
                 )
             )
-            return
-        owner["workspace"] = _rooted(data, file.parent)
+            return None
         self.doc.positions.graft(doc.positions, path, str(file))
+        return _rooted(data, file.parent)
 
 
 def _rooted(workspace: dict[str, Any], folder: Path) -> dict[str, Any]:

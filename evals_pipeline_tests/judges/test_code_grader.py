@@ -225,3 +225,24 @@ def test_negated_code_grader(make_case: CaseFactory, make_session: SessionFactor
     assert grade.score == pytest.approx(0.1)
     assert grade.verdict == "fail"
     assert (grade.assertions[0].passed, grade.assertions[0].evidence) == (False, "[Negated] e")
+
+
+def test_a_grader_of_a_docker_workspace_is_an_error(
+    make_case: CaseFactory, make_session: SessionFactory
+) -> None:
+    case = make_case(
+        [{"type": "code-grader", "command": ["true"]}],
+        workspace={"docker_image": "python:3.12"},
+    )
+    assert isinstance(case.assertions[0], CodeGraderAssertion)
+    grade = run_code_grader(case.assertions[0], case, make_session())
+    assert grade.verdict == "error"
+    assert grade.error is not None and "workspace.docker (python:3.12)" in grade.error
+
+
+def test_a_missing_grader_script_is_the_case_error_with_stderr(
+    make_case: CaseFactory, make_session: SessionFactory
+) -> None:
+    grade = _run(make_case, make_session, [sys.executable, "graders/missing.py"])
+    assert grade.verdict == "error"
+    assert grade.error is not None and "missing.py" in (grade.error + (grade.stderr or ""))

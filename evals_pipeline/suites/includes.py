@@ -317,6 +317,25 @@ def _subtree(positions: Positions, prefix: DataPath) -> Positions:
     return sub
 
 
+SIDECAR_KEYS = ("name", "description", "execution")
+"""What AgentV reads from a JSONL suite's sidecar `<name>.yaml` (loaders/jsonl-parser.ts)."""
+
+
+def jsonl_suite(file: Path) -> YamlDocument:
+    """A `.jsonl` file run as a suite, as `agentv eval cases.jsonl` runs it: its tests, with
+    `name`, `description` and `execution` from the sidecar `<name>.yaml` beside it, if any."""
+    sidecar = file.with_suffix(".yaml")
+    if sidecar.is_file():
+        doc = read_yaml_file(sidecar)
+        data = doc.data if isinstance(doc.data, dict) else {}
+        doc.data = {k: v for k, v in data.items() if k in SIDECAR_KEYS}
+    else:
+        doc = YamlDocument(file=str(file), data={}, positions=Positions())
+    doc.data["tests"] = f"./{file.name}"
+    doc.file = str(sidecar if sidecar.is_file() else file)
+    return doc
+
+
 def expand_includes(doc: YamlDocument) -> list[SuiteIssue]:
     """Splice external tests and workspace files into `doc` in place; the problems found."""
     splicer = _Splicer(doc)

@@ -21,7 +21,7 @@ from evals_pipeline.suites.consistency import (
     ungradable_tests,
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.includes import expand_includes
+from evals_pipeline.suites.includes import expand_includes, jsonl_suite
 from evals_pipeline.suites.interpolation import interpolate, load_env_files
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
@@ -77,7 +77,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     External tests and workspace files are spliced in, older spellings rewritten, `.env` files
     loaded and `${{ VAR }}` filled, then each test's `{{vars}}`. Positions follow every step.
     """
-    doc = read_yaml_file(file)
+    doc = jsonl_suite(file) if file.suffix == ".jsonl" else read_yaml_file(file)
     if not isinstance(doc.data, dict):
         return doc, [], []
     issues = expand_includes(doc)

@@ -117,3 +117,26 @@ def test_an_error_in_a_workspace_file_points_into_it(project: Project) -> None:
     ws = project.write("evals/ws.yaml", "template: .\nisolation: sometimes\n")
     issue = only(project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a}]\n"))
     assert (issue.file, issue.line, issue.column) == (str(ws), 2, 12)
+
+
+def test_a_jsonl_file_run_as_a_suite_with_its_sidecar(project: Project) -> None:
+    project.write("evals/cases.jsonl", '{"id": "a", "input": "hi"}\n{"id": "b", "input": "yo"}\n')
+    project.write(
+        "evals/cases.yaml",
+        """\
+        name: side-car
+        description: read by AgentV
+        execution:
+          target: mock
+          assertions: [{type: contains, value: h}]
+        """,
+    )
+    loaded = load_suite(project.root / "evals/cases.jsonl")
+    assert loaded.slug == "side_car"
+    cases = resolve_cases(loaded)
+    assert [(c.test_id, c.agent, len(c.assertions)) for c in cases] == [
+        ("a", "mock", 1),
+        ("b", "mock", 1),
+    ]
+    bare = project.write("other/plain.jsonl", '{"id": "c", "input": "x"}\n')
+    assert [c.test_id for c in resolve_cases(load_suite(bare))] == ["c"]

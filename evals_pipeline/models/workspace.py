@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -18,6 +19,22 @@ DEFAULT_TEARDOWN_TIMEOUT_MS = 30_000
 
 # `scheme://…` or scp-like `user@host:path`; a Windows drive letter (`C:\`) is not a host.
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^([^/@:]+@)?[^/:\\]{2,}:")
+
+
+_GITHUB_SHORTHAND = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+def repo_source(repo: str, base_dir: Path) -> str:
+    """Where a `repo` value is fetched from: a URL as written; a local folder (relative to
+    `base_dir`) when it exists; else `org/name` is GitHub's, as AgentV reads it
+    (workspace/repo-identity.ts resolveRepoCloneUrl); else the local path it names."""
+    if is_remote(repo):
+        return repo
+    local = Path(os.path.normpath(base_dir / Path(repo).expanduser()))
+    shorthand = _GITHUB_SHORTHAND.match(repo.strip()) and not repo.startswith(("./", "../"))
+    if not local.exists() and shorthand:
+        return f"https://github.com/{repo.strip()}.git"
+    return str(local)
 
 
 def is_remote(repo: str) -> bool:

@@ -5,7 +5,6 @@ error of each case that runs the grader, with the grader's stderr."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from evals_pipeline.models.suite import (
@@ -16,7 +15,7 @@ from evals_pipeline.models.suite import (
     RepoSpec,
     WorkspaceSpec,
 )
-from evals_pipeline.models.workspace import is_remote, workspace_relative
+from evals_pipeline.models.workspace import is_remote, repo_source, workspace_relative
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import absolute, find_input_file, search_dirs
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
@@ -123,20 +122,16 @@ class _Checker:
         return folder
 
     def repo(self, repo: RepoSpec, path: DataPath) -> None:
-        if is_remote(repo.repo):
-            return  # reachable only when cloned: a bad URL is reported by the run
+        if is_remote(repo_source(repo.repo, self.base_dir)):
+            return  # reachable only when cloned (org/name is GitHub's): the run reports a bad one
         source = absolute(repo.repo, self.base_dir)
         if not source.is_dir():
-            shorthand = re.fullmatch(r"[\w.-]+/[\w.-]+", repo.repo)
             self.report(
                 (*path, "repo"),
                 f"repo '{repo.repo}' not found",
                 f"looked for {source}; correct the path (relative to the eval file's folder) "
-                + (
-                    f"or, for GitHub, write repo: https://github.com/{repo.repo}.git"
-                    if shorthand
-                    else "or write a URL git can clone (https://…, git@host:org/name.git, file://…)"
-                ),
+                "or write a URL git can clone (https://…, git@host:org/name.git, file://…) or "
+                "a GitHub org/name",
             )
         elif not is_repository_root(source):
             self.report(

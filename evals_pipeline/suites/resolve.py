@@ -34,7 +34,7 @@ from evals_pipeline.models.workspace import (
     ResolvedHooks,
     ResolvedRepo,
     ResolvedWorkspace,
-    is_remote,
+    repo_source,
 )
 from evals_pipeline.suites.consistency import grader_problems, grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
@@ -274,7 +274,7 @@ def _workspace(
         repos=[
             ResolvedRepo(
                 path=repo.path,
-                source=repo.repo if is_remote(repo.repo) else str(absolute(repo.repo, base_dir)),
+                source=repo_source(repo.repo, base_dir),
                 commit=repo.checkout,
                 ancestor=repo.ancestor,
                 sparse=tuple(repo.sparse or ()),

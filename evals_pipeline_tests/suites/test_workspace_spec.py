@@ -267,3 +267,31 @@ def test_bad_cleanup_policy(project: Project) -> None:
     )
     assert issue.line == 1
     assert "'on_success', 'always' or 'never'" in issue.message
+
+
+def test_a_github_shorthand_repo_is_cloned_from_github(project: Project) -> None:
+    lib = project.root / "evals/vendor/lib"
+    lib.mkdir(parents=True)
+    (lib / "f.txt").write_text("x")
+    for args in (["init", "--quiet"], ["add", "-A"], ["commit", "--quiet", "-m", "one"]):
+        run_git(args, cwd=lib)
+    (case,) = resolve_cases(
+        load_suite(
+            project.write(
+                "evals/s.eval.yaml",
+                """\
+                workspace:
+                  repos:
+                    - {path: a, repo: EntityProcess/agentv-contract-fixture}
+                    - {path: b, repo: vendor/lib}
+                tests: [{id: a, input: hi}]
+                """,
+            )
+        )
+    )
+    assert case.workspace is not None
+    # As AgentV: org/name is GitHub's, unless a local folder of that name exists (ours).
+    assert [r.source for r in case.workspace.repos] == [
+        "https://github.com/EntityProcess/agentv-contract-fixture.git",
+        str(project.root / "evals/vendor/lib"),
+    ]

@@ -19,7 +19,10 @@ checks = [
     {"text": "template copied", "passed": (workspace / "README.md").is_file()},
     {"text": "before_all ran", "passed": record("before_all") is not None},
     {"text": "before_each saw the test id", "passed": each.get("test_id") == want.get("test")},
-    {"text": "hooks ran in the workspace file's folder", "passed": each.get("cwd_is_hooks_folder") is True},
+    {
+        "text": "hooks ran in the workspace file's folder",
+        "passed": each.get("cwd_is_hooks_folder") is True,
+    },
     {"text": "metadata reached the hook", "passed": each.get("metadata") == want.get("metadata")},
     {
         "text": "agent.txt as expected after reset",

@@ -49,6 +49,12 @@ class CliTarget(TargetBase):
     )
     healthcheck: Healthcheck | None = None
     keep_temp_files: bool = False
+    provider_batching: bool = Field(
+        default=False,
+        description="Run the command once for all tests of the suite (per trial) instead of "
+        "once per test: it reads the eval file ({EVAL_FILE}) itself and writes one JSONL record "
+        "per test, keyed by `id`, to {OUTPUT_FILE}.",
+    )
 
 
 class MockTarget(TargetBase):

@@ -71,7 +71,6 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
         {
             "verbose",
             "cli_verbose",
-            "provider_batching",
             "grader_target",
             "judge_target",
             "fallback_targets",

@@ -10,6 +10,7 @@ from textwrap import dedent
 import pandas as pd
 import pytest
 
+from evals_pipeline.adapters.cli_batch import output_document, read_records
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.suites import load_suite, resolve_cases
@@ -250,3 +251,24 @@ def test_the_seeds_command_template_is_read_as_command_with_a_warning(
         "rename it to 'command'",
     )
     assert "{EVAL_FILE}" in loaded.targets["batch"].command
+
+
+def test_lines_that_are_not_records_are_named_in_the_missing_ids_error(tmp_path: Path) -> None:
+    records = read_records('{"id": "a", "text": "x"}\nnot json\n[1, 2]\n{"text": "no id"}\n\n')
+    assert list(records.by_id) == ["a"]
+    assert records.describe_bad_lines() == (
+        "3 lines were not records (line 2: not JSON: Expecting value; "
+        "line 3: not an object with a string 'id'; line 4: not an object with a string 'id')"
+    )
+
+
+def test_a_record_becomes_a_per_test_output_file_by_agentvs_batch_rules() -> None:
+    assert output_document({"id": "a", "text": {"decision": "CLEAR"}}, 7) == {
+        "text": '{"decision": "CLEAR"}',
+        "duration_ms": 7,
+    }
+    assert output_document({"id": "a", "output": [], "text": "t", "duration_ms": 3}, 7) == {
+        "text": "t",
+        "duration_ms": 3,
+    }
+    assert output_document({"id": "a"}, 7) == {"text": "", "duration_ms": 7}

@@ -214,3 +214,23 @@ def test_assertion_without_type(project: Project) -> None:
     )
     assert (issue.line, issue.message) == (5, "tests[0].assertions[0] has no 'type'")
     assert issue.fix.startswith("add 'type:' with one of: contains,")
+
+
+def test_errors_after_a_skipped_judge_still_point_at_their_line(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: code_judge
+                    script: [python3, g.py]
+                  - type: contians
+                    value: hi
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (7, 15)
+    assert issue.message.startswith("unknown assertion type 'contians'")

@@ -73,8 +73,6 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "TargetRef": frozenset({"hooks"}),
     "CliTarget": frozenset(
         {
-            "verbose",
-            "cli_verbose",
             "grader_target",
             "judge_target",
             "fallback_targets",

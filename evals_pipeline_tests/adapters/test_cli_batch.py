@@ -272,3 +272,34 @@ def test_a_record_becomes_a_per_test_output_file_by_agentvs_batch_rules() -> Non
         "duration_ms": 3,
     }
     assert output_document({"id": "a"}, 7) == {"text": "", "duration_ms": 7}
+
+
+SEED = Path(__file__).resolve().parents[2] / "conformance" / "seed-002-batch" / "as-written"
+
+
+def test_the_seed_as_written_loads_with_its_warnings_and_runs_its_batch(tmp_path: Path) -> None:
+    suite = SEED / "seed-002-batch.eval.yaml"
+    loaded = load_suite(suite)
+    warnings = {
+        (Path(w.file).name, w.line, w.column, w.message.split(":")[0]) for w in loaded.warnings
+    }
+    assert {
+        ("targets.yaml", 7, 5, "'commandTemplate' is deprecated"),
+        ("seed-002-batch.eval.yaml", 24, 5, "'assert' is deprecated"),
+        (
+            "seed-002-batch.eval.yaml",
+            26,
+            9,
+            "assertion 'decision-check' of type 'code_judge' is skipped",
+        ),
+        (
+            "seed-002-batch.eval.yaml",
+            50,
+            9,
+            "assertion 'decision-check' of type 'code_judge' is skipped",
+        ),
+    } <= warnings
+    cases = resolve_cases(loaded)
+    assert [c.assertions for c in cases] == [[], []]  # skipped, as agentv 4.42.4 skips them
+    sessions = enrich_runs(run_agents(cases, tmp_path, workers=1), tmp_path)
+    assert [json.loads(s.output or "")["decision"] for s in sessions] == ["CLEAR", "REVIEW"]

@@ -49,7 +49,8 @@ def _timed(raw: Any) -> dict[str, Any]:
     return data
 
 
-def _message(raw: Any) -> Message:
+def parse_message(raw: Any) -> Message:
+    """One AgentV wire message (ISO times, snake_case) as a canonical Message (epoch ms)."""
     data = _timed(raw)
     data["tool_calls"] = [_timed(call) for call in data.get("tool_calls") or []]
     return Message.model_validate(data)
@@ -78,7 +79,7 @@ def parse_output_document(text: str) -> ParsedOutput:
     raw_messages = doc.get("output", doc.get("output_messages"))
     try:
         if isinstance(raw_messages, list):
-            messages = [_message(m) for m in raw_messages]
+            messages = [parse_message(m) for m in raw_messages]
         elif isinstance(raw_messages, str):
             messages = [Message(role="assistant", content=raw_messages)]
         else:
@@ -112,7 +113,7 @@ def parse_message_lines(text: str) -> ParsedOutput:
         if not line.strip():
             continue
         try:
-            messages.append(_message(json.loads(line)))
+            messages.append(parse_message(json.loads(line)))
         except (json.JSONDecodeError, ValidationError, TypeError, AttributeError) as exc:
             warnings.append(f"line {number}: skipped, not a message: {str(exc).splitlines()[0]}")
     return ParsedOutput(messages=messages, warnings=warnings)

@@ -3,8 +3,8 @@
 Every field agentv 4.42.4 sends, with its values and its snake_case keys, plus `answer` (the
 final answer's old name, still in AgentV's grader docs) and our paths. One rule decides what
 travels inline: a field whose JSON encoding is longer than 50,000 characters (AgentV's
-FILE_BACKED_OUTPUT_THRESHOLD) goes as null plus a path (`output_path`, `messages_json_path`,
-`trace_path`), so stdin stays small however long the session was. `messages_path`, the
+FILE_BACKED_OUTPUT_THRESHOLD) goes by path instead (`output_path`, `messages_json_path`,
+`trace_path`; the inline field is null, or absent for `messages`), so stdin stays small however long the session was. `messages_path`, the
 session's Parquet transcript, is always sent.
 """
 
@@ -63,7 +63,12 @@ def grader_payload(spec: CodeGraderAssertion, ctx: GradingContext) -> dict[str, 
             "config": spec.config or None,
         }
     )
-    payload["messages"] = messages.pop("messages")
+    # A file-backed transcript leaves `messages` out: null would fail the AgentV SDK's schema
+    # (an optional array), absent gives its default [] and lets raw graders test for the key.
+    if "messages" in messages:
+        payload["messages"] = messages.pop("messages")
+    else:
+        del payload["messages"]
     payload["trace"] = traced.pop("trace")
     # Ours: AgentV's documented alias, the paths, the instants in epoch ms, which case this is.
     payload["answer"] = output["output"]
@@ -96,11 +101,11 @@ def messages_json_copy(ctx: GradingContext) -> Path:
 
 
 def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
-    """`messages` inline when small, else null plus `messages_json_path`."""
+    """`messages` inline when small, else only `messages_json_path`."""
     trace = ctx.agentv_trace
     if len(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
         return {"messages": trace.wire_messages}
-    return {"messages": None, "messages_json_path": str(messages_json_copy(ctx))}
+    return {"messages_json_path": str(messages_json_copy(ctx))}
 
 
 def _trace_fields(ctx: GradingContext) -> dict[str, Any]:

@@ -192,7 +192,7 @@ class AgentVTrace:
         session, case = self._session, self._case
         trace: dict[str, Any] = {**self.summary.fields}
         trace["messages"] = wire_messages
-        trace["events"] = self._events()
+        trace["events"] = trace_events(self.messages, self._answer, self.end_ms)
         metrics = {
             "token_usage": session.token_usage.model_dump(mode="json")
             if session.token_usage
@@ -210,83 +210,82 @@ class AgentVTrace:
         }
         return trace
 
-    def _events(self) -> list[dict[str, Any]]:
-        """AgentV's event stream: each message, each tool call and its result, the final answer."""
-        events: list[dict[str, Any]] = []
 
-        def add(event: dict[str, Any]) -> None:
-            events.append({key: value for key, value in event.items() if value is not None})
+def trace_events(
+    messages: list[Message], answer: str, end_ms: int | None = None
+) -> list[dict[str, Any]]:
+    """AgentV's event stream: each message, each tool call and its result, the final answer."""
+    events: list[dict[str, Any]] = []
 
-        for index, message in enumerate(self.messages):
+    def add(event: dict[str, Any]) -> None:
+        events.append({key: value for key, value in event.items() if value is not None})
+
+    for index, message in enumerate(messages):
+        add(
+            {
+                "event_id": f"message-{index}",
+                "ordinal": len(events),
+                "type": "message",
+                "timestamp": iso(message.start_time_ms),
+                "duration_ms": message.duration_ms,
+                "message": _trace_message(message),
+                "metadata": {"message_index": index},
+            }
+        )
+        for tool_index, call in enumerate(message.tool_calls):
+            call_id = f"message-{index}-tool-{tool_index}"
+            tool = {
+                "name": call.tool,
+                "call_id": call.id,
+                "input": call.input,
+                "output": call.output,
+                "status": call.status or "ok",
+            }
+            where = {"message_index": index, "tool_index": tool_index}
             add(
                 {
-                    "event_id": f"message-{index}",
+                    "event_id": call_id,
+                    "parent_event_id": f"message-{index}",
                     "ordinal": len(events),
-                    "type": "message",
-                    "timestamp": iso(message.start_time_ms),
-                    "duration_ms": message.duration_ms,
-                    "message": _trace_message(message),
-                    "metadata": {"message_index": index},
+                    "type": "tool_call",
+                    "timestamp": iso(call.start_time_ms),
+                    "duration_ms": call.duration_ms,
+                    "tool": {k: v for k, v in tool.items() if v is not None},
+                    "metadata": where,
                 }
             )
-            for tool_index, call in enumerate(message.tool_calls):
-                call_id = f"message-{index}-tool-{tool_index}"
-                tool = {
-                    "name": call.tool,
-                    "call_id": call.id,
-                    "input": call.input,
-                    "output": call.output,
-                    "status": call.status or "ok",
-                }
-                where = {"message_index": index, "tool_index": tool_index}
+            if call.output is not None:
+                result = {k: tool[k] for k in ("name", "call_id", "output", "status")}
                 add(
                     {
-                        "event_id": call_id,
-                        "parent_event_id": f"message-{index}",
+                        "event_id": f"{call_id}-result",
+                        "parent_event_id": call_id,
                         "ordinal": len(events),
-                        "type": "tool_call",
-                        "timestamp": iso(call.start_time_ms),
-                        "duration_ms": call.duration_ms,
-                        "tool": {k: v for k, v in tool.items() if v is not None},
+                        "type": "tool_result",
+                        "timestamp": iso(call.end_time_ms),
+                        "tool": {k: v for k, v in result.items() if v is not None},
                         "metadata": where,
                     }
                 )
-                if call.output is not None:
-                    result = {k: tool[k] for k in ("name", "call_id", "output", "status")}
-                    add(
-                        {
-                            "event_id": f"{call_id}-result",
-                            "parent_event_id": call_id,
-                            "ordinal": len(events),
-                            "type": "tool_result",
-                            "timestamp": iso(call.end_time_ms),
-                            "tool": {k: v for k, v in result.items() if v is not None},
-                            "metadata": where,
-                        }
-                    )
-        final = next(
-            (
-                i
-                for i in reversed(range(len(self.messages)))
-                if self.messages[i].role == "assistant"
-            ),
-            None,
+    final = next(
+        (i for i in reversed(range(len(messages))) if messages[i].role == "assistant"),
+        None,
+    )
+    if final is not None:
+        last = messages[final]
+        stamp = last.end_time_ms if last.end_time_ms is not None else last.start_time_ms
+        add(
+            {
+                "event_id": "final-response",
+                "parent_event_id": f"message-{final}",
+                "ordinal": len(events),
+                "type": "final_response",
+                "timestamp": iso(stamp if stamp is not None else end_ms),
+                "message": {**_trace_message(last), "content": answer},
+                "metadata": {"message_index": final},
+            }
         )
-        if final is not None:
-            last = self.messages[final]
-            stamp = last.end_time_ms if last.end_time_ms is not None else last.start_time_ms
-            add(
-                {
-                    "event_id": "final-response",
-                    "parent_event_id": f"message-{final}",
-                    "ordinal": len(events),
-                    "type": "final_response",
-                    "timestamp": iso(stamp if stamp is not None else self.end_ms),
-                    "message": {**_trace_message(last), "content": self._answer},
-                    "metadata": {"message_index": final},
-                }
-            )
-        return events
+    return events
 
 
 def _trace_message(message: Message) -> dict[str, Any]:

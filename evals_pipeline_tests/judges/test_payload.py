@@ -81,8 +81,9 @@ def test_ten_megabyte_transcript_keeps_the_payload_small(
     stdin = captured.read_bytes()
     assert len(stdin) < 16 * 1024, len(stdin)
     payload = json.loads(stdin)
-    assert payload["messages"] is None
+    assert "messages" not in payload and payload["trace"] is None
     assert payload["messages_path"] == session.messages_path
+    assert Path(payload["messages_json_path"]).is_file() and Path(payload["trace_path"]).is_file()
     assert payload["output"] == "All done: 42 files refactored."
     assert "output_path" not in payload
 

@@ -10,18 +10,11 @@ LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "
 """LLM grader types evals-pipeline does not implement (AgentV 5.x's promptfoo-style rubric and its
 agent graders); llm-grader and rubrics cover the same ground."""
 
-RENAMED_ASSERTION_TYPES: dict[str, str] = {
-    "code-judge": "code-grader",
-    "script": "code-grader",
-    "llm-judge": "llm-grader",
-    "rubric": "rubrics",
-}
-"""Old names AgentV 4.42.4 skips with a warning (or accepts as deprecated, `rubric`); here they
-are errors naming the new type."""
+RENAMED_ASSERTION_TYPES: dict[str, str] = {"script": "code-grader"}
+"""Type names that are not types (a `script` key became `command` on `code-grader`); the
+deprecated judge types, `rubric` and `inline-assert` are rewritten in suites/aliases.py."""
 
-UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset(
-    {"composite", "include", "skill-trigger", "execution-metrics", "inline-assert"}
-)
+UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset()
 
 AGENTV_PROVIDERS: frozenset[str] = frozenset(
     {

@@ -8,7 +8,7 @@ import re
 import shlex
 from pathlib import Path
 
-from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
+from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion, walk_assertions
 from evals_pipeline.models.suite import (
     ContentBlock,
     EvalSuite,
@@ -168,9 +168,9 @@ class _Checker:
             )
 
     def graders(self, assertions: list[AssertionSpec], path: DataPath) -> None:
-        for index, assertion in enumerate(assertions):
+        for relative, assertion in walk_assertions(assertions):
             if isinstance(assertion, CodeGraderAssertion):
-                self.code_grader(assertion, (*path, index))
+                self.code_grader(assertion, (*path, *relative))
 
     def code_grader(self, grader: CodeGraderAssertion, path: DataPath) -> None:
         cwd = absolute(grader.cwd, self.base_dir) if grader.cwd else self.base_dir

@@ -9,8 +9,11 @@ from evals_pipeline.models.assertions import (
     PROMPT_FILE_PREFIX,
     AssertionSpec,
     CodeGraderAssertion,
+    CompositeAssertion,
+    LlmAggregator,
     LlmGraderAssertion,
     LlmGraderBase,
+    walk_assertions,
 )
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.suite import HookSpec, HooksSpec, TestSpec, WorkspaceSpec
@@ -123,10 +126,18 @@ def _llm_targets(
     A code grader with the target proxy may ask any LLM target, so it brings all of them.
     """
     needed: dict[str, LlmTargetSpec] = {}
-    for assertion in assertions:
+    every = [assertion for _, assertion in walk_assertions(assertions)]
+    for assertion in every:
         if isinstance(assertion, CodeGraderAssertion) and assertion.proxy_max_calls:
             needed.update(judges)
-    for assertion in assertions:
+    for assertion in every:
+        if isinstance(assertion, CompositeAssertion) and isinstance(
+            assertion.aggregator, LlmAggregator
+        ):
+            aggregator = assertion.aggregator
+            assertion = LlmGraderAssertion(
+                type="llm-grader", target=aggregator.target, model=aggregator.model
+            )
         if not isinstance(assertion, LlmGraderBase):
             continue
         name = assertion.target or grader_target
@@ -219,6 +230,9 @@ def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpe
     # A code grader runs from the eval file's folder unless it says otherwise (AgentV's rule),
     # and a prompt file is relative to it; made absolute here so the case is self-contained
     # wherever it runs.
+    if isinstance(assertion, CompositeAssertion):
+        members = [_with_absolute_cwd(member, base_dir) for member in assertion.assertions]
+        return assertion.model_copy(update={"assertions": members})
     if isinstance(assertion, LlmGraderBase) and assertion.prompt_file is not None:
         path = absolute(assertion.prompt_file, base_dir)
         return assertion.model_copy(update={"prompt": f"{PROMPT_FILE_PREFIX}{path}"})

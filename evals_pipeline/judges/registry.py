@@ -34,6 +34,7 @@ EVALUATOR_MODULES: tuple[str, ...] = (
 """The modules holding `@evaluator` functions, imported on first use (they import this one)."""
 
 _BY_SPEC: dict[type[AssertionBase], Evaluator] = {}
+_EVALUATORS: dict[str, Evaluator] = {}
 
 
 def evaluator(
@@ -57,10 +58,14 @@ def evaluator(
 
 def evaluators() -> dict[str, Evaluator]:
     """Evaluator by assertion type, for every model of the AssertionSpec union."""
-    for module in EVALUATOR_MODULES:
-        importlib.import_module(module)
-    check_registry()
-    return {kind: _BY_SPEC[spec] for spec in ASSERTION_SPECS for kind in spec_types(spec)}
+    if not _EVALUATORS:
+        for module in EVALUATOR_MODULES:
+            importlib.import_module(module)
+        check_registry()
+        _EVALUATORS.update(
+            {kind: _BY_SPEC[spec] for spec in ASSERTION_SPECS for kind in spec_types(spec)}
+        )
+    return dict(_EVALUATORS)
 
 
 def check_registry() -> None:
@@ -76,7 +81,7 @@ def check_registry() -> None:
 
 def evaluate(spec: AssertionBase, ctx: GradingContext) -> Evaluation:
     """Judge one assertion with the evaluator registered for its model."""
-    if not _BY_SPEC:
+    if not _EVALUATORS:
         evaluators()
     function = _BY_SPEC.get(type(spec))
     if function is None:

@@ -150,7 +150,7 @@ def _latency(step: ExpectedToolCall, call: ToolCall) -> list[AssertionOutcome]:
     passed = call.duration_ms <= step.max_duration_ms
     return [
         _check(
-            f"{step.tool} within {step.max_duration_ms} ms", passed, f"took {call.duration_ms} ms"
+            f"{step.tool} within {step.max_duration_ms:g} ms", passed, f"took {call.duration_ms} ms"
         )
     ]
 
@@ -159,7 +159,7 @@ def _unmet_latency(step: ExpectedToolCall) -> list[AssertionOutcome]:
     """A step that was not matched fails its latency check too (AgentV counts it as unmet)."""
     if step.max_duration_ms is None:
         return []
-    return [_check(f"{step.tool} within {step.max_duration_ms} ms", False, "step not matched")]
+    return [_check(f"{step.tool} within {step.max_duration_ms:g} ms", False, "step not matched")]
 
 
 def _args_match(spec: ToolTrajectoryAssertion, step: ExpectedToolCall, call: ToolCall) -> bool:

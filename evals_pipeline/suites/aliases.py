@@ -142,7 +142,7 @@ class _Rewriter:
             return
         entries = self._sentences(entries, path)
         kept: list[tuple[Any, int]] = []
-        for index, entry in entries:
+        for entry, index in entries:
             if not isinstance(entry, dict) or self.assertion(entry, (*path, index)):
                 kept.append((entry, index))
         owner[key] = [entry for entry, _ in kept]
@@ -159,6 +159,9 @@ class _Rewriter:
         except IncludeError as exc:
             index = next(i for i, entry in enumerate(assertions) if is_include(entry))
             self.issues.append(self._at((*path, index, "include"), str(exc), exc.fix))
+            kept = [i for i, entry in enumerate(assertions) if not is_include(entry)]
+            assertions[:] = [assertions[i] for i in kept]  # reported: not "unknown" as well
+            self._reindex(path, kept)
             return None
         # Spliced entries point at their include line: give each its own position slot first.
         assertions[:] = expansion.entries

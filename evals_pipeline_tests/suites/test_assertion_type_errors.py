@@ -45,39 +45,6 @@ def test_snake_case_assertion_types_are_normalised(project: Project) -> None:
     assert [a.type for a in loaded.suite.tests[0].assertions] == ["is-json", "starts-with"]
 
 
-@pytest.mark.parametrize(
-    ("kind", "new"), [("llm-judge", "llm-grader"), ("llm_judge", "llm-grader")]
-)
-def test_old_llm_grader_names_name_the_new_type(project: Project, kind: str, new: str) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            f"""\
-            tests:
-              - id: a
-                input: hi
-                assertions:
-                  - type: {kind}
-                    prompt: Is it polite?
-            """,
-        )
-    )
-    assert (issue.line, issue.column) == (5, 15)
-    assert issue.message == f"assertion type 'llm-judge' was renamed to '{new}'"
-    assert issue.fix == f"write type: {new}"
-
-
-def test_the_deprecated_rubric_type_names_rubrics(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            "tests: [{id: a, input: hi, assertions: [{type: rubric, rubrics: [Polite]}]}]\n",
-        )
-    )
-    assert issue.message == "assertion type 'rubric' was renamed to 'rubrics'"
-    assert issue.fix == "write type: rubrics and rename its 'rubrics:' list to 'criteria:'"
-
-
 @pytest.mark.parametrize("kind", ["llm-rubric", "agent_rubric", "agent-judge"])
 def test_other_llm_grader_types_are_not_supported(project: Project, kind: str) -> None:
     issue = only(
@@ -150,28 +117,6 @@ def test_agent_mode_keys_of_an_llm_grader_are_named(project: Project) -> None:
     )
 
 
-def test_a_plain_sentence_assertion_is_an_llm_rubric(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            """\
-            tests:
-              - id: a
-                input: hi
-                assertions:
-                  - The answer is polite
-            """,
-        )
-    )
-    assert issue.line == 5
-    assert issue.message == (
-        "tests[0].assertions[0] is a plain sentence; an assertion must be a mapping with a 'type'"
-    )
-    assert issue.fix == (
-        "write it as '- type: rubrics' with 'criteria: [\"The answer is polite\"]'"
-    )
-
-
 def test_a_rubric_without_type_gets_one_suggested(project: Project) -> None:
     issue = only(
         project.issues(
@@ -181,17 +126,6 @@ def test_a_rubric_without_type_gets_one_suggested(project: Project) -> None:
     )
     assert issue.message == "tests[0].assertions[0] looks like an LLM rubric but has no 'type'"
     assert issue.fix == "add 'type: rubrics' (it checks each item of 'criteria' with an LLM)"
-
-
-def test_renamed_assertion_type(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            "tests: [{id: a, input: hi, assertions: [{type: code_judge, command: x}]}]\n",
-        )
-    )
-    assert issue.message == "assertion type 'code-judge' was renamed to 'code-grader'"
-    assert issue.fix == "write type: code-grader"
 
 
 def test_assertion_without_type(project: Project) -> None:

@@ -1,6 +1,7 @@
 """A code grader: 1 when the answer holds the word CLEAR."""
 
-import json, sys
+import json
+import sys
 
 payload = json.load(sys.stdin)
 ok = "CLEAR" in (payload.get("output") or "")

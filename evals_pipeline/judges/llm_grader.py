@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.evaluation import Evaluation
+from evals_pipeline.judges.preprocessing import preprocessed_answer
 from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.judges.scoring import grade
 from evals_pipeline.llm import LlmConfigError, LlmRequest, LlmUsage, complete_structured
@@ -315,6 +316,9 @@ def build_request(spec: LlmGraderBase, ctx: GradingContext) -> tuple[LlmRequest,
     mode: Mode = "rubric" if rubrics else "freeform"
     custom = read_prompt(spec)
     variables = prompt_variables(ctx, rubrics)
+    answer = preprocessed_answer(ctx, spec.preprocessors)
+    if answer is not None:
+        variables["output"] = answer.strip()  # file blocks as text, as AgentV's grader reads them
     if custom is not None and has_variables(custom):
         user = substitute(custom, variables)
         system = RUBRIC_FORMAT if rubrics else FREEFORM_SCHEMA

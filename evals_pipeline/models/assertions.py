@@ -139,6 +139,58 @@ class FieldAccuracyAssertion(AssertionBase):
     aggregation: Literal["weighted_average", "all_or_nothing"] = "weighted_average"
 
 
+class PreprocessorSpec(BaseModel):
+    """Turns a file in the agent's answer into text for LLM graders (AgentV's preprocessors).
+
+    `type` is a MIME type or a short alias (`xlsx`, `pdf`, `csv`, ...); `command` is an argv
+    whose last item is a script file, found like AgentV finds it (from the eval file's folder
+    up) and made absolute at load time. It reads `{path, original_path, media_type}` on stdin
+    and prints the text.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str = Field(min_length=1)
+    command: list[str] = Field(min_length=1)
+
+
+MIME_TYPE_ALIASES: dict[str, str] = {
+    "csv": "text/csv",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "htm": "text/html",
+    "html": "text/html",
+    "json": "application/json",
+    "markdown": "text/markdown",
+    "md": "text/markdown",
+    "pdf": "application/pdf",
+    "sql": "application/sql",
+    "txt": "text/plain",
+    "xhtml": "application/xhtml+xml",
+    "xls": "application/vnd.ms-excel",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "xml": "application/xml",
+    "yaml": "application/yaml",
+    "yml": "application/yaml",
+}
+"""AgentV's short names for media types."""
+
+
+def normalize_media_type(value: str) -> str:
+    """A preprocessor `type` or a block's `media_type` in the form they are matched by."""
+    normalized = value.strip().lower()
+    return MIME_TYPE_ALIASES.get(normalized, normalized)
+
+
+def merge_preprocessors(
+    defaults: list[PreprocessorSpec], own: list[PreprocessorSpec]
+) -> list[PreprocessorSpec]:
+    """The suite's preprocessors with a grader's own, one per media type (the grader's wins)."""
+    merged: dict[str, PreprocessorSpec] = {}
+    for spec in [*defaults, *own]:
+        merged[normalize_media_type(spec.type)] = spec
+    return list(merged.values())
+
+
 DEFAULT_PROXY_MAX_CALLS = 50
 
 
@@ -161,6 +213,10 @@ class CodeGraderAssertion(AssertionBase):
     timeout_seconds: float = Field(default=60.0, gt=0)
     messages_format: Literal["parquet", "json"] = "parquet"
     config: dict[str, Any] = Field(default_factory=dict)
+    preprocessors: list[PreprocessorSpec] = Field(
+        default_factory=list,
+        description="Accepted as AgentV does; AgentV's code graders do not use them either.",
+    )
     target: bool | TargetProxyLimits = Field(
         default=False,
         description="`true` or `{max_calls: N}`: the grader may ask the case's grader target "
@@ -250,6 +306,11 @@ class LlmGraderBase(AssertionBase):
     model: str | None = Field(default=None, description="Override of the target's model.")
     temperature: float | None = Field(default=None, ge=0, le=2)
     config: dict[str, Any] = Field(default_factory=dict)
+    preprocessors: list[PreprocessorSpec] = Field(
+        default_factory=list,
+        description="File-to-text converters for the answer's file blocks; the suite's "
+        "`preprocessors` are added at resolve time (this grader's win for the same type).",
+    )
 
     @field_validator("prompt", mode="before")
     @classmethod

@@ -38,7 +38,7 @@ AGENTV_PROVIDERS: frozenset[str] = frozenset(
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
-    "EvalSuite": frozenset({"preprocessors", "requires"}),
+    "EvalSuite": frozenset({"requires"}),
     "TestSpec": frozenset(
         {
             "vars",
@@ -76,8 +76,8 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
     "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
     "CodeGraderAssertion": frozenset(),
-    "LlmGraderAssertion": frozenset({"max_steps", "preprocessors"}),
-    "RubricsAssertion": frozenset({"max_steps", "preprocessors"}),
+    "LlmGraderAssertion": frozenset({"max_steps"}),
+    "RubricsAssertion": frozenset({"max_steps"}),
     "RubricItem": frozenset({"operator", "score_ranges"}),
     "ClaudeCodeTarget": frozenset(
         {"cwd", "system_prompt", "max_budget_usd", "bypass_permissions", "log_dir", "log_format"}

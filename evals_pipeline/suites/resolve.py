@@ -13,6 +13,7 @@ from evals_pipeline.models.assertions import (
     LlmAggregator,
     LlmGraderAssertion,
     LlmGraderBase,
+    merge_preprocessors,
     walk_assertions,
 )
 from evals_pipeline.models.case import ResolvedCase
@@ -32,7 +33,7 @@ from evals_pipeline.suites.consistency import grader_problems, grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.loader import LoadedSuite
 from evals_pipeline.suites.messages import MessageBuilder
-from evals_pipeline.suites.paths import absolute
+from evals_pipeline.suites.paths import absolute, resolve_preprocessor
 from evals_pipeline.suites.prompt import render_prompt
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.yaml_positions import read_yaml_file
@@ -70,7 +71,8 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
             grader_target = grader_target_of(target, suite, loaded.judges)
             assertions = _assertions(loaded, test)
             if not assertions and grader_target and (test.criteria or test.expected_output):
-                assertions = [LlmGraderAssertion(type="llm-grader")]  # AgentV's implicit grader
+                implicit = LlmGraderAssertion(type="llm-grader")  # AgentV's implicit grader
+                assertions = [_with_preprocessors(implicit, loaded)]
             cases.append(
                 ResolvedCase(
                     suite=loaded.slug,
@@ -223,7 +225,17 @@ def _assertions(loaded: LoadedSuite, test: TestSpec) -> list[AssertionSpec]:
     suite = loaded.suite
     skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
     combined = [*test.assertions, *([] if skip else suite.assertions)]
-    return [_with_absolute_cwd(a, loaded.base_dir) for a in combined]
+    return [_with_preprocessors(_with_absolute_cwd(a, loaded.base_dir), loaded) for a in combined]
+
+
+def _with_preprocessors(assertion: AssertionSpec, loaded: LoadedSuite) -> AssertionSpec:
+    # AgentV gives the suite's preprocessors to every top-level LLM grader (composite members
+    # keep only their own); each command's script is made absolute.
+    if not isinstance(assertion, LlmGraderBase):
+        return assertion
+    merged = merge_preprocessors(loaded.suite.preprocessors, assertion.preprocessors)
+    resolved = [resolve_preprocessor(p, loaded.base_dir) for p in merged]
+    return assertion.model_copy(update={"preprocessors": resolved})
 
 
 def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpec:

@@ -11,8 +11,15 @@ LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "
 agent graders); llm-grader and rubrics cover the same ground."""
 
 RENAMED_ASSERTION_TYPES: dict[str, str] = {"script": "code-grader"}
-"""Type names that are not types (a `script` key became `command` on `code-grader`); the
-deprecated judge types, `rubric` and `inline-assert` are rewritten in suites/aliases.py."""
+"""Type names that are not types (a `script` key became `command` on `code-grader`); `rubric`
+and `inline-assert` are rewritten in suites/aliases.py."""
+
+SKIPPED_JUDGE_TYPES: dict[str, str] = {
+    "code-judge": "code-grader",
+    "llm-judge": "llm-grader",
+}
+"""Types AgentV 4.42.4 skips with a warning (`code_judge` too, after `_` becomes `-`): the
+assertion never grades there, so here it is dropped with a warning naming the new type."""
 
 UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset()
 
@@ -62,9 +69,6 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "TargetRef": frozenset({"hooks"}),
     "CliTarget": frozenset(
         {
-            "verbose",
-            "cli_verbose",
-            "provider_batching",
             "grader_target",
             "judge_target",
             "fallback_targets",

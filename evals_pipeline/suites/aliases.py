@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from evals_pipeline.models.assertions import ASSERTION_TYPES, normalize_assertion_type
+from evals_pipeline.suites.agentv_compat import SKIPPED_JUDGE_TYPES
 from evals_pipeline.suites.custom_types import RunnerMissing, find_custom_grader, grader_command
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.includes import (
@@ -59,6 +60,7 @@ class _Rewriter:
         self.rename(data, (), "assert", "assertions")
         self._top_level_target(data)
         self._legacy_execution_graders(data)
+        self.target_list(data)
         self.assertion_list(data, ("assertions",))
         tests = data.get("tests")
         if isinstance(tests, list):
@@ -222,17 +224,17 @@ class _Rewriter:
 
     def assertion(self, assertion: dict[str, Any], path: DataPath) -> bool:
         """Rewrite one assertion in place; False when AgentV would skip it (then it goes)."""
-        kind = assertion.get("type")
+        written = kind = assertion.get("type")
         if isinstance(kind, str):
             kind = assertion["type"] = normalize_assertion_type(kind)
-        if kind in DEPRECATED_JUDGE_TYPES:
-            new = DEPRECATED_JUDGE_TYPES[kind]
+        if kind in SKIPPED_JUDGE_TYPES:
+            name = assertion.get("name") or "<unnamed>"
             self.warnings.append(
                 self._at(
                     (*path, "type"),
-                    f"assertion type '{kind}' is deprecated: AgentV 4.42.4 skips this grader, "
-                    "so it is not run",
-                    f"write type: {new} to run it",
+                    f"assertion '{name}' of type '{written}' is skipped: AgentV 4.42.4 skips this "
+                    "deprecated type, so it never grades",
+                    f"write type: {SKIPPED_JUDGE_TYPES[kind]} (and command: for script:) to run it",
                 )
             )
             return False
@@ -357,6 +359,16 @@ class _Rewriter:
         assertion["command"] = command
         assertion.setdefault("cwd", str(base_dir))
 
+    def target_list(self, data: dict[str, Any]) -> None:
+        """`command` for the cli target's older `command_template` (and the seed's camelCase)."""
+        targets = data.get("targets")
+        if not isinstance(targets, list):
+            return
+        for index, target in enumerate(targets):
+            if isinstance(target, dict):
+                for old in ("commandTemplate", "command_template"):
+                    self.rename(target, ("targets", index), old, "command")
+
 
 def _member_problem(member: Any) -> tuple[str, str] | None:
     """Why AgentV 4.42.4 would silently skip this composite member (message, fix), if it would.
@@ -374,7 +386,7 @@ def _member_problem(member: Any) -> tuple[str, str] | None:
     if not isinstance(kind, str):
         return None
     canonical = normalize_assertion_type(kind)
-    if canonical in DEPRECATED_JUDGE_TYPES:
+    if canonical in SKIPPED_JUDGE_TYPES:
         return None  # skipped with a warning, like anywhere else
     if canonical != kind and canonical in ASSERTION_TYPES:
         return (
@@ -390,9 +402,6 @@ def _member_problem(member: Any) -> tuple[str, str] | None:
         )
     return None
 
-
-DEPRECATED_JUDGE_TYPES: dict[str, str] = {"code-judge": "code-grader", "llm-judge": "llm-grader"}
-"""Old grader types AgentV 4.42.4 skips with a warning (snake_case already normalised)."""
 
 MEMBER_IGNORED_KEYS: tuple[str, ...] = ("weight", "required", "min_score", "negate")
 """Keys AgentV's composite grader never reads on its members."""
@@ -411,6 +420,14 @@ CAMEL_CASE_KEYS: dict[str, dict[str, str]] = {
     },
 }
 """camelCase keys AgentV 4.42.4's loader reads besides the snake_case ones, by type."""
+
+
+def rewrite_target_aliases(doc: YamlDocument) -> tuple[list[SuiteIssue], list[SuiteIssue]]:
+    """Rewrite deprecated spellings in a parsed targets file in place: (warnings, errors)."""
+    rewriter = _Rewriter(doc)
+    if isinstance(doc.data, dict):
+        rewriter.target_list(doc.data)
+    return rewriter.warnings, rewriter.issues
 
 
 def rewrite_suite_aliases(doc: YamlDocument) -> tuple[list[SuiteIssue], list[SuiteIssue]]:

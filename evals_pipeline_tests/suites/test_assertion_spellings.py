@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from textwrap import dedent
 
-import pytest
-
 from evals_pipeline.models.assertions import (
     CodeGraderAssertion,
     CompositeAssertion,
@@ -38,33 +36,6 @@ def _load(project: Project, text: str) -> LoadedSuite:
 def _judged(project: Project, text: str) -> LoadedSuite:
     project.write(".agentv/targets.yaml", WITH_JUDGE)
     return _load(project, "execution: {target: mock}\n" + dedent(text))
-
-
-@pytest.mark.parametrize("kind", ["code_judge", "code-judge", "llm_judge", "llm-judge"])
-def test_deprecated_judge_types_are_skipped_with_a_warning(project: Project, kind: str) -> None:
-    loaded = _load(
-        project,
-        f"""\
-        tests:
-          - id: a
-            input: hi
-            assertions:
-              - name: decision-check
-                type: {kind}
-                script: python3 check.py
-              - type: contains
-                value: hello
-        """,
-    )
-    assert [a.type for a in loaded.suite.tests[0].assertions] == ["contains"]
-    warning = only(loaded.warnings)
-    new = "code-grader" if "code" in kind else "llm-grader"
-    assert (warning.line, warning.column) == (6, 9)
-    assert warning.message == (
-        f"assertion type '{kind.replace('_', '-')}' is deprecated: AgentV 4.42.4 skips this "
-        "grader, so it is not run"
-    )
-    assert warning.fix == f"write type: {new} to run it"
 
 
 def test_positions_follow_the_assertions_after_a_skipped_one(project: Project) -> None:

@@ -45,6 +45,44 @@ def test_snake_case_assertion_types_are_normalised(project: Project) -> None:
     assert [a.type for a in loaded.suite.tests[0].assertions] == ["is-json", "starts-with"]
 
 
+@pytest.mark.parametrize(
+    ("kind", "new"),
+    [
+        ("llm-judge", "llm-grader"),
+        ("llm_judge", "llm-grader"),
+        ("code-judge", "code-grader"),
+        ("code_judge", "code-grader"),
+    ],
+)
+def test_old_judge_types_are_skipped_with_a_warning_as_in_agentv(
+    project: Project, kind: str, new: str
+) -> None:
+    path = project.write(
+        "s.eval.yaml",
+        f"""\
+        targets: [{{name: a, provider: mock}}]
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - name: old
+                type: {kind}
+                script: [python3, g.py]
+              - type: contains
+                value: hi
+        """,
+    )
+    loaded = load_suite(path)
+    assert [a.type for a in loaded.suite.tests[0].assertions] == ["contains"]
+    warning = only([w for w in loaded.warnings if "skipped" in w.message])
+    assert (warning.line, warning.column) == (7, 9)
+    assert warning.message == (
+        f"assertion 'old' of type '{kind}' is skipped: AgentV 4.42.4 skips this deprecated "
+        "type, so it never grades"
+    )
+    assert warning.fix == f"write type: {new} (and command: for script:) to run it"
+
+
 @pytest.mark.parametrize("kind", ["llm-rubric", "agent_rubric", "agent-judge"])
 def test_other_llm_grader_types_are_not_supported(project: Project, kind: str) -> None:
     issue = only(
@@ -143,3 +181,23 @@ def test_assertion_without_type(project: Project) -> None:
     )
     assert (issue.line, issue.message) == (5, "tests[0].assertions[0] has no 'type'")
     assert issue.fix.startswith("add 'type:' with one of: contains,")
+
+
+def test_errors_after_a_skipped_judge_still_point_at_their_line(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: code_judge
+                    script: [python3, g.py]
+                  - type: contians
+                    value: hi
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (7, 15)
+    assert issue.message.startswith("unknown assertion type 'contians'")

@@ -15,6 +15,7 @@ from evals_pipeline.judges.context import GradingContext, LlmClientSource
 from evals_pipeline.judges.evaluation import Evaluation, preview
 from evals_pipeline.judges.llm_grader import JudgedEvaluation, grade_assertion
 from evals_pipeline.judges.payload import grader_payload
+from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.judges.target_proxy import TargetProxy
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
@@ -44,6 +45,7 @@ def run_code_grader(
     return grade_assertion(spec, lambda: evaluate_code_grader(spec, ctx), threshold=case.threshold)
 
 
+@evaluator(CodeGraderAssertion)
 def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Evaluation:
     """Spawn the grader with the payload on stdin, in its own process group, without secrets.
 

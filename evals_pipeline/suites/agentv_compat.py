@@ -10,11 +10,9 @@ LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "
 """LLM grader types evals-pipeline does not implement (AgentV 5.x's promptfoo-style rubric and its
 agent graders); llm-grader and rubrics cover the same ground."""
 
-RENAMED_ASSERTION_TYPES: dict[str, str] = {
-    "script": "code-grader",
-    "rubric": "rubrics",
-}
-"""Old names of assertion types; here they are errors naming the new type."""
+RENAMED_ASSERTION_TYPES: dict[str, str] = {"script": "code-grader"}
+"""Type names that are not types (a `script` key became `command` on `code-grader`); `rubric`
+and `inline-assert` are rewritten in suites/aliases.py."""
 
 SKIPPED_JUDGE_TYPES: dict[str, str] = {
     "code-judge": "code-grader",
@@ -23,9 +21,7 @@ SKIPPED_JUDGE_TYPES: dict[str, str] = {
 """Types AgentV 4.42.4 skips with a warning (`code_judge` too, after `_` becomes `-`): the
 assertion never grades there, so here it is dropped with a warning naming the new type."""
 
-UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset(
-    {"composite", "include", "skill-trigger", "execution-metrics", "inline-assert"}
-)
+UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset()
 
 AGENTV_PROVIDERS: frozenset[str] = frozenset(
     {
@@ -49,7 +45,7 @@ AGENTV_PROVIDERS: frozenset[str] = frozenset(
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
-    "EvalSuite": frozenset({"preprocessors", "requires"}),
+    "EvalSuite": frozenset({"requires"}),
     "TestSpec": frozenset(
         {
             "vars",
@@ -84,8 +80,8 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
     "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
     "CodeGraderAssertion": frozenset(),
-    "LlmGraderAssertion": frozenset({"max_steps", "preprocessors"}),
-    "RubricsAssertion": frozenset({"max_steps", "preprocessors"}),
+    "LlmGraderAssertion": frozenset({"max_steps"}),
+    "RubricsAssertion": frozenset({"max_steps"}),
     "RubricItem": frozenset({"operator", "score_ranges"}),
     "ClaudeCodeTarget": frozenset(
         {"cwd", "system_prompt", "max_budget_usd", "bypass_permissions", "log_dir", "log_format"}

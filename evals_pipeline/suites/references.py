@@ -8,7 +8,13 @@ import re
 import shlex
 from pathlib import Path
 
-from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
+from evals_pipeline.models.assertions import (
+    AssertionSpec,
+    CodeGraderAssertion,
+    LlmGraderBase,
+    PreprocessorSpec,
+    walk_assertions,
+)
 from evals_pipeline.models.suite import (
     ContentBlock,
     EvalSuite,
@@ -168,9 +174,23 @@ class _Checker:
             )
 
     def graders(self, assertions: list[AssertionSpec], path: DataPath) -> None:
-        for index, assertion in enumerate(assertions):
+        for relative, assertion in walk_assertions(assertions):
             if isinstance(assertion, CodeGraderAssertion):
-                self.code_grader(assertion, (*path, index))
+                self.code_grader(assertion, (*path, *relative))
+            if isinstance(assertion, CodeGraderAssertion | LlmGraderBase):
+                self.preprocessors(assertion.preprocessors, (*path, *relative, "preprocessors"))
+
+    def preprocessors(self, specs: list[PreprocessorSpec], path: DataPath) -> None:
+        """Each preprocessor's script (its command's last item) must exist, as AgentV requires."""
+        for index, spec in enumerate(specs):
+            script = spec.command[-1]
+            if find_input_file(script, self.base_dir) is None:
+                self.report(
+                    (*path, index, "command"),
+                    f"preprocessor script '{script}' not found",
+                    "the command's last item must be a script file, found from the eval file's "
+                    "folder up to the repository root; create it or correct the path",
+                )
 
     def code_grader(self, grader: CodeGraderAssertion, path: DataPath) -> None:
         cwd = absolute(grader.cwd, self.base_dir) if grader.cwd else self.base_dir
@@ -211,6 +231,7 @@ def missing_references(suite: EvalSuite, doc: YamlDocument, base_dir: Path) -> l
     check.messages(suite.input, ("input",))
     check.workspace(suite.workspace, ("workspace",))
     check.graders(suite.assertions, ("assertions",))
+    check.preprocessors(suite.preprocessors, ("preprocessors",))
     for index, test in enumerate(suite.tests):
         at: DataPath = ("tests", index)
         check.input_files(test.input_files, (*at, "input_files"))

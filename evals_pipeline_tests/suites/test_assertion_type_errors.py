@@ -83,17 +83,6 @@ def test_old_judge_types_are_skipped_with_a_warning_as_in_agentv(
     assert warning.fix == f"write type: {new} (and command: for script:) to run it"
 
 
-def test_the_deprecated_rubric_type_names_rubrics(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            "tests: [{id: a, input: hi, assertions: [{type: rubric, rubrics: [Polite]}]}]\n",
-        )
-    )
-    assert issue.message == "assertion type 'rubric' was renamed to 'rubrics'"
-    assert issue.fix == "write type: rubrics and rename its 'rubrics:' list to 'criteria:'"
-
-
 @pytest.mark.parametrize("kind", ["llm-rubric", "agent_rubric", "agent-judge"])
 def test_other_llm_grader_types_are_not_supported(project: Project, kind: str) -> None:
     issue = only(
@@ -163,28 +152,6 @@ def test_agent_mode_keys_of_an_llm_grader_are_named(project: Project) -> None:
     )
     assert issue.message == (
         "'max_steps' in tests[0].assertions[0] is an AgentV setting evals-pipeline does not support"
-    )
-
-
-def test_a_plain_sentence_assertion_is_an_llm_rubric(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            """\
-            tests:
-              - id: a
-                input: hi
-                assertions:
-                  - The answer is polite
-            """,
-        )
-    )
-    assert issue.line == 5
-    assert issue.message == (
-        "tests[0].assertions[0] is a plain sentence; an assertion must be a mapping with a 'type'"
-    )
-    assert issue.fix == (
-        "write it as '- type: rubrics' with 'criteria: [\"The answer is polite\"]'"
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.adapters.cli import check_health
+from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_batching, run_batch
 from evals_pipeline.enrichers import enrich_run, run_cost
 from evals_pipeline.judges import aggregate_trials, grade_trial
 from evals_pipeline.judges.judgment import (
@@ -72,7 +73,9 @@ def run_agents(
 
     Cases run in dependency waves (`depends_on`); a run is refused, and recorded as a setup
     error, when its target is unhealthy, a dependency failed, or the suite's fail_on_error or
-    budget_usd says stop (scheduling.py). Repositories named by URL are cloned once into
+    budget_usd says stop (scheduling.py). The cases of a batching `cli` target
+    (`provider_batching: true`) in a wave run as one invocation per eval file and trial, whatever
+    subset of its tests `cases` holds. Repositories named by URL are cloned once into
     `git_cache` (default: inside `folder`). Runs come back in the order of `cases`.
     """
     health: dict[str, str | None] = {}
@@ -83,40 +86,69 @@ def run_agents(
     total = sum(case.trials.count for case in cases)
     done = 0
 
-    def one(job: tuple[ResolvedCase, int]) -> AgentRun:
+    def context(case: ResolvedCase, trial: int) -> RunContext:
+        artifacts = run_folder(folder, case.case_key, case.agent, trial)
+        return RunContext(
+            artifacts,
+            artifacts / "workspace",
+            trial,
+            run_id=run_id,
+            git_cache=git_cache or folder / ".git-cache",
+        )
+
+    def one(job: tuple[list[ResolvedCase], int]) -> list[AgentRun]:
+        """One invocation: one (case, trial), or a batch of cases sharing a trial."""
         nonlocal done
-        case, trial = job
-        unhealthy = health.get(case.agent)
-        refusal = None if unhealthy else gate.refusal(case)
-        if unhealthy or refusal:
-            run = _refused_run(case, trial, unhealthy or refusal or "", setup=refusal is not None)
-            gate.refused(case)
+        group, trial = job
+        unhealthy = health.get(group[0].agent)
+        outcome: dict[str, AgentRun] = {}
+        started: list[ResolvedCase] = []
+        for case in group:
+            refusal = None if unhealthy else gate.refusal(case)
+            if unhealthy or refusal:
+                reason = unhealthy or refusal or ""
+                outcome[case.case_key] = _refused_run(
+                    case, trial, reason, setup=refusal is not None
+                )
+                gate.refused(case)
+            else:
+                started.append(case)
+        if started and is_batching(started[0]):
+            batch = batch_context(folder, started[0].agent, trial)
+            ran = run_batch([(case, context(case, trial)) for case in started], batch)
         else:
-            artifacts = run_folder(folder, case.case_key, case.agent, trial)
-            ctx = RunContext(
-                artifacts,
-                artifacts / "workspace",
-                trial,
-                run_id=run_id,
-                git_cache=git_cache or folder / ".git-cache",
-            )
-            run = run_agent(case, ctx)
+            ran = [run_agent(case, context(case, trial)) for case in started]
+        for case, run in zip(started, ran, strict=True):
             cost = run_cost(run) if case.budget_usd is not None else None
             gate.finished(case, errored=run.failed, cost_usd=cost)
-        done += 1
-        status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
-        label = f" (trial {trial})" if case.trials.count > 1 else ""
-        progress(
-            f"[{done}/{total}] {case.agent} / {case.test_id}{label}: {status} in {run.duration_ms} ms"
-        )
-        return run
+            outcome[case.case_key] = run
+        for case in group:
+            run = outcome[case.case_key]
+            done += 1
+            status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
+            label = f" (trial {trial})" if case.trials.count > 1 else ""
+            batch_note = f" (batch of {len(group)})" if len(group) > 1 else ""
+            progress(
+                f"[{done}/{total}] {case.agent} / {case.test_id}{label}: {status} in "
+                f"{run.duration_ms} ms{batch_note}"
+            )
+        return [outcome[case.case_key] for case in group]
 
     runs: dict[tuple[str, str, int], AgentRun] = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for wave in waves(cases):
-            jobs = [(case, trial) for case in wave for trial in range(case.trials.count)]
-            for (case, trial), run in zip(jobs, pool.map(one, jobs), strict=True):
-                runs[(case.agent, case.case_key, trial)] = run
+            jobs = [
+                ([case], trial)
+                for case in wave
+                if not is_batching(case)
+                for trial in range(case.trials.count)
+            ]
+            jobs += [
+                (group, t) for group in batch_groups(wave) for t in range(group[0].trials.count)
+            ]
+            for batch in pool.map(one, jobs):
+                for run in batch:
+                    runs[(run.agent, run.case_key, run.trial)] = run
     return [
         runs[(case.agent, case.case_key, trial)]
         for case in cases

@@ -5,9 +5,10 @@ Called as `agent.py MODE PROMPT_FILE OUTPUT_FILE EVAL_ID`: MODE picks the output
 
 import json
 import sys
+from pathlib import Path
 
 mode, prompt_file, output_file, eval_id = sys.argv[1:5]
-prompt = open(prompt_file, encoding="utf-8").read()
+prompt = Path(prompt_file).read_text(encoding="utf-8")
 
 if mode == "crash":
     print("agent: cannot reach the model", file=sys.stderr)
@@ -32,10 +33,9 @@ elif mode == "messages":
         "duration_ms": 1500,
     }
 elif mode == "not-json":
-    open(output_file, "w", encoding="utf-8").write("plain words, not JSON: 42\n")
+    Path(output_file).write_text("plain words, not JSON: 42\n", encoding="utf-8")
     sys.exit(0)
 else:
     raise SystemExit(f"unknown mode {mode}")
 
-with open(output_file, "w", encoding="utf-8") as out:
-    json.dump(record, out)
+Path(output_file).write_text(json.dumps(record), encoding="utf-8")

@@ -15,6 +15,7 @@ from evals_pipeline.judges.context import GradingContext, LlmClientSource
 from evals_pipeline.judges.evaluation import Evaluation, preview
 from evals_pipeline.judges.llm_grader import JudgedEvaluation, grade_assertion
 from evals_pipeline.judges.payload import grader_payload
+from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.judges.target_proxy import TargetProxy
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
@@ -23,6 +24,10 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.process import ProcessResult, child_env, run_process
 
 STDERR_TAIL_CHARS = 4_000
+PATH_VARIABLES = {
+    "messages_json_path": "EVALS_PIPELINE_MESSAGES_PATH",
+    "trace_path": "EVALS_PIPELINE_TRACE_PATH",
+}
 ASSERTION_TEXT_CHARS = 2_000
 
 
@@ -40,6 +45,7 @@ def run_code_grader(
     return grade_assertion(spec, lambda: evaluate_code_grader(spec, ctx), threshold=case.threshold)
 
 
+@evaluator(CodeGraderAssertion)
 def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Evaluation:
     """Spawn the grader with the payload on stdin, in its own process group, without secrets.
 
@@ -56,6 +62,11 @@ def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Eval
     payload = grader_payload(spec, ctx)
     workspace = ctx.session.workspace_path
     extra = {"AGENTV_WORKSPACE_PATH": workspace} if workspace else {}
+    # File-backed bulk fields by environment too: the AgentV SDK's schema drops unknown payload
+    # keys, so a TS grader's helper finds the transcript here (docs/grader-contract.md).
+    for key, variable in PATH_VARIABLES.items():
+        if key in payload:
+            extra[variable] = payload[key]
     max_calls = spec.proxy_max_calls
     if max_calls is None:
         result = _spawn(spec, ctx, payload, extra)

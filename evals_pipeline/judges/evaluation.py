@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals_pipeline.models.grade import AssertionOutcome
+from evals_pipeline.models.grade import AssertionOutcome, GraderResult
 
 PREVIEW_CHARS = 200
 
@@ -23,6 +23,10 @@ class Evaluation:
     details: dict[str, Any] | None = None
     error: str | None = None
     stderr: str | None = None
+    passed: bool | None = None
+    """The verdict when the evaluator decides it (a threshold composite); None: score ≥ 0.8."""
+    children: list[GraderResult] = field(default_factory=list)
+    """A composite's members, graded: kept in the grade as AgentV's nested `scores`."""
 
     @classmethod
     def failed(cls, error: str, stderr: str | None = None) -> Evaluation:

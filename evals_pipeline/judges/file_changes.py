@@ -8,6 +8,7 @@ from typing import Literal
 
 from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.evaluation import Evaluation
+from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.models.assertions import FileChangesAssertion
 from evals_pipeline.models.grade import AssertionOutcome
 
@@ -40,6 +41,7 @@ def _matching(pattern: str, changes: dict[str, ChangeKind]) -> list[str]:
     return [path for path in changes if path == pattern or fnmatch.fnmatchcase(path, pattern)]
 
 
+@evaluator(FileChangesAssertion)
 def evaluate_file_changes(spec: FileChangesAssertion, ctx: GradingContext) -> Evaluation:
     """Passed checks ÷ checks, one check per listed path (and one for `only`)."""
     changes = changed_files(ctx.session.file_changes)

@@ -21,12 +21,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.evaluation import Evaluation
+from evals_pipeline.judges.preprocessing import preprocessed_answer
+from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.judges.scoring import grade
 from evals_pipeline.llm import LlmConfigError, LlmRequest, LlmUsage, complete_structured
+from evals_pipeline.llm.client import LlmClient
 from evals_pipeline.models.assertions import (
     AssertionBase,
+    LlmGraderAssertion,
     LlmGraderBase,
     RubricItem,
+    RubricsAssertion,
 )
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
 from evals_pipeline.models.messages import Message, ToolCall, content_text
@@ -205,25 +210,14 @@ def grade_assertion(
 # --- evaluation -------------------------------------------------------------------------------
 
 
+@evaluator(LlmGraderAssertion, RubricsAssertion)
 def evaluate_llm_grader(spec: LlmGraderBase, ctx: GradingContext) -> Evaluation:
     """Ask the grader target to judge the session; score it by AgentV's rules."""
     key = spec.client_key(ctx.case.grader_target)
-    if key is None:
-        return Evaluation.failed(NO_TARGET)
-    if ctx.llm is None:
-        return Evaluation.failed(
-            f"no LLM client for target {key!r}: grade the case through evals_pipeline.layers."
-            "grade_cases, or pass llm= to grade_trial"
-        )
-    try:
-        client = ctx.llm.get(key)
-    except KeyError:
-        return Evaluation.failed(
-            f"LLM target {key!r} is not among the case's llm_targets "
-            f"({', '.join(ctx.case.llm_targets) or 'none'}); resolve the case again"
-        )
-    except LlmConfigError as exc:
-        return Evaluation.failed(f"LLM target {key!r} cannot be called: {exc}")
+    client = llm_client(key, ctx)
+    if isinstance(client, Evaluation):
+        return client
+    assert key is not None
     try:
         request, mode = build_request(spec, ctx)
     except OSError as exc:
@@ -258,6 +252,26 @@ def evaluate_llm_grader(spec: LlmGraderBase, ctx: GradingContext) -> Evaluation:
         details=details,
         judge_usage=reply.usage,
     )
+
+
+def llm_client(key: str | None, ctx: GradingContext) -> LlmClient | Evaluation:
+    """The client a grader asks by key (`target` or `target@model`), or why there is none."""
+    if key is None:
+        return Evaluation.failed(NO_TARGET)
+    if ctx.llm is None:
+        return Evaluation.failed(
+            f"no LLM client for target {key!r}: grade the case through evals_pipeline.layers."
+            "grade_cases, or pass llm= to grade_trial"
+        )
+    try:
+        return ctx.llm.get(key)
+    except KeyError:
+        return Evaluation.failed(
+            f"LLM target {key!r} is not among the case's llm_targets "
+            f"({', '.join(ctx.case.llm_targets) or 'none'}); resolve the case again"
+        )
+    except LlmConfigError as exc:
+        return Evaluation.failed(f"LLM target {key!r} cannot be called: {exc}")
 
 
 def _rubric_evaluation(
@@ -302,6 +316,9 @@ def build_request(spec: LlmGraderBase, ctx: GradingContext) -> tuple[LlmRequest,
     mode: Mode = "rubric" if rubrics else "freeform"
     custom = read_prompt(spec)
     variables = prompt_variables(ctx, rubrics)
+    answer = preprocessed_answer(ctx, spec.preprocessors)
+    if answer is not None:
+        variables["output"] = answer.strip()  # file blocks as text, as AgentV's grader reads them
     if custom is not None and has_variables(custom):
         user = substitute(custom, variables)
         system = RUBRIC_FORMAT if rubrics else FREEFORM_SCHEMA

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.evaluation import Evaluation
+from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.models.assertions import CostAssertion, LatencyAssertion, TokenUsageAssertion
 from evals_pipeline.models.grade import AssertionOutcome
 
 
+@evaluator(LatencyAssertion)
 def evaluate_latency(spec: LatencyAssertion, ctx: GradingContext) -> Evaluation:
     """1 when the run's duration_ms is within the threshold."""
     text = f"duration ≤ {spec.threshold:g} ms"
@@ -20,6 +22,7 @@ def evaluate_latency(spec: LatencyAssertion, ctx: GradingContext) -> Evaluation:
     return Evaluation.check(duration <= spec.threshold, text, f"took {duration} ms")
 
 
+@evaluator(CostAssertion)
 def evaluate_cost(spec: CostAssertion, ctx: GradingContext) -> Evaluation:
     """1 when the run's cost_usd is within the budget."""
     text = f"cost ≤ ${spec.budget:g}"
@@ -29,6 +32,7 @@ def evaluate_cost(spec: CostAssertion, ctx: GradingContext) -> Evaluation:
     return Evaluation.check(cost <= spec.budget, text, f"cost ${cost:.6g}")
 
 
+@evaluator(TokenUsageAssertion)
 def evaluate_token_usage(spec: TokenUsageAssertion, ctx: GradingContext) -> Evaluation:
     """1 when every given limit holds; total = input + output + cached."""
     usage = ctx.session.token_usage

@@ -1,51 +1,89 @@
-"""Which evaluator judges which assertion type; a new assertion type is one entry here."""
+"""Which evaluator judges which assertion model, registered with `@evaluator` next to each one.
+
+Each evaluator module decorates its function with the assertion model(s) it judges; the type
+names come from the models' `type` literals (models/assertions.py), so a type, its model and
+its evaluator cannot drift apart: `check_registry` fails when a model has no evaluator or two.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from evals_pipeline.judges.code_grader import evaluate_code_grader
 from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.evaluation import Evaluation
-from evals_pipeline.judges.file_changes import evaluate_file_changes
-from evals_pipeline.judges.llm_grader import evaluate_llm_grader
-from evals_pipeline.judges.metrics import evaluate_cost, evaluate_latency, evaluate_token_usage
-from evals_pipeline.judges.structured import evaluate_field_accuracy, evaluate_is_json
-from evals_pipeline.judges.text import evaluate_regex, evaluate_text, evaluate_text_set
-from evals_pipeline.judges.trajectory import evaluate_tool_trajectory
-from evals_pipeline.models.assertions import AssertionBase
+from evals_pipeline.models.assertions import ASSERTION_SPECS, AssertionBase, spec_types
 
+SpecT = TypeVar("SpecT", bound=AssertionBase)
 Evaluator = Callable[[Any, GradingContext], Evaluation]
 
-EVALUATORS: dict[str, Evaluator] = {
-    "contains": evaluate_text,
-    "icontains": evaluate_text,
-    "equals": evaluate_text,
-    "starts-with": evaluate_text,
-    "ends-with": evaluate_text,
-    "contains-any": evaluate_text_set,
-    "contains-all": evaluate_text_set,
-    "icontains-any": evaluate_text_set,
-    "icontains-all": evaluate_text_set,
-    "regex": evaluate_regex,
-    "is-json": evaluate_is_json,
-    "field-accuracy": evaluate_field_accuracy,
-    "tool-trajectory": evaluate_tool_trajectory,
-    "latency": evaluate_latency,
-    "cost": evaluate_cost,
-    "token-usage": evaluate_token_usage,
-    "file-changes": evaluate_file_changes,
-    "code-grader": evaluate_code_grader,
-    "llm-grader": evaluate_llm_grader,
-    "rubrics": evaluate_llm_grader,
-}
+EVALUATOR_MODULES: tuple[str, ...] = (
+    "evals_pipeline.judges.text",
+    "evals_pipeline.judges.structured",
+    "evals_pipeline.judges.metrics",
+    "evals_pipeline.judges.execution_metrics",
+    "evals_pipeline.judges.trajectory",
+    "evals_pipeline.judges.skill_trigger",
+    "evals_pipeline.judges.file_changes",
+    "evals_pipeline.judges.code_grader",
+    "evals_pipeline.judges.custom_assertion",
+    "evals_pipeline.judges.llm_grader",
+    "evals_pipeline.judges.composite",
+)
+"""The modules holding `@evaluator` functions, imported on first use (they import this one)."""
+
+_BY_SPEC: dict[type[AssertionBase], Evaluator] = {}
+_EVALUATORS: dict[str, Evaluator] = {}
+
+
+def evaluator(
+    *specs: type[SpecT],
+) -> Callable[
+    [Callable[[SpecT, GradingContext], Evaluation]], Callable[[SpecT, GradingContext], Evaluation]
+]:
+    """Register the decorated function as the evaluator of these assertion models."""
+
+    def register(
+        function: Callable[[SpecT, GradingContext], Evaluation],
+    ) -> Callable[[SpecT, GradingContext], Evaluation]:
+        for spec in specs:
+            if spec in _BY_SPEC and _BY_SPEC[spec] is not function:
+                raise RuntimeError(f"{spec.__name__} has two evaluators")
+            _BY_SPEC[spec] = function
+        return function
+
+    return register
+
+
+def evaluators() -> dict[str, Evaluator]:
+    """Evaluator by assertion type, for every model of the AssertionSpec union."""
+    if not _EVALUATORS:
+        for module in EVALUATOR_MODULES:
+            importlib.import_module(module)
+        check_registry()
+        _EVALUATORS.update(
+            {kind: _BY_SPEC[spec] for spec in ASSERTION_SPECS for kind in spec_types(spec)}
+        )
+    return dict(_EVALUATORS)
+
+
+def check_registry() -> None:
+    """Every assertion model has exactly one evaluator and every evaluator a model in the union."""
+    missing = [spec.__name__ for spec in ASSERTION_SPECS if spec not in _BY_SPEC]
+    stray = [spec.__name__ for spec in _BY_SPEC if spec not in ASSERTION_SPECS]
+    if missing or stray:
+        raise RuntimeError(
+            f"assertion registry out of step: no evaluator for {missing}, "
+            f"not in AssertionSpec: {stray}"
+        )
 
 
 def evaluate(spec: AssertionBase, ctx: GradingContext) -> Evaluation:
-    """Judge one assertion with the evaluator registered for its type."""
-    kind = getattr(spec, "type", None)
-    evaluator = EVALUATORS.get(kind) if isinstance(kind, str) else None
-    if evaluator is None:
-        return Evaluation.failed(f"no evaluator for assertion type {kind!r}")
-    return evaluator(spec, ctx)
+    """Judge one assertion with the evaluator registered for its model."""
+    if not _EVALUATORS:
+        evaluators()
+    function = _BY_SPEC.get(type(spec))
+    if function is None:
+        return Evaluation.failed(f"no evaluator for assertion type {spec.kind!r}")
+    return function(spec, ctx)

@@ -54,14 +54,14 @@ def finalize(
         verdict = "error"
     else:
         score = clamp(evaluation.score)
-        passed = meets(score, GRADER_PASS_SCORE)
+        passed = meets(score, GRADER_PASS_SCORE) if evaluation.passed is None else evaluation.passed
         if spec.negate:
             score, passed = 1.0 - score, not passed
             assertions = [_negated(a) for a in assertions]
         verdict = "pass" if passed else "fail"
     return GraderResult(
         name=spec.display_name(),
-        type=getattr(spec, "type", "assertion"),
+        type=spec.kind,
         score=score,
         verdict=verdict,
         weight=spec.weight,
@@ -70,6 +70,7 @@ def finalize(
         details=evaluation.details,
         error=(evaluation.error or "the grader produced no score") if verdict == "error" else None,
         stderr=evaluation.stderr,
+        scores=evaluation.children,
         start_ms=start_ms,
         duration_ms=now_ms() - start_ms,
     )

@@ -17,6 +17,7 @@ from evals_pipeline.judges.json_values import (
     parse_json_answer,
     resolve_path,
 )
+from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.models.assertions import FieldAccuracyAssertion, FieldSpec, IsJsonAssertion
 from evals_pipeline.models.grade import AssertionOutcome
 from evals_pipeline.models.messages import Message, content_text
@@ -46,6 +47,7 @@ _STRPTIME = {
 }
 
 
+@evaluator(IsJsonAssertion)
 def evaluate_is_json(spec: IsJsonAssertion, ctx: GradingContext) -> Evaluation:
     """1 when the whole final answer parses as JSON."""
     try:
@@ -55,6 +57,7 @@ def evaluate_is_json(spec: IsJsonAssertion, ctx: GradingContext) -> Evaluation:
     return Evaluation.check(True, "output is JSON", f"parsed a JSON {json_type(value)}")
 
 
+@evaluator(FieldAccuracyAssertion)
 def evaluate_field_accuracy(spec: FieldAccuracyAssertion, ctx: GradingContext) -> Evaluation:
     """Compare fields of the answer's JSON with the expected output's, per field match rule."""
     expected = expected_json(ctx.case.expected_output)

@@ -8,6 +8,7 @@ import re
 
 from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.evaluation import Evaluation, preview
+from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.models.assertions import RegexAssertion, TextAssertion, TextSetAssertion
 
 # JavaScript flags and their Python counterparts; g and y only steer repeated matching, u is
@@ -17,6 +18,7 @@ _JS_NAMED_GROUP = re.compile(r"(?<!\\)\(\?<(?![=!])")
 _JS_BACKREFERENCE = re.compile(r"\\k<(\w+)>")
 
 
+@evaluator(TextAssertion)
 def evaluate_text(spec: TextAssertion, ctx: GradingContext) -> Evaluation:
     """contains / icontains (substring); equals / starts-with / ends-with (both sides trimmed)."""
     output, value = ctx.output, spec.value
@@ -39,6 +41,7 @@ def evaluate_text(spec: TextAssertion, ctx: GradingContext) -> Evaluation:
     return Evaluation.check(passed, text, f"output {preview(answer)}")
 
 
+@evaluator(TextSetAssertion)
 def evaluate_text_set(spec: TextSetAssertion, ctx: GradingContext) -> Evaluation:
     """contains-any / -all and their case-insensitive forms."""
     insensitive = spec.type.startswith("i")
@@ -53,6 +56,7 @@ def evaluate_text_set(spec: TextSetAssertion, ctx: GradingContext) -> Evaluation
     return Evaluation.check(passed, text, evidence)
 
 
+@evaluator(RegexAssertion)
 def evaluate_regex(spec: RegexAssertion, ctx: GradingContext) -> Evaluation:
     """A JavaScript regex searched anywhere in the final answer."""
     pattern = compile_js_regex(spec.value, spec.flags)

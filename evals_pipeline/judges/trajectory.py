@@ -13,6 +13,7 @@ from typing import Any
 from evals_pipeline.judges.context import GradingContext
 from evals_pipeline.judges.evaluation import Evaluation
 from evals_pipeline.judges.json_values import MISSING, json_equal, resolve_path
+from evals_pipeline.judges.registry import evaluator
 from evals_pipeline.models.assertions import ExpectedToolCall, ToolTrajectoryAssertion
 from evals_pipeline.models.grade import AssertionOutcome
 from evals_pipeline.models.messages import ToolCall
@@ -20,6 +21,7 @@ from evals_pipeline.models.messages import ToolCall
 ArgsMatch = str | list[str]
 
 
+@evaluator(ToolTrajectoryAssertion)
 def evaluate_tool_trajectory(spec: ToolTrajectoryAssertion, ctx: GradingContext) -> Evaluation:
     """Score the session's tool calls against the spec's mode: passed checks ÷ checks."""
     calls = ctx.tool_calls
@@ -67,11 +69,13 @@ def _in_order(spec: ToolTrajectoryAssertion, calls: list[ToolCall]) -> list[Asse
             position += 1
         if position == len(calls):
             checks.append(_check(text, False, "not found in the remaining calls"))
+            checks.extend(_unmet_latency(step))
             continue
         call = calls[position]
         position += 1
         if not _args_match(spec, step, call):
             checks.append(_check(text, False, f"call {position - 1}: args mismatch, {_args(call)}"))
+            checks.extend(_unmet_latency(step))
             continue
         checks.append(_check(text, True, f"found at call {position - 1}"))
         checks.extend(_latency(step, call))
@@ -88,10 +92,13 @@ def _exact(spec: ToolTrajectoryAssertion, calls: list[ToolCall]) -> list[Asserti
         text = f"call {i}: {step.tool}"
         if i >= len(calls):
             checks.append(_check(text, False, "no call"))
+            checks.extend(_unmet_latency(step))
         elif calls[i].tool != step.tool:
             checks.append(_check(text, False, f"got {calls[i].tool}"))
+            checks.extend(_unmet_latency(step))
         elif not _args_match(spec, step, calls[i]):
             checks.append(_check(text, False, f"args mismatch, {_args(calls[i])}"))
+            checks.extend(_unmet_latency(step))
         else:
             checks.append(_check(text, True))
             checks.extend(_latency(step, calls[i]))
@@ -143,9 +150,16 @@ def _latency(step: ExpectedToolCall, call: ToolCall) -> list[AssertionOutcome]:
     passed = call.duration_ms <= step.max_duration_ms
     return [
         _check(
-            f"{step.tool} within {step.max_duration_ms} ms", passed, f"took {call.duration_ms} ms"
+            f"{step.tool} within {step.max_duration_ms:g} ms", passed, f"took {call.duration_ms} ms"
         )
     ]
+
+
+def _unmet_latency(step: ExpectedToolCall) -> list[AssertionOutcome]:
+    """A step that was not matched fails its latency check too (AgentV counts it as unmet)."""
+    if step.max_duration_ms is None:
+        return []
+    return [_check(f"{step.tool} within {step.max_duration_ms:g} ms", False, "step not matched")]
 
 
 def _args_match(spec: ToolTrajectoryAssertion, step: ExpectedToolCall, call: ToolCall) -> bool:

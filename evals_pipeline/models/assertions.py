@@ -6,7 +6,8 @@ and normalised, as AgentV does.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -29,14 +30,22 @@ class AssertionBase(BaseModel):
             raise ValueError("required must be true/false or a number in (0, 1]")
         return value
 
+    @property
+    def kind(self) -> str:
+        """The assertion type as the user wrote it (a custom type keeps its own name)."""
+        kind: str = getattr(self, "type", "assertion")
+        return kind
+
     def display_name(self) -> str:
         """The grader's name: the one given, else the type and its value (AgentV's rule)."""
         if self.name:
             return self.name
-        kind: str = getattr(self, "type", "assertion")
+        kind = self.kind
         value = getattr(self, "value", None)
-        if isinstance(value, str) and len(value) <= 40:
-            return f"{kind}-{value}"
+        if isinstance(value, str):
+            return f"{kind}-{value[:30]}" if kind == "regex" else f"{kind}-{value}"
+        if isinstance(value, list):
+            return f"{kind}-{len(value)}"
         return kind
 
     def gate(self, threshold: float) -> float | None:
@@ -88,12 +97,17 @@ class TokenUsageAssertion(AssertionBase):
 
 
 class ExpectedToolCall(BaseModel):
+    """One expected step. `input` and `output` are accepted and not checked, as in AgentV
+    4.42.4 (the loader warns): arguments are checked through `args`."""
+
     model_config = ConfigDict(extra="forbid")
 
     tool: str
     args: dict[str, Any] | Literal["any"] | None = None
     args_match: Literal["exact", "ignore", "subset", "superset"] | list[str] | None = None
-    max_duration_ms: int | None = None
+    max_duration_ms: float | None = Field(default=None, ge=0)
+    input: Any = None
+    output: Any = None
 
 
 class ToolTrajectoryAssertion(AssertionBase):
@@ -105,11 +119,14 @@ class ToolTrajectoryAssertion(AssertionBase):
 
 
 class FieldSpec(BaseModel):
+    """One field to compare. As in AgentV, `match` must be given and a field is required unless
+    `required: false` (a missing optional field then weighs nothing)."""
+
     model_config = ConfigDict(extra="forbid")
 
     path: str
-    match: Literal["exact", "numeric_tolerance", "date"] = "exact"
-    required: bool = False
+    match: Literal["exact", "numeric_tolerance", "date"]
+    required: bool = True
     weight: float = Field(default=1.0, ge=0)
     tolerance: float = 0.0
     relative: bool = False
@@ -120,6 +137,58 @@ class FieldAccuracyAssertion(AssertionBase):
     type: Literal["field-accuracy"]
     fields: list[FieldSpec] = Field(min_length=1)
     aggregation: Literal["weighted_average", "all_or_nothing"] = "weighted_average"
+
+
+class PreprocessorSpec(BaseModel):
+    """Turns a file in the agent's answer into text for LLM graders (AgentV's preprocessors).
+
+    `type` is a MIME type or a short alias (`xlsx`, `pdf`, `csv`, ...); `command` is an argv
+    whose last item is a script file, found like AgentV finds it (from the eval file's folder
+    up) and made absolute at load time. It reads `{path, original_path, media_type}` on stdin
+    and prints the text.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str = Field(min_length=1)
+    command: list[str] = Field(min_length=1)
+
+
+MIME_TYPE_ALIASES: dict[str, str] = {
+    "csv": "text/csv",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "htm": "text/html",
+    "html": "text/html",
+    "json": "application/json",
+    "markdown": "text/markdown",
+    "md": "text/markdown",
+    "pdf": "application/pdf",
+    "sql": "application/sql",
+    "txt": "text/plain",
+    "xhtml": "application/xhtml+xml",
+    "xls": "application/vnd.ms-excel",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "xml": "application/xml",
+    "yaml": "application/yaml",
+    "yml": "application/yaml",
+}
+"""AgentV's short names for media types."""
+
+
+def normalize_media_type(value: str) -> str:
+    """A preprocessor `type` or a block's `media_type` in the form they are matched by."""
+    normalized = value.strip().lower()
+    return MIME_TYPE_ALIASES.get(normalized, normalized)
+
+
+def merge_preprocessors(
+    defaults: list[PreprocessorSpec], own: list[PreprocessorSpec]
+) -> list[PreprocessorSpec]:
+    """The suite's preprocessors with a grader's own, one per media type (the grader's wins)."""
+    merged: dict[str, PreprocessorSpec] = {}
+    for spec in [*defaults, *own]:
+        merged[normalize_media_type(spec.type)] = spec
+    return list(merged.values())
 
 
 DEFAULT_PROXY_MAX_CALLS = 50
@@ -144,6 +213,10 @@ class CodeGraderAssertion(AssertionBase):
     timeout_seconds: float = Field(default=60.0, gt=0)
     messages_format: Literal["parquet", "json"] = "parquet"
     config: dict[str, Any] = Field(default_factory=dict)
+    preprocessors: list[PreprocessorSpec] = Field(
+        default_factory=list,
+        description="Accepted as AgentV does; AgentV's code graders do not use them either.",
+    )
     target: bool | TargetProxyLimits = Field(
         default=False,
         description="`true` or `{max_calls: N}`: the grader may ask the case's grader target "
@@ -168,11 +241,7 @@ class CodeGraderAssertion(AssertionBase):
 
     @model_validator(mode="after")
     def _extras_into_config(self) -> CodeGraderAssertion:
-        extra = dict(self.__pydantic_extra__ or {})
-        if extra:
-            self.config = {**extra, **self.config}
-            self.__pydantic_extra__ = {}
-        return self
+        return _extras_into_config(self)
 
     def display_name(self) -> str:
         return self.name or "code-grader"
@@ -237,6 +306,11 @@ class LlmGraderBase(AssertionBase):
     model: str | None = Field(default=None, description="Override of the target's model.")
     temperature: float | None = Field(default=None, ge=0, le=2)
     config: dict[str, Any] = Field(default_factory=dict)
+    preprocessors: list[PreprocessorSpec] = Field(
+        default_factory=list,
+        description="File-to-text converters for the answer's file blocks; the suite's "
+        "`preprocessors` are added at resolve time (this grader's win for the same type).",
+    )
 
     @field_validator("prompt", mode="before")
     @classmethod
@@ -325,6 +399,152 @@ class FileChangesAssertion(AssertionBase):
     )
 
 
+class ExecutionMetricsAssertion(AssertionBase):
+    """Budgets on how the run went: tool calls, LLM calls, tokens, cost, duration, exploration.
+
+    Score = passed checks ÷ checks; a metric the run did not record fails its check (AgentV).
+    """
+
+    type: Literal["execution-metrics"]
+    max_tool_calls: float | None = Field(default=None, ge=0)
+    max_llm_calls: float | None = Field(default=None, ge=0)
+    max_tokens: float | None = Field(default=None, ge=0, description="input + output tokens")
+    max_cost_usd: float | None = Field(default=None, ge=0)
+    max_duration_ms: float | None = Field(default=None, ge=0)
+    target_exploration_ratio: float | None = Field(
+        default=None, ge=0, description="Wanted share of read-only tool calls (Read, Grep, ...)."
+    )
+    exploration_tolerance: float = Field(default=0.2, ge=0)
+
+    @model_validator(mode="after")
+    def _some_threshold(self) -> ExecutionMetricsAssertion:
+        limits = (
+            self.max_tool_calls,
+            self.max_llm_calls,
+            self.max_tokens,
+            self.max_cost_usd,
+            self.max_duration_ms,
+            self.target_exploration_ratio,
+        )
+        if all(limit is None for limit in limits):
+            raise ValueError(
+                "set at least one of max_tool_calls, max_llm_calls, max_tokens, max_cost_usd, "
+                "max_duration_ms, target_exploration_ratio"
+            )
+        return self
+
+
+class SkillTriggerAssertion(AssertionBase):
+    """Whether the agent used a skill: a canonical `Skill` call naming it, or a `Read` of
+    `skills/<skill>/...` (or a tool result mentioning that path)."""
+
+    type: Literal["skill-trigger"]
+    skill: str = Field(min_length=1)
+    should_trigger: bool = True
+
+    def display_name(self) -> str:
+        return self.name or f"skill-trigger-{self.skill}"
+
+
+class WeightedAverageAggregator(BaseModel):
+    """Mean of the members' scores, weighted by member name (default weight 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["weighted_average"]
+    weights: dict[str, float] = Field(default_factory=dict)
+
+
+class ThresholdAggregator(BaseModel):
+    """Score = share of members whose verdict is pass; the composite passes at `threshold`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["threshold"]
+    threshold: float = Field(ge=0, le=1)
+
+
+class CodeAggregator(BaseModel):
+    """A program reads `{results: {member: {score, verdict, assertions, ...}}}` on stdin and
+    prints `{score, verdict?, assertions?}`; `path` is a shell command run in the eval file's
+    folder (AgentV's rule)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["code-grader"]
+    path: str = Field(min_length=1)
+    cwd: str | None = Field(
+        default=None, description="Resolved to the eval file's folder; AgentV ignores it."
+    )
+    timeout_seconds: float = Field(default=60.0, gt=0)
+
+
+class LlmAggregator(BaseModel):
+    """An LLM reads the members' results (`{{EVALUATOR_RESULTS_JSON}}`) and gives the score."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["llm-grader"]
+    prompt: str | None = Field(
+        default=None, description="Inline text or file://path; default: AgentV's prompt."
+    )
+    model: str | None = None
+    target: str | None = None
+
+
+Aggregator = Annotated[
+    WeightedAverageAggregator | ThresholdAggregator | CodeAggregator | LlmAggregator,
+    Field(discriminator="type"),
+]
+
+
+class CompositeAssertion(AssertionBase):
+    """Several named graders combined into one score by an aggregator; members may nest.
+
+    As in AgentV 4.42.4 a member's own weight, required, min_score and negate do not apply
+    inside a composite (the loader warns); weights go in `aggregator.weights`.
+    """
+
+    type: Literal["composite"]
+    assertions: list[AssertionSpec] = Field(min_length=1)
+    aggregator: Aggregator
+
+    def display_name(self) -> str:
+        return self.name or "composite"
+
+
+class CustomAssertion(AssertionBase):
+    """A type found as a file in `.agentv/assertions/`, `.agentv/graders/` or `.agentv/judges/`
+    (searched from the eval file's folder up), run as a code grader; unknown keys go to `config`.
+    """
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    type: Literal["custom"]
+    custom_type: str = Field(description="The type as written, the grader file's stem.")
+    command: list[str] = Field(min_length=1, description="How the grader file is run.")
+    cwd: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    timeout_seconds: float = Field(default=60.0, gt=0)
+
+    _extras = model_validator(mode="after")(lambda self: _extras_into_config(self))
+
+    @property
+    def kind(self) -> str:
+        return self.custom_type
+
+    def display_name(self) -> str:
+        return self.name or self.custom_type
+
+
+def _extras_into_config(spec: Any) -> Any:
+    extra = dict(spec.__pydantic_extra__ or {})
+    if extra:
+        spec.config = {**extra, **spec.config}
+        spec.__pydantic_extra__ = {}
+    return spec
+
+
 AssertionSpec = Annotated[
     TextAssertion
     | TextSetAssertion
@@ -333,37 +553,46 @@ AssertionSpec = Annotated[
     | LatencyAssertion
     | CostAssertion
     | TokenUsageAssertion
+    | ExecutionMetricsAssertion
     | ToolTrajectoryAssertion
     | FieldAccuracyAssertion
+    | SkillTriggerAssertion
     | FileChangesAssertion
     | CodeGraderAssertion
     | LlmGraderAssertion
-    | RubricsAssertion,
+    | RubricsAssertion
+    | CompositeAssertion
+    | CustomAssertion,
     Field(discriminator="type"),
 ]
+"""Every assertion model; the one place a new assertion type is declared (its `type` literal)."""
 
-ASSERTION_TYPES: tuple[str, ...] = (
-    "contains",
-    "icontains",
-    "equals",
-    "starts-with",
-    "ends-with",
-    "contains-any",
-    "contains-all",
-    "icontains-any",
-    "icontains-all",
-    "regex",
-    "is-json",
-    "latency",
-    "cost",
-    "token-usage",
-    "tool-trajectory",
-    "field-accuracy",
-    "file-changes",
-    "code-grader",
-    "llm-grader",
-    "rubrics",
+CompositeAssertion.model_rebuild()
+
+ASSERTION_SPECS: tuple[type[AssertionBase], ...] = get_args(get_args(AssertionSpec)[0])
+"""The assertion models, in the union's order."""
+
+
+def spec_types(spec: type[AssertionBase]) -> tuple[str, ...]:
+    """The `type` values an assertion model accepts."""
+    return get_args(spec.model_fields["type"].annotation)
+
+
+ASSERTION_TYPES: tuple[str, ...] = tuple(
+    kind for spec in ASSERTION_SPECS if spec is not CustomAssertion for kind in spec_types(spec)
 )
+"""The built-in types a suite may write (custom types come from grader files)."""
+
+
+def walk_assertions(
+    assertions: list[AssertionSpec], path: tuple[str | int, ...] = ()
+) -> Iterator[tuple[tuple[str | int, ...], AssertionSpec]]:
+    """Every assertion with its data path, composite members included (depth first)."""
+    for index, assertion in enumerate(assertions):
+        at = (*path, index)
+        yield at, assertion
+        if isinstance(assertion, CompositeAssertion):
+            yield from walk_assertions(assertion.assertions, (*at, "assertions"))
 
 
 def normalize_assertion_type(value: Any) -> Any:

@@ -43,6 +43,10 @@ class GraderResult(BaseModel):
         description="LLM calls this grader made (llm-grader, or a code grader through the "
         "target proxy); never part of the agent's token_usage or cost_usd.",
     )
+    scores: list[GraderResult] = Field(
+        default_factory=list,
+        description="A composite's members, each graded (AgentV's nested `scores`).",
+    )
 
 
 class TrialGrade(BaseModel):

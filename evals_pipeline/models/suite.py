@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from evals_pipeline.models.assertions import AssertionSpec
+from evals_pipeline.models.assertions import AssertionSpec, PreprocessorSpec
 from evals_pipeline.models.judging import DIMENSIONS, Dimension
 from evals_pipeline.models.targets import TargetSpec, canonical_providers
 from evals_pipeline.models.workspace import CleanupPolicy, workspace_relative
@@ -392,6 +392,10 @@ class EvalSuite(BaseModel):
     input: InputSpec | None = None
     input_files: list[str] = Field(default_factory=list)
     workspace: WorkspaceSpec | None = None
+    preprocessors: list[PreprocessorSpec] = Field(
+        default_factory=list,
+        description="File-to-text converters every LLM grader of the suite uses (AgentV).",
+    )
     targets: list[TargetSpec] = Field(
         default_factory=list,
         description="Inline targets; otherwise the nearest .agentv/targets.yaml is used.",

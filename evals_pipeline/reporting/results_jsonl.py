@@ -21,6 +21,7 @@ def _grader_entry(result: GraderResult) -> dict[str, object]:
         "assertions": [a.model_dump(exclude_none=True) for a in result.assertions],
         "duration_ms": result.duration_ms,
         **({"error": result.error} if result.error else {}),
+        **({"scores": [_grader_entry(child) for child in result.scores]} if result.scores else {}),
     }
 
 

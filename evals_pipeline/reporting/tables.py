@@ -4,12 +4,12 @@ judged runs one per trial dimension and one per pairwise judge reading (docs/sto
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
 
 from evals_pipeline.models.events import MILESTONE_NAMES
-from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.grade import CaseGrade, GraderResult
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 
 CASES_SCHEMA = pa.schema(
@@ -52,6 +52,7 @@ GRADERS_SCHEMA = pa.schema(
         ("stderr", pa.string()),
         ("assertions_json", pa.string()),
         ("duration_ms", pa.int64()),
+        ("parent", pa.string()),
     ]
 )
 
@@ -136,7 +137,11 @@ def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
 
 
 def graders_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
-    """One row per (case, agent, trial, grader) with the grader's assertions as JSON."""
+    """One row per (case, agent, trial, grader) with the grader's assertions as JSON.
+
+    A composite's members follow it, `parent` naming the composite (`outer/inner` when nested);
+    top-level graders have no parent.
+    """
     rows = [
         {
             "suite": suite,
@@ -153,12 +158,23 @@ def graders_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
             "stderr": r.stderr,
             "assertions_json": json.dumps([a.model_dump() for a in r.assertions]),
             "duration_ms": r.duration_ms,
+            "parent": parent,
         }
         for g in grades
         for t in g.trials
-        for r in t.graders
+        for parent, r in _with_members(t.graders, None)
     ]
     return pa.Table.from_pylist(rows, schema=GRADERS_SCHEMA)
+
+
+def _with_members(
+    graders: list[GraderResult], parent: str | None
+) -> Iterator[tuple[str | None, GraderResult]]:
+    """Each grader, then its composite members (depth first), with the parent's name path."""
+    for grader in graders:
+        yield parent, grader
+        path = grader.name if parent is None else f"{parent}/{grader.name}"
+        yield from _with_members(grader.scores, path)
 
 
 def dimensions_table(suite: str, judgments: Sequence[CaseJudgment]) -> pa.Table:

@@ -10,18 +10,18 @@ LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "
 """LLM grader types evals-pipeline does not implement (AgentV 5.x's promptfoo-style rubric and its
 agent graders); llm-grader and rubrics cover the same ground."""
 
-RENAMED_ASSERTION_TYPES: dict[str, str] = {
-    "code-judge": "code-grader",
-    "script": "code-grader",
-    "llm-judge": "llm-grader",
-    "rubric": "rubrics",
-}
-"""Old names AgentV 4.42.4 skips with a warning (or accepts as deprecated, `rubric`); here they
-are errors naming the new type."""
+RENAMED_ASSERTION_TYPES: dict[str, str] = {"script": "code-grader"}
+"""Type names that are not types (a `script` key became `command` on `code-grader`); `rubric`
+and `inline-assert` are rewritten in suites/aliases.py."""
 
-UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset(
-    {"composite", "include", "skill-trigger", "execution-metrics", "inline-assert"}
-)
+SKIPPED_JUDGE_TYPES: dict[str, str] = {
+    "code-judge": "code-grader",
+    "llm-judge": "llm-grader",
+}
+"""Types AgentV 4.42.4 skips with a warning (`code_judge` too, after `_` becomes `-`): the
+assertion never grades there, so here it is dropped with a warning naming the new type."""
+
+UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset()
 
 AGENTV_PROVIDERS: frozenset[str] = frozenset(
     {
@@ -45,14 +45,10 @@ AGENTV_PROVIDERS: frozenset[str] = frozenset(
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
-    "EvalSuite": frozenset({"preprocessors"}),
     "TestSpec": frozenset({"mode", "turns", "aggregation", "on_turn_failure", "window_size"}),
     "TargetRef": frozenset({"hooks"}),
     "CliTarget": frozenset(
         {
-            "verbose",
-            "cli_verbose",
-            "provider_batching",
             "grader_target",
             "judge_target",
             "fallback_targets",
@@ -64,8 +60,8 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
     "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
     "CodeGraderAssertion": frozenset(),
-    "LlmGraderAssertion": frozenset({"max_steps", "preprocessors"}),
-    "RubricsAssertion": frozenset({"max_steps", "preprocessors"}),
+    "LlmGraderAssertion": frozenset({"max_steps"}),
+    "RubricsAssertion": frozenset({"max_steps"}),
     "RubricItem": frozenset({"operator", "score_ranges"}),
     "ClaudeCodeTarget": frozenset(
         {"cwd", "system_prompt", "max_budget_usd", "bypass_permissions", "log_dir", "log_format"}
@@ -87,8 +83,6 @@ RENAMED_KEYS: dict[str, str] = {
 """Older AgentV key names, suggested as the fix when the new name is valid at that place."""
 
 NOT_ACCEPTED: dict[str, str] = {
-    "preprocessors": "suite-level preprocessors (convert output files to text for graders) are "
-    "not implemented",
     "tests[].mode": "live multi-turn conversations (mode, turns, aggregation, on_turn_failure, "
     "window_size) are not implemented yet",
     "tests[].turns": "live multi-turn conversations are not implemented yet",

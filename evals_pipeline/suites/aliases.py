@@ -7,10 +7,19 @@ Positions move with the keys, so later errors still point at what the user wrote
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from evals_pipeline.models.assertions import normalize_assertion_type
+from evals_pipeline.models.assertions import ASSERTION_TYPES, normalize_assertion_type
+from evals_pipeline.suites.agentv_compat import SKIPPED_JUDGE_TYPES
+from evals_pipeline.suites.custom_types import RunnerMissing, find_custom_grader, grader_command
 from evals_pipeline.suites.errors import SuiteIssue
+from evals_pipeline.suites.includes import (
+    IncludeError,
+    expand_includes,
+    include_roots,
+    is_include,
+)
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 
@@ -62,6 +71,7 @@ class _Rewriter:
         self._legacy_execution_graders(data)
         self.execution(data.get("execution"), ("execution",))
         self.workspace(data.get("workspace"), ("workspace",))
+        self.target_list(data)
         self.assertion_list(data, ("assertions",))
         tests = data.get("tests")
         if isinstance(tests, list):
@@ -160,17 +170,305 @@ class _Rewriter:
             )
 
     def assertion_list(self, owner: dict[str, Any], path: DataPath) -> None:
-        """Normalise each assertion: kebab-case `type`, `command` for the old `script`."""
-        assertions = owner.get(str(path[-1]))
+        """Bring an assertion list to the canonical form, as AgentV 4.42.4 reads it.
+
+        Includes are spliced in, plain sentences become one `rubrics` grader, deprecated
+        judge types are dropped with a warning (AgentV skips them), and each remaining entry
+        gets its canonical spelling; composite members are rewritten the same way.
+        """
+        key = str(path[-1])
+        assertions = owner.get(key)
         if not isinstance(assertions, list):
             return
-        for index, assertion in enumerate(assertions):
-            if not isinstance(assertion, dict):
+        entries = self._expand_includes(assertions, path)
+        if entries is None:
+            return
+        entries = self._sentences(entries, path)
+        kept: list[tuple[Any, int]] = []
+        for entry, index in entries:
+            if not isinstance(entry, dict) or self.assertion(entry, (*path, index)):
+                kept.append((entry, index))
+        owner[key] = [entry for entry, _ in kept]
+        self._reindex(path, [index for _, index in kept])
+
+    def _expand_includes(
+        self, assertions: list[Any], path: DataPath
+    ) -> list[tuple[Any, int]] | None:
+        """The entries with includes spliced in, each with the index its position comes from."""
+        if not any(is_include(entry) for entry in assertions):
+            return list(zip(assertions, range(len(assertions)), strict=True))
+        try:
+            expansion = expand_includes(assertions, include_roots(Path(self.doc.file)))
+        except IncludeError as exc:
+            index = next(i for i, entry in enumerate(assertions) if is_include(entry))
+            self.issues.append(self._at((*path, index, "include"), str(exc), exc.fix))
+            kept = [i for i, entry in enumerate(assertions) if not is_include(entry)]
+            assertions[:] = [assertions[i] for i in kept]  # reported: not "unknown" as well
+            self._reindex(path, kept)
+            return None
+        # Spliced entries point at their include line: give each its own position slot first.
+        assertions[:] = expansion.entries
+        self._reindex(path, expansion.origins)
+        return list(zip(expansion.entries, range(len(expansion.entries)), strict=True))
+
+    def _sentences(self, entries: list[tuple[Any, int]], path: DataPath) -> list[tuple[Any, int]]:
+        """Plain strings become one `rubrics` grader at the first string's place (AgentV)."""
+        strings = [(entry, index) for entry, index in entries if isinstance(entry, str)]
+        if not strings:
+            return entries
+        criteria: list[str] = []
+        for text, index in strings:
+            if text.strip():
+                criteria.append(text.strip())
+            else:
+                self.warnings.append(
+                    self._at((*path, index), "empty plain-sentence assertion", "remove it")
+                )
+        first = strings[0][1]
+        result: list[tuple[Any, int]] = []
+        for entry, index in entries:
+            if index == first and criteria:
+                rubric = {"type": "rubrics", "criteria": criteria, "weight": len(criteria)}
+                result.append((rubric, index))
+                written = [at for text, at in strings if text.strip()]
+                for position, at in enumerate(written):
+                    self.doc.positions.alias((*path, at), (*path, index, "criteria", position))
+                self.warnings.append(
+                    self._at(
+                        (*path, index),
+                        f"{len(criteria)} plain-sentence assertion(s) run as one 'rubrics' "
+                        f"grader (weight {len(criteria)}) judged by the grader target",
+                        "write them as '- type: rubrics' with 'criteria: [...]' to say so",
+                    )
+                )
+            elif not isinstance(entry, str):
+                result.append((entry, index))
+        return result
+
+    def _reindex(self, path: DataPath, origins: list[int]) -> None:
+        """Re-file the positions under a list whose items now come from `origins` (old indexes)."""
+        positions = self.doc.positions
+        depth = len(path)
+        saved: list[dict[DataPath, Any]] = []
+        for table in (positions.keys, positions.values):
+            under = {
+                p: table.pop(p)
+                for p in list(table)
+                if len(p) > depth and p[:depth] == path and isinstance(p[depth], int)
+            }
+            saved.append(under)
+        for table, under in zip((positions.keys, positions.values), saved, strict=True):
+            for new_index, old_index in enumerate(origins):
+                for old_path, mark in under.items():
+                    if old_path[depth] == old_index:
+                        table[(*path, new_index, *old_path[depth + 1 :])] = mark
+
+    def assertion(self, assertion: dict[str, Any], path: DataPath) -> bool:
+        """Rewrite one assertion in place; False when AgentV would skip it (then it goes)."""
+        written = kind = assertion.get("type")
+        if isinstance(kind, str):
+            kind = assertion["type"] = normalize_assertion_type(kind)
+        if kind in SKIPPED_JUDGE_TYPES:
+            name = assertion.get("name") or "<unnamed>"
+            self.warnings.append(
+                self._at(
+                    (*path, "type"),
+                    f"assertion '{name}' of type '{written}' is skipped: AgentV 4.42.4 skips this "
+                    "deprecated type, so it never grades",
+                    f"write type: {SKIPPED_JUDGE_TYPES[kind]} (and command: for script:) to run it",
+                )
+            )
+            return False
+        if kind == "rubric":
+            self._rubric(assertion, path)
+        elif kind == "inline-assert":
+            self._inline_assert(assertion, path)
+        elif kind == "code-grader":
+            self.rename(assertion, path, "script", "command")
+        elif kind == "composite":
+            self._composite(assertion, path)
+        elif kind == "tool-trajectory":
+            self._trajectory(assertion, path)
+        elif isinstance(kind, str) and kind not in ASSERTION_TYPES:
+            self._custom(assertion, path, kind)
+        for old, new in CAMEL_CASE_KEYS.get(str(kind), {}).items():
+            self.rename(assertion, path, old, new)
+        return True
+
+    def _rubric(self, assertion: dict[str, Any], path: DataPath) -> None:
+        assertion["type"] = "rubrics"
+        self.warnings.append(
+            self._at(
+                (*path, "type"),
+                "assertion type 'rubric' is deprecated",
+                "write type: rubrics and rename its 'rubrics:' list to 'criteria:'",
+            )
+        )
+        if "rubrics" in assertion and "criteria" not in assertion:
+            assertion["criteria"] = assertion.pop("rubrics")
+            self.doc.positions.move((*path, "rubrics"), (*path, "criteria"))
+
+    def _inline_assert(self, assertion: dict[str, Any], path: DataPath) -> None:
+        # AgentV's YAML loader has no function to call: the entry falls through to llm-grader.
+        assertion["type"] = "llm-grader"
+        assertion.setdefault("name", "inline-assert")
+        self.warnings.append(
+            self._at(
+                (*path, "type"),
+                "'inline-assert' takes a TypeScript function and exists only in AgentV's SDK; "
+                "in YAML AgentV 4.42.4 runs it as an llm-grader, and so does evals-pipeline",
+                "write type: llm-grader (or a code-grader for a programmatic check)",
+            )
+        )
+
+    def _trajectory(self, assertion: dict[str, Any], path: DataPath) -> None:
+        expected = assertion.get("expected")
+        if not isinstance(expected, list):
+            return
+        for index, step in enumerate(expected):
+            if not isinstance(step, dict):
                 continue
-            if "type" in assertion:
-                assertion["type"] = normalize_assertion_type(assertion["type"])
-            if assertion.get("type") == "code-grader":
-                self.rename(assertion, (*path, index), "script", "command")
+            at = (*path, "expected", index)
+            for old, new in CAMEL_CASE_KEYS["tool-trajectory"].items():
+                self.rename(step, at, old, new)
+            for key in ("input", "output"):
+                if key in step:
+                    self.warnings.append(
+                        self._at(
+                            (*at, key),
+                            f"expected[].{key} is not checked: AgentV 4.42.4 ignores it",
+                            "check arguments with 'args:' (and args_match); results with a "
+                            "code-grader",
+                        )
+                    )
+
+    def _composite(self, assertion: dict[str, Any], path: DataPath) -> None:
+        for old in ("evaluators", "assert"):
+            self.rename(assertion, path, old, "assertions")
+        members = assertion.get("assertions")
+        if not isinstance(members, list):
+            return
+        for index, member in enumerate(members):
+            problem = _member_problem(member)
+            if problem is not None:
+                self.issues.append(self._at((*path, "assertions", index), *problem))
+        self.assertion_list(assertion, (*path, "assertions"))
+        for index, member in enumerate(assertion.get("assertions", [])):
+            at = (*path, "assertions", index)
+            if not isinstance(member, dict):
+                continue
+            if not isinstance(member.get("name"), str) or not member["name"]:
+                self.issues.append(
+                    self._at(
+                        at,
+                        "a composite member needs a name (AgentV 4.42.4 skips unnamed members)",
+                        "add 'name: <member name>' (aggregator weights refer to it)",
+                    )
+                )
+            for key in MEMBER_IGNORED_KEYS:
+                if key in member:
+                    del member[key]
+                    self.warnings.append(
+                        self._at(
+                            (*at, key),
+                            f"'{key}' does nothing on a composite member (AgentV 4.42.4 ignores "
+                            "it), so it is ignored",
+                            "weigh members with aggregator.weights; put negate, required and "
+                            "min_score on the composite itself",
+                        )
+                    )
+        aggregator = assertion.get("aggregator")
+        if isinstance(aggregator, dict) and isinstance(aggregator.get("type"), str):
+            kind = aggregator["type"]
+            if kind not in ("weighted_average", "threshold"):
+                aggregator["type"] = normalize_assertion_type(kind)
+
+    def _custom(self, assertion: dict[str, Any], path: DataPath, kind: str) -> None:
+        base_dir = Path(self.doc.file).parent
+        file = find_custom_grader(kind, base_dir)
+        if file is None:
+            return  # validation reports the unknown type with the valid ones
+        try:
+            command = grader_command(file, base_dir)
+        except RunnerMissing as exc:
+            self.issues.append(
+                self._at((*path, "type"), str(exc), "install bun (https://bun.sh) or node")
+            )
+            return
+        assertion["type"] = "custom"
+        assertion["custom_type"] = kind
+        assertion["command"] = command
+        assertion.setdefault("cwd", str(base_dir))
+
+    def target_list(self, data: dict[str, Any]) -> None:
+        """`command` for the cli target's older `command_template` (and the seed's camelCase)."""
+        targets = data.get("targets")
+        if not isinstance(targets, list):
+            return
+        for index, target in enumerate(targets):
+            if isinstance(target, dict):
+                for old in ("commandTemplate", "command_template"):
+                    self.rename(target, ("targets", index), old, "command")
+
+
+def _member_problem(member: Any) -> tuple[str, str] | None:
+    """Why AgentV 4.42.4 would silently skip this composite member (message, fix), if it would.
+
+    Such members are errors here rather than silently dropped: the fix makes both tools run them.
+    """
+    if isinstance(member, str):
+        return (
+            "a plain sentence inside a composite is skipped by AgentV 4.42.4",
+            "write it as a named member: {name: ..., type: rubrics, criteria: [<the sentence>]}",
+        )
+    if not isinstance(member, dict) or is_include(member):
+        return None
+    kind = member.get("type")
+    if not isinstance(kind, str):
+        return None
+    canonical = normalize_assertion_type(kind)
+    if canonical in SKIPPED_JUDGE_TYPES:
+        return None  # skipped with a warning, like anywhere else
+    if canonical != kind and canonical in ASSERTION_TYPES:
+        return (
+            f"composite member type '{kind}' is skipped by AgentV 4.42.4 (it reads member "
+            "types only in kebab-case)",
+            f"write type: {canonical}",
+        )
+    if canonical not in ASSERTION_TYPES and canonical != "rubric":
+        return (
+            f"composite member type '{kind}' is not a built-in type; AgentV 4.42.4 skips custom "
+            "types inside a composite",
+            "use a built-in type, or a code-grader with the grader file as its command",
+        )
+    return None
+
+
+MEMBER_IGNORED_KEYS: tuple[str, ...] = ("weight", "required", "min_score", "negate")
+"""Keys AgentV's composite grader never reads on its members."""
+
+CAMEL_CASE_KEYS: dict[str, dict[str, str]] = {
+    "tool-trajectory": {"argsMatch": "args_match", "maxDurationMs": "max_duration_ms"},
+    "token-usage": {"maxTotal": "max_total", "maxInput": "max_input", "maxOutput": "max_output"},
+    "execution-metrics": {
+        "maxToolCalls": "max_tool_calls",
+        "maxLlmCalls": "max_llm_calls",
+        "maxTokens": "max_tokens",
+        "maxCostUsd": "max_cost_usd",
+        "maxDurationMs": "max_duration_ms",
+        "targetExplorationRatio": "target_exploration_ratio",
+        "explorationTolerance": "exploration_tolerance",
+    },
+}
+"""camelCase keys AgentV 4.42.4's loader reads besides the snake_case ones, by type."""
+
+
+def rewrite_target_aliases(doc: YamlDocument) -> tuple[list[SuiteIssue], list[SuiteIssue]]:
+    """Rewrite deprecated spellings in a parsed targets file in place: (warnings, errors)."""
+    rewriter = _Rewriter(doc)
+    if isinstance(doc.data, dict):
+        rewriter.target_list(doc.data)
+    return rewriter.warnings, rewriter.issues
 
 
 def rewrite_suite_aliases(doc: YamlDocument) -> tuple[list[SuiteIssue], list[SuiteIssue]]:

@@ -11,7 +11,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion, LlmGraderBase
+from evals_pipeline.models.assertions import (
+    AssertionSpec,
+    CodeGraderAssertion,
+    CompositeAssertion,
+    LlmAggregator,
+    LlmGraderBase,
+    walk_assertions,
+)
 from evals_pipeline.models.messages import ToolCall
 from evals_pipeline.models.suite import EvalSuite, MessageSpec, TestSpec
 from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
@@ -281,8 +288,17 @@ class _GraderChecker:
     def assertions(
         self, assertions: list[AssertionSpec], path: DataPath, agents: Sequence[str]
     ) -> None:
-        for index, assertion in enumerate(assertions):
-            at = (*path, index)
+        for relative, assertion in walk_assertions(assertions):
+            at = (*path, *relative)
+            if isinstance(assertion, CompositeAssertion) and isinstance(
+                assertion.aggregator, LlmAggregator
+            ):
+                self.needs_grader_target(
+                    (*at, "aggregator"),
+                    agents,
+                    None,
+                    f"the aggregator of '{assertion.display_name()}'",
+                )
             if isinstance(assertion, LlmGraderBase):
                 self.llm_grader(assertion, at, agents)
             elif isinstance(assertion, CodeGraderAssertion) and assertion.proxy_max_calls:

@@ -21,10 +21,10 @@ from evals_pipeline.suites.consistency import (
     ungradable_tests,
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.includes import expand_includes, jsonl_suite
 from evals_pipeline.suites.interpolation import interpolate, load_env_files
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
+from evals_pipeline.suites.suite_parts import jsonl_suite, splice_suite_parts
 from evals_pipeline.suites.targets import (
     Selection,
     TargetCatalog,
@@ -80,7 +80,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     doc = jsonl_suite(file) if file.suffix == ".jsonl" else read_yaml_file(file)
     if not isinstance(doc.data, dict):
         return doc, [], []
-    issues = expand_includes(doc)
+    issues = splice_suite_parts(doc)
     warnings, renamed = rewrite_suite_aliases(doc)
     load_env_files(file)
     doc.data = interpolate(doc.data)
@@ -161,6 +161,7 @@ def load_suite(path: str | Path) -> LoadedSuite:
         targets_file=targets_file,
         warnings=sorted(
             warnings
+            + (catalog.warnings if catalog is not None else [])
             + ungradable_tests(
                 suite, doc, selection.targets, selection.default_agents, selection.judges
             ),

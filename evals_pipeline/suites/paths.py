@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from evals_pipeline.models.assertions import PreprocessorSpec
+
 
 def absolute(value: str, base_dir: Path) -> Path:
     """`value` as an absolute, normalised path; relative paths resolve against `base_dir`."""
@@ -56,3 +58,12 @@ def find_in_search_dirs(value: str, base_dir: Path, *, folder: bool = False) -> 
 def find_input_file(value: str, base_dir: Path) -> Path | None:
     """Resolve an input file or `{type: file}` block path the way AgentV does; None if absent."""
     return find_in_search_dirs(value, base_dir)
+
+
+def resolve_preprocessor(spec: PreprocessorSpec, base_dir: Path) -> PreprocessorSpec:
+    """A preprocessor whose script (the command's last item) is an absolute path, found like an
+    input file; unchanged when the script is not found (the loader reports that)."""
+    script = find_input_file(spec.command[-1], base_dir)
+    if script is None:
+        return spec
+    return spec.model_copy(update={"command": [*spec.command[:-1], str(script)]})

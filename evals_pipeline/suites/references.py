@@ -1,12 +1,19 @@
 """Checks that everything a suite refers to exists: input files, file blocks, workspace
-templates, repositories (and their commits) and hook folders. Runs only on a structurally valid
-suite. Grader scripts and their `cwd` are not checked here: as in AgentV, a missing one is the
+templates, repositories (and their commits), hook folders and preprocessor scripts. Runs only on
+a structurally valid suite. Grader scripts and their `cwd` are not checked here: as in AgentV, a missing one is the
 error of each case that runs the grader, with the grader's stderr."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from evals_pipeline.models.assertions import (
+    AssertionSpec,
+    CodeGraderAssertion,
+    LlmGraderBase,
+    PreprocessorSpec,
+    walk_assertions,
+)
 from evals_pipeline.models.suite import (
     ContentBlock,
     EvalSuite,
@@ -157,6 +164,23 @@ class _Checker:
                 f"(see: git -C {source} log --oneline)",
             )
 
+    def grader_preprocessors(self, assertions: list[AssertionSpec], path: DataPath) -> None:
+        for relative, assertion in walk_assertions(assertions):
+            if isinstance(assertion, CodeGraderAssertion | LlmGraderBase):
+                self.preprocessors(assertion.preprocessors, (*path, *relative, "preprocessors"))
+
+    def preprocessors(self, specs: list[PreprocessorSpec], path: DataPath) -> None:
+        """Each preprocessor's script (its command's last item) must exist, as AgentV requires."""
+        for index, spec in enumerate(specs):
+            script = spec.command[-1]
+            if find_input_file(script, self.base_dir) is None:
+                self.report(
+                    (*path, index, "command"),
+                    f"preprocessor script '{script}' not found",
+                    f"the command's last item must be a script file: {self.searched()}; create "
+                    "it or correct the path",
+                )
+
 
 def _occupied(path: Path) -> bool:
     return path.is_file() or (path.is_dir() and any(path.iterdir()))
@@ -168,10 +192,13 @@ def missing_references(suite: EvalSuite, doc: YamlDocument, base_dir: Path) -> l
     check.input_files(suite.input_files, ("input_files",))
     check.messages(suite.input, ("input",))
     check.workspace(suite.workspace, ("workspace",))
+    check.grader_preprocessors(suite.assertions, ("assertions",))
+    check.preprocessors(suite.preprocessors, ("preprocessors",))
     for index, test in enumerate(suite.tests):
         at: DataPath = ("tests", index)
         check.input_files(test.input_files, (*at, "input_files"))
         check.messages(test.input, (*at, "input"))
         check.messages(test.expected_output, (*at, "expected_output"))
         check.workspace(test.workspace, (*at, "workspace"))
+        check.grader_preprocessors(test.assertions, (*at, "assertions"))
     return check.issues

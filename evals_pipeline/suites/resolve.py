@@ -13,8 +13,12 @@ from evals_pipeline.models.assertions import (
     PROMPT_FILE_PREFIX,
     AssertionSpec,
     CodeGraderAssertion,
+    CompositeAssertion,
+    LlmAggregator,
     LlmGraderAssertion,
     LlmGraderBase,
+    merge_preprocessors,
+    walk_assertions,
 )
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.suite import (
@@ -40,7 +44,7 @@ from evals_pipeline.suites.consistency import grader_problems, grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.loader import LoadedSuite, read_suite_document
 from evals_pipeline.suites.messages import MessageBuilder
-from evals_pipeline.suites.paths import absolute, find_in_search_dirs
+from evals_pipeline.suites.paths import absolute, find_in_search_dirs, resolve_preprocessor
 from evals_pipeline.suites.prompt import render_prompt
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.template_vars import fill
@@ -83,7 +87,8 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
             grader_target = grader_target_of(target, suite, loaded.judges)
             assertions = _assertions(loaded, test)
             if not assertions and grader_target and (test.criteria or test.expected_output):
-                assertions = [LlmGraderAssertion(type="llm-grader")]  # AgentV's implicit grader
+                implicit = LlmGraderAssertion(type="llm-grader")  # AgentV's implicit grader
+                assertions = [_with_preprocessors(implicit, loaded)]
             cases.append(
                 ResolvedCase(
                     suite=loaded.slug,
@@ -145,10 +150,18 @@ def _llm_targets(
     A code grader with the target proxy may ask any LLM target, so it brings all of them.
     """
     needed: dict[str, LlmTargetSpec] = {}
-    for assertion in assertions:
+    every = [assertion for _, assertion in walk_assertions(assertions)]
+    for assertion in every:
         if isinstance(assertion, CodeGraderAssertion) and assertion.proxy_max_calls:
             needed.update(judges)
-    for assertion in assertions:
+    for assertion in every:
+        if isinstance(assertion, CompositeAssertion) and isinstance(
+            assertion.aggregator, LlmAggregator
+        ):
+            aggregator = assertion.aggregator
+            assertion = LlmGraderAssertion(
+                type="llm-grader", target=aggregator.target, model=aggregator.model
+            )
         if not isinstance(assertion, LlmGraderBase):
             continue
         name = assertion.target or grader_target
@@ -334,7 +347,17 @@ def _assertions(loaded: LoadedSuite, test: TestSpec) -> list[AssertionSpec]:
     suite = loaded.suite
     skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
     combined = [*test.assertions, *([] if skip else suite.assertions)]
-    return [_with_absolute_cwd(a, loaded.base_dir) for a in combined]
+    return [_with_preprocessors(_with_absolute_cwd(a, loaded.base_dir), loaded) for a in combined]
+
+
+def _with_preprocessors(assertion: AssertionSpec, loaded: LoadedSuite) -> AssertionSpec:
+    # AgentV gives the suite's preprocessors to every top-level LLM grader (composite members
+    # keep only their own); each command's script is made absolute.
+    if not isinstance(assertion, LlmGraderBase):
+        return assertion
+    merged = merge_preprocessors(loaded.suite.preprocessors, assertion.preprocessors)
+    resolved = [resolve_preprocessor(p, loaded.base_dir) for p in merged]
+    return assertion.model_copy(update={"preprocessors": resolved})
 
 
 def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpec:
@@ -343,6 +366,9 @@ def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpe
     # and the working folder (AgentV's search roots), and if found nowhere taken as written,
     # relative to the working folder. A prompt file is relative to the eval file's folder.
     # Made absolute here so the case is self-contained wherever it runs.
+    if isinstance(assertion, CompositeAssertion):
+        members = [_with_absolute_cwd(member, base_dir) for member in assertion.assertions]
+        return assertion.model_copy(update={"assertions": members})
     if isinstance(assertion, LlmGraderBase) and assertion.prompt_file is not None:
         path = absolute(assertion.prompt_file, base_dir)
         return assertion.model_copy(update={"prompt": f"{PROMPT_FILE_PREFIX}{path}"})

@@ -346,8 +346,9 @@ class _Describer:
         if isinstance(value, dict) and "include" in value:
             return self.issue(
                 path,
-                f"{where}: assertion templates ('include') are not supported yet",
-                "write the assertion out in full",
+                f"{where}: 'include' must be the only key of its entry (AgentV 4.42.4 skips "
+                "an include with other keys)",
+                "write '- include: <template name or path>' on its own",
             )
         if isinstance(value, dict) and ("rubrics" in value or "criteria" in value):
             key = "criteria" if "criteria" in value else "rubrics"
@@ -371,11 +372,6 @@ def _assertion_type_problem(tag: str) -> tuple[str, str]:
             f"assertion type '{tag}' is not supported by evals-pipeline",
             LLM_GRADER_FIX,
         )
-    if tag == "rubric":
-        return (
-            "assertion type 'rubric' was renamed to 'rubrics'",
-            "write type: rubrics and rename its 'rubrics:' list to 'criteria:'",
-        )
     if tag in RENAMED_ASSERTION_TYPES:
         new = RENAMED_ASSERTION_TYPES[tag]
         return f"assertion type '{tag}' was renamed to '{new}'", f"write type: {new}"
@@ -389,7 +385,8 @@ def _assertion_type_problem(tag: str) -> tuple[str, str]:
     fix = (
         f"did you mean '{close[0]}'?"
         if close
-        else "use one of the valid types; for a custom check write a code-grader"
+        else f"use one of the valid types, or add a grader file .agentv/assertions/{tag}.ts "
+        "(or .js, .py) in or above the eval file's folder"
     )
     return f"unknown assertion type '{tag}'; valid types: {valid}", fix
 

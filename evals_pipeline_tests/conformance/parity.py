@@ -126,7 +126,17 @@ def base_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
 
 
 def run_agentv(suite: Path, out: Path, env: dict[str, str]) -> ToolRun:
-    command = [str(AGENTV), "eval", str(suite), "--output", str(out), "--workers", "1"]
+    command = [
+        str(AGENTV),
+        "eval",
+        str(suite),
+        "--output",
+        str(out),
+        "--workers",
+        "1",
+        "--max-retries",
+        "0",
+    ]
     console = _run(command, suite.parent, env)
     rows = _rows(out / "index.jsonl")
     return ToolRun(rows, console[0], console[1])

@@ -48,6 +48,7 @@ def _field_accuracy(
     expected: Any = EXPECTED,
     **assertion: Any,
 ) -> GraderResult:
+    fields = [{"match": "exact", **field} for field in fields]  # AgentV requires `match`
     case = make_case(
         [{"type": "field-accuracy", "fields": fields, **assertion}],
         expected_output=[{"role": "assistant", "content": expected}],
@@ -153,8 +154,8 @@ def test_missing_fields(make_case: CaseFactory, make_session: SessionFactory) ->
     answer = {"invoice": {"number": "INV-7"}}
     fields: list[dict[str, Any]] = [
         {"path": "invoice.number"},
-        {"path": "invoice.total", "required": True},
-        {"path": "invoice.date"},
+        {"path": "invoice.total"},  # required unless `required: false`, as in AgentV
+        {"path": "invoice.date", "required": False},
         {"path": "not.expected"},
     ]
     grade = _field_accuracy(make_case, make_session, answer, fields)

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from evals_pipeline.judges import aggregate_trials, grade_trial
-from evals_pipeline.judges.registry import EVALUATORS
+from evals_pipeline.judges.registry import check_registry, evaluators
 from evals_pipeline.judges.trial import NO_GRADERS
-from evals_pipeline.models.assertions import ASSERTION_TYPES
+from evals_pipeline.models.assertions import ASSERTION_SPECS, ASSERTION_TYPES, spec_types
 from evals_pipeline.models.grade import TrialGrade
 from evals_pipeline.models.messages import TokenUsage
 from evals_pipeline_tests.judges.conftest import CaseFactory, SessionFactory, python_grader
@@ -19,7 +19,10 @@ MISS = {"type": "contains", "value": "Goodbye"}
 
 
 def test_every_assertion_type_has_an_evaluator() -> None:
-    assert set(EVALUATORS) == set(ASSERTION_TYPES)
+    registered = evaluators()
+    check_registry()
+    assert set(ASSERTION_TYPES) <= set(registered)
+    assert set(registered) == {kind for spec in ASSERTION_SPECS for kind in spec_types(spec)}
 
 
 def test_passing_trial_copies_the_session_measurements(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -414,7 +415,7 @@ def test_cases_table_has_the_documented_columns_and_one_row_per_case() -> None:
 
 def test_graders_table_has_the_documented_columns_and_one_row_per_trial_and_grader() -> None:
     columns = documented_columns("graders.parquet")
-    assert len(columns) == 14
+    assert len(columns) == 15
     table = graders_table("s", mixed_grades())
     assert table.column_names == columns
     # a/t1: 2 trials x 2 graders; b/t1: 1 trial x 3 graders; b/t2 errored before grading: none
@@ -433,6 +434,36 @@ def test_graders_table_has_the_documented_columns_and_one_row_per_trial_and_grad
     assert json.loads(rows[0]["assertions_json"]) == [
         {"text": "x holds", "passed": False, "evidence": None}
     ]
+
+
+def _composite_grade() -> CaseGrade:
+    inner = grader("inner", "pass").model_copy(
+        update={"type": "composite", "scores": [grader("leaf", "pass")]}
+    )
+    outer = grader("outer", "fail", 0.5).model_copy(
+        update={"type": "composite", "scores": [inner, grader("other", "fail")]}
+    )
+    return case("a", "t", [trial("fail", 0.5, [outer, grader("plain", "fail")])])
+
+
+def test_composite_members_are_rows_naming_their_parent() -> None:
+    rows = graders_table("s", [_composite_grade()]).to_pylist()
+    assert [(r["grader"], r["parent"]) for r in rows] == [
+        ("outer", None),
+        ("inner", "outer"),
+        ("leaf", "outer/inner"),
+        ("other", "outer"),
+        ("plain", None),
+    ]
+
+
+def test_composite_members_nest_in_results_jsonl_as_agentv_scores() -> None:
+    line = result_line("s", _composite_grade(), created_ms=0)
+    scores: Any = line["scores"]
+    assert [s["name"] for s in scores] == ["outer", "plain"]
+    assert [m["name"] for m in scores[0]["scores"]] == ["inner", "other"]
+    assert scores[0]["scores"][0]["scores"][0]["name"] == "leaf"
+    assert "scores" not in scores[1]
 
 
 def test_empty_grades_give_empty_tables_with_the_schema() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import shutil
@@ -52,6 +53,11 @@ def _select_agents(suite: LoadedSuite, names: list[str]) -> list[str] | str:
             return f"target {name!r} is not in {suite.path}; its targets are: {', '.join(suite.targets)}"
         chosen.append(agent)
     return chosen
+
+
+def _selected(test_id: str, patterns: list[str]) -> bool:
+    """AgentV's `--test-id`: any of the glob patterns matches the test id (all when none)."""
+    return not patterns or any(fnmatch.fnmatchcase(test_id, p) for p in patterns)
 
 
 def _instance() -> DagsterInstance:
@@ -126,7 +132,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             return _error(agents)
         if args.workers:
             suite.suite.execution.workers = args.workers
-        keys = list(dict.fromkeys(c.case_key for c in resolve_cases(suite)))
+        cases = [c for c in resolve_cases(suite) if _selected(c.test_id, args.test_id)]
+        if not cases:
+            return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
+        keys = list(dict.fromkeys(c.case_key for c in cases))
         outcome = run_suite(instance, suite, storage, agents=agents, case_keys=keys)
         report = outcome.report
         print()
@@ -290,6 +299,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="only this target (repeatable)",
+    )
+    run.add_argument(
+        "--test-id",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only the tests whose id matches (repeatable, glob; as agentv eval --test-id)",
     )
     run.add_argument("--output", metavar="DIR", help="also copy the report files into DIR")
     run.add_argument(

@@ -337,3 +337,30 @@ def test_run_with_unknown_target_exits_2_naming_the_valid_ones(tmp_path: Path) -
     assert "target 'nope'" in done.stderr
     assert "its targets are: greeter, leaver" in done.stderr
     assert not (tmp_path / "storage").exists()
+
+
+def test_run_with_test_id_globs_runs_only_matching_tests(tmp_path: Path) -> None:
+    suite = write(tmp_path / "project", "mini.eval.yaml", MIXED_SUITE)
+    done = cli(
+        "run",
+        str(suite),
+        "--target",
+        "greeter",
+        "--test-id",
+        "says-h*",
+        "--test-id",
+        "says-bye",
+        home=tmp_path,
+    )
+    assert done.code == 1, done.explain()  # greeter fails says-bye
+    results = printed_report_folder(done.stdout) / "results.jsonl"
+    ran = {json.loads(line)["test_id"] for line in results.read_text().splitlines()}
+    assert ran == {"says-hello", "says-bye"}
+
+
+def test_run_with_test_id_matching_nothing_exits_2(tmp_path: Path) -> None:
+    suite = write(tmp_path / "project", "mini.eval.yaml", MIXED_SUITE)
+    done = cli("run", str(suite), "--test-id", "nope-*", home=tmp_path)
+    assert done.code == 2, done.explain()
+    assert "no test of" in done.stderr and "nope-*" in done.stderr
+    assert not (tmp_path / "storage").exists()

@@ -74,9 +74,10 @@ def run_agents(
     Cases run in dependency waves (`depends_on`); a run is refused, and recorded as a setup
     error, when its target is unhealthy, a dependency failed, or the suite's fail_on_error or
     budget_usd says stop (scheduling.py). The cases of a batching `cli` target
-    (`provider_batching: true`) in a wave run as one invocation per eval file and trial, whatever
-    subset of its tests `cases` holds. Repositories named by URL are cloned once into
-    `git_cache` (default: inside `folder`). Runs come back in the order of `cases`.
+    (`provider_batching: true`) run as one invocation per eval file and trial, whatever subset of
+    its tests `cases` holds, without waves or gate, as in AgentV. Repositories named by URL are
+    cloned once into `git_cache` (default: inside `folder`). Runs come back in the order of
+    `cases`.
     """
     health: dict[str, str | None] = {}
     for case in cases:
@@ -101,29 +102,16 @@ def run_agents(
         nonlocal done
         group, trial = job
         unhealthy = health.get(group[0].agent)
-        outcome: dict[str, AgentRun] = {}
-        started: list[ResolvedCase] = []
-        for case in group:
-            refusal = None if unhealthy else gate.refusal(case)
-            if unhealthy or refusal:
-                reason = unhealthy or refusal or ""
-                outcome[case.case_key] = _refused_run(
-                    case, trial, reason, setup=refusal is not None
-                )
+        if unhealthy:
+            ran = [_refused_run(case, trial, unhealthy, setup=False) for case in group]
+            for case in group:
                 gate.refused(case)
-            else:
-                started.append(case)
-        if started and is_batching(started[0]):
-            batch = batch_context(folder, started[0].agent, trial)
-            ran = run_batch([(case, context(case, trial)) for case in started], batch)
+        elif is_batching(group[0]):
+            batch = batch_context(folder, group[0].agent, trial)
+            ran = run_batch([(case, context(case, trial)) for case in group], batch)
         else:
-            ran = [run_agent(case, context(case, trial)) for case in started]
-        for case, run in zip(started, ran, strict=True):
-            cost = run_cost(run) if case.budget_usd is not None else None
-            gate.finished(case, errored=run.failed, cost_usd=cost)
-            outcome[case.case_key] = run
-        for case in group:
-            run = outcome[case.case_key]
+            ran = [gated(group[0], trial)]
+        for case, run in zip(group, ran, strict=True):
             done += 1
             status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
             label = f" (trial {trial})" if case.trials.count > 1 else ""
@@ -132,22 +120,30 @@ def run_agents(
                 f"[{done}/{total}] {case.agent} / {case.test_id}{label}: {status} in "
                 f"{run.duration_ms} ms{batch_note}"
             )
-        return [outcome[case.case_key] for case in group]
+        return ran
 
+    def gated(case: ResolvedCase, trial: int) -> AgentRun:
+        refusal = gate.refusal(case)
+        if refusal:
+            gate.refused(case)
+            return _refused_run(case, trial, refusal, setup=True)
+        run = run_agent(case, context(case, trial))
+        cost = run_cost(run) if case.budget_usd is not None else None
+        gate.finished(case, errored=run.failed, cost_usd=cost)
+        return run
+
+    # AgentV's batch path returns before its dependency waves, fail_on_error and budget checks
+    # (orchestrator.ts), so a batching target's cases all go in the first round, ungated.
+    rounds: list[list[tuple[list[ResolvedCase], int]]] = [
+        [([case], trial) for case in wave for trial in range(case.trials.count)]
+        for wave in waves(case for case in cases if not is_batching(case))
+    ] or [[]]
+    rounds[0] += [(group, t) for group in batch_groups(cases) for t in range(group[0].trials.count)]
     runs: dict[tuple[str, str, int], AgentRun] = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for wave in waves(cases):
-            jobs = [
-                ([case], trial)
-                for case in wave
-                if not is_batching(case)
-                for trial in range(case.trials.count)
-            ]
-            jobs += [
-                (group, t) for group in batch_groups(wave) for t in range(group[0].trials.count)
-            ]
-            for batch in pool.map(one, jobs):
-                for run in batch:
+        for jobs in rounds:
+            for ran in pool.map(one, jobs):
+                for run in ran:
                     runs[(run.agent, run.case_key, run.trial)] = run
     return [
         runs[(case.agent, case.case_key, trial)]

@@ -227,6 +227,27 @@ def test_a_subset_of_tests_still_runs_the_runner_once_on_the_whole_file(tmp_path
     ]
 
 
+def test_a_batch_ignores_depends_on_and_fail_on_error_as_agentvs_batch_path_does(
+    tmp_path: Path,
+) -> None:
+    suite = write_project(tmp_path, "missing")
+    text = suite.read_text().replace("execution:\n", "execution:\n  fail_on_error: true\n")
+    suite.write_text(
+        text.replace("{id: d, input: screen d}", "{id: d, input: screen d, depends_on: [b]}")
+    )
+    runs = by_case(run_agents(cases_of(suite, "batch"), tmp_path / "step", workers=2))
+    # One invocation for all five: b has no record (an execution error), yet d, which depends
+    # on it, and the tests after it are not skipped or halted.
+    assert len(invocations(tmp_path)) == 1
+    assert runs[("batch", "b")].error is not None
+    assert {key: run.error for (_, key), run in runs.items() if key != "b"} == {
+        "a": None,
+        "c": None,
+        "d": None,
+        "e": None,
+    }
+
+
 def test_each_trial_is_one_invocation(tmp_path: Path) -> None:
     suite = write_project(tmp_path, trials=2)
     runs = run_agents(cases_of(suite, "batch"), tmp_path / "step", workers=2)

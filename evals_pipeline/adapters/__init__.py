@@ -6,11 +6,13 @@ from evals_pipeline.adapters.base import Adapter, RunContext
 from evals_pipeline.adapters.claude_code import ClaudeCodeAdapter
 from evals_pipeline.adapters.cli import CliAdapter
 from evals_pipeline.adapters.codex import CodexAdapter
+from evals_pipeline.adapters.llm import LlmAdapter
 from evals_pipeline.adapters.mock import MockAdapter
 from evals_pipeline.adapters.pi_agent import PiAgentAdapter
 from evals_pipeline.adapters.replay import ReplayAdapter
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.targets import LLM_PROVIDERS
 from evals_pipeline.process import now_ms
 from evals_pipeline.workspaces import (
     HookContext,
@@ -27,6 +29,7 @@ ADAPTERS: dict[str, Adapter] = {
     "claude-code": ClaudeCodeAdapter(),
     "codex": CodexAdapter(),
     "pi-agent": PiAgentAdapter(),
+    **dict.fromkeys(LLM_PROVIDERS, LlmAdapter()),
 }
 
 
@@ -45,6 +48,7 @@ def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:
             ctx.workspace,
             hooks,
             git_cache=ctx.git_cache or ctx.artifacts.parent / ".git-cache",
+            target_hooks=case.target_hooks,
         )
     except WorkspaceSetupError as exc:
         return AgentRun(

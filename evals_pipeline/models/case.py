@@ -11,7 +11,7 @@ from evals_pipeline.models.assertions import AssertionSpec
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.suite import TrialsSpec
 from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
-from evals_pipeline.models.workspace import ResolvedWorkspace
+from evals_pipeline.models.workspace import ResolvedHooks, ResolvedWorkspace
 
 
 class ResolvedCase(BaseModel):
@@ -21,6 +21,11 @@ class ResolvedCase(BaseModel):
 
     suite: str = Field(description="Suite slug.")
     suite_path: str
+    suite_name: str = Field(
+        default="",
+        description="The suite's name as AgentV reports it: `name:`, else the file name without "
+        "`.eval.yaml` (replay fixtures are keyed by it).",
+    )
     case_key: str = Field(description="Partition key: the test id as a slug.")
     test_id: str
     agent: str = Field(description="Partition key: the target name as a slug.")
@@ -37,6 +42,11 @@ class ResolvedCase(BaseModel):
     timeout_seconds: float = 600.0
     workspace: ResolvedWorkspace | None = Field(
         default=None, description="How each run's workspace is built; None: an empty folder."
+    )
+    target_hooks: ResolvedHooks | None = Field(
+        default=None,
+        description="Hooks of the suite's execution.targets entry for this agent, run inside the "
+        "workspace's (AgentV §7.1).",
     )
     base_dir: str = Field(description="The eval file's folder: relative paths resolve from here.")
     grader_target: str | None = Field(

@@ -34,10 +34,14 @@ InputSpec = str | list[MessageSpec | str] | dict[str, Any]
 
 
 class TargetRef(BaseModel):
+    """An `execution.targets[]` entry: a target by name, or a name for another target
+    (`use_target`), with hooks run around the workspace's for this target's runs."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str
     use_target: str | None = None
+    hooks: HooksSpec | None = None
 
 
 class TrialsSpec(BaseModel):

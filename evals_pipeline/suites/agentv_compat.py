@@ -6,6 +6,8 @@ the key is not a typo: it is a feature that is missing here.
 
 from __future__ import annotations
 
+from evals_pipeline.models.targets import UNSUPPORTED_PROVIDERS
+
 LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "agent-judge"})
 """LLM grader types evals-pipeline does not implement (AgentV 5.x's promptfoo-style rubric and its
 agent graders); llm-grader and rubrics cover the same ground."""
@@ -23,25 +25,7 @@ UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset(
     {"composite", "include", "skill-trigger", "execution-metrics", "inline-assert"}
 )
 
-AGENTV_PROVIDERS: frozenset[str] = frozenset(
-    {
-        "openrouter",
-        "azure",
-        "azure-openai",
-        "gemini",
-        "google",
-        "google-gemini",
-        "claude-sdk",
-        "cc-mirror",
-        "copilot",
-        "copilot-cli",
-        "copilot-sdk",
-        "copilot-log",
-        "vscode",
-        "vscode-insiders",
-        "agentv",
-    }
-)
+AGENTV_PROVIDERS: frozenset[str] = frozenset(UNSUPPORTED_PROVIDERS)
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
@@ -66,31 +50,12 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "RepoSpec": frozenset({"ancestor", "sparse"}),
     "HookSpec": frozenset({"reset"}),
     "TrialsSpec": frozenset({"cost_limit_usd"}),
-    "TargetRef": frozenset({"hooks"}),
-    "CliTarget": frozenset(
-        {
-            "verbose",
-            "cli_verbose",
-            "provider_batching",
-            "grader_target",
-            "judge_target",
-            "fallback_targets",
-            "use_target",
-            "subagent_mode_allowed",
-            "max_retries",
-        }
-    ),
-    "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
-    "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
+    "CliTarget": frozenset({"provider_batching"}),
+    "ReplayTarget": frozenset({"execution_traces"}),
     "CodeGraderAssertion": frozenset(),
     "LlmGraderAssertion": frozenset({"max_steps", "preprocessors"}),
     "RubricsAssertion": frozenset({"max_steps", "preprocessors"}),
     "RubricItem": frozenset({"operator", "score_ranges"}),
-    "ClaudeCodeTarget": frozenset(
-        {"cwd", "system_prompt", "max_budget_usd", "bypass_permissions", "log_dir", "log_format"}
-    ),
-    "CodexTarget": frozenset({"cwd", "system_prompt", "log_dir", "log_format", "stream_log"}),
-    "PiAgentTarget": frozenset({"cwd", "system_prompt", "subprovider", "thinking", "tools"}),
 }
 """AgentV keys, by the model they would sit in, that evals-pipeline does not implement."""
 
@@ -100,7 +65,5 @@ RENAMED_KEYS: dict[str, str] = {
     "command_template": "command",
     "input_messages": "input",
     "expected_messages": "expected_output",
-    "binary": "executable",
-    "model_reasoning_effort": "reasoning_effort",
 }
 """Older AgentV key names, suggested as the fix when the new name is valid at that place."""

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion, LlmGraderBase
 from evals_pipeline.models.messages import ToolCall
 from evals_pipeline.models.suite import EvalSuite, MessageSpec, TestSpec
-from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
+from evals_pipeline.models.targets import LlmTarget, LlmTargetSpec, TargetSpec
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import absolute
 from evals_pipeline.suites.slugs import slugify
@@ -148,11 +148,14 @@ def grader_target_of(
 ) -> str | None:
     """The LLM target that judges an agent's llm-graders, by the first rule that gives one.
 
-    The agent target's `grader_target`; else the first judge of the suite's `judging.panel`;
-    else the only LLM target, when exactly one is defined; else None.
+    The agent target's `grader_target`; else the target itself when it is an LLM target
+    (AgentV's rule); else the first judge of the suite's `judging.panel`; else the only LLM
+    target, when exactly one is defined; else None.
     """
     if target.grader_target:
         return target.grader_target
+    if isinstance(target, LlmTarget) and target.name in judges:
+        return target.name
     if suite.judging is not None and suite.judging.panel:
         return suite.judging.panel[0]
     if len(judges) == 1:

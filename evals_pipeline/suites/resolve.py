@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -13,20 +14,13 @@ from evals_pipeline.models.assertions import (
     LlmGraderBase,
 )
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.suite import HookSpec, HooksSpec, TestSpec, WorkspaceSpec
+from evals_pipeline.models.suite import TestSpec, WorkspaceSpec
 from evals_pipeline.models.targets import LlmTargetSpec
-from evals_pipeline.models.workspace import (
-    DEFAULT_SETUP_TIMEOUT_MS,
-    DEFAULT_TEARDOWN_TIMEOUT_MS,
-    ResolvedHook,
-    ResolvedHooks,
-    ResolvedRepo,
-    ResolvedWorkspace,
-    is_remote,
-)
+from evals_pipeline.models.workspace import ResolvedRepo, ResolvedWorkspace, is_remote
 from evals_pipeline.suites.aliases import rewrite_suite_aliases
 from evals_pipeline.suites.consistency import grader_problems, grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.hooks import resolve_hooks
 from evals_pipeline.suites.loader import LoadedSuite
 from evals_pipeline.suites.messages import MessageBuilder
 from evals_pipeline.suites.paths import absolute
@@ -72,6 +66,7 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                 ResolvedCase(
                     suite=loaded.slug,
                     suite_path=str(loaded.path),
+                    suite_name=_agentv_suite_name(loaded),
                     case_key=slugify(test.id),
                     test_id=test.id,
                     agent=agent,
@@ -93,12 +88,21 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                         or DEFAULT_TIMEOUT_SECONDS
                     ),
                     workspace=workspace,
+                    target_hooks=loaded.target_hooks.get(agent),
                     base_dir=str(base),
                     grader_target=grader_target,
                     llm_targets=_llm_targets(assertions, grader_target, loaded.judges),
                 )
             )
     return cases
+
+
+def _agentv_suite_name(loaded: LoadedSuite) -> str:
+    """AgentV's suite name: `name:`, else the file name less `.eval.yaml` / `.yaml`."""
+    if loaded.suite.name and loaded.suite.name.strip():
+        return loaded.suite.name.strip()
+    name = re.sub(r"\.ya?ml$", "", re.sub(r"\.eval\.ya?ml$", "", loaded.path.name, flags=re.I))
+    return name or "eval"
 
 
 def _check_graders(loaded: LoadedSuite) -> None:
@@ -144,18 +148,6 @@ def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace 
     """The workspace spec with absolute paths and each hook's default timeout and cwd."""
     if spec is None:
         return None
-    hooks = spec.hooks or HooksSpec()
-
-    def hook(hook_spec: HookSpec | None, default_timeout_ms: int) -> ResolvedHook | None:
-        if hook_spec is None or not hooks.enabled:
-            return None
-        return ResolvedHook(
-            command=hook_spec.command,
-            timeout_ms=hook_spec.timeout_ms or default_timeout_ms,
-            # AgentV's rule: hooks run from the eval file's folder unless they say otherwise.
-            cwd=str(absolute(hook_spec.cwd, base_dir) if hook_spec.cwd else base_dir),
-        )
-
     return ResolvedWorkspace(
         template=str(absolute(spec.template, base_dir)) if spec.template else None,
         repos=[
@@ -166,19 +158,15 @@ def _workspace(spec: WorkspaceSpec | None, base_dir: Path) -> ResolvedWorkspace 
             )
             for repo in spec.repos
         ],
-        hooks=ResolvedHooks(
-            before_all=hook(hooks.before_all, DEFAULT_SETUP_TIMEOUT_MS),
-            before_each=hook(hooks.before_each, DEFAULT_SETUP_TIMEOUT_MS),
-            after_each=hook(hooks.after_each, DEFAULT_TEARDOWN_TIMEOUT_MS),
-            after_all=hook(hooks.after_all, DEFAULT_TEARDOWN_TIMEOUT_MS),
-        ),
+        hooks=resolve_hooks(spec.hooks, base_dir),
         cleanup=spec.cleanup,
     )
 
 
 def _agents_of(test: TestSpec, loaded: LoadedSuite) -> list[str]:
     if test.execution and test.execution.target:
-        return [slugify(test.execution.target)]
+        name = test.execution.target
+        return [loaded.agent_of.get(name) or slugify(name)]
     return loaded.default_agents
 
 
@@ -188,7 +176,7 @@ def _wanted_agents(loaded: LoadedSuite, agents: list[str] | None) -> set[str] | 
     wanted: set[str] = set()
     for name in agents:
         try:
-            slug = slugify(name)
+            slug = loaded.agent_of.get(name) or slugify(name)
         except ValueError:
             slug = name
         if slug not in loaded.targets:

@@ -6,6 +6,7 @@ from evals_pipeline.adapters.base import Adapter, RunContext
 from evals_pipeline.adapters.claude_code import ClaudeCodeAdapter
 from evals_pipeline.adapters.cli import CliAdapter
 from evals_pipeline.adapters.codex import CodexAdapter
+from evals_pipeline.adapters.conversation import run_conversation
 from evals_pipeline.adapters.llm import LlmAdapter
 from evals_pipeline.adapters.mock import MockAdapter
 from evals_pipeline.adapters.pi_agent import PiAgentAdapter
@@ -61,7 +62,11 @@ def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:
             setup_failed=True,
             workspace_path=str(ctx.workspace),
         )
-    run = ADAPTERS[case.target.provider].run(case, ctx)
+    adapter = ADAPTERS[case.target.provider]
+    if case.conversation is not None:
+        run = run_conversation(case, ctx, adapter)
+    else:
+        run = adapter.run(case, ctx)
     changes = file_changes(prepared)
     warnings = finish_workspace(prepared, hooks)
     return run.model_copy(update={"file_changes": changes, "warnings": [*run.warnings, *warnings]})

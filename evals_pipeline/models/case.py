@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evals_pipeline.models.assertions import AssertionSpec
+from evals_pipeline.models.conversation import Conversation
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.suite import TrialsSpec
 from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
@@ -56,6 +57,11 @@ class ResolvedCase(BaseModel):
     )
     llm_targets: dict[str, LlmTargetSpec] = Field(
         default_factory=dict, description="The LLM targets this case's graders use, by name."
+    )
+    conversation: Conversation | None = Field(
+        default=None,
+        description="`mode: conversation`: the turns sent one by one; `assertions` then grade "
+        "the whole transcript.",
     )
 
     @model_validator(mode="before")

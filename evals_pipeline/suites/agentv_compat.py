@@ -37,11 +37,6 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
             "suite",
             "depends_on",
             "on_dependency_failure",
-            "mode",
-            "turns",
-            "aggregation",
-            "on_turn_failure",
-            "window_size",
         }
     ),
     "ExecutionSpec": frozenset({"cache", "cache_path", "budget_usd", "fail_on_error"}),

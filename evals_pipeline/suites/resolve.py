@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,6 +15,7 @@ from evals_pipeline.models.assertions import (
     LlmGraderBase,
 )
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.conversation import Conversation, ConversationTurn
 from evals_pipeline.models.suite import TestSpec, WorkspaceSpec
 from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline.models.workspace import ResolvedRepo, ResolvedWorkspace, is_remote
@@ -60,8 +62,18 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
             target = loaded.targets[agent]
             grader_target = grader_target_of(target, suite, loaded.judges)
             assertions = _assertions(loaded, test)
-            if not assertions and grader_target and (test.criteria or test.expected_output):
+            conversation = _conversation(test, builder, base, grader_target)
+            if (
+                not assertions
+                and conversation is None
+                and grader_target
+                and (test.criteria or test.expected_output)
+            ):
                 assertions = [LlmGraderAssertion(type="llm-grader")]  # AgentV's implicit grader
+            turn_graders = (
+                [a for t in conversation.turns for a in t.assertions] if conversation else []
+            )
+            graders = [*assertions, *turn_graders]
             cases.append(
                 ResolvedCase(
                     suite=loaded.slug,
@@ -91,7 +103,8 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                     target_hooks=loaded.target_hooks.get(agent),
                     base_dir=str(base),
                     grader_target=grader_target,
-                    llm_targets=_llm_targets(assertions, grader_target, loaded.judges),
+                    llm_targets=_llm_targets(graders, grader_target, loaded.judges),
+                    conversation=conversation,
                 )
             )
     return cases
@@ -103,6 +116,37 @@ def _agentv_suite_name(loaded: LoadedSuite) -> str:
         return loaded.suite.name.strip()
     name = re.sub(r"\.ya?ml$", "", re.sub(r"\.eval\.ya?ml$", "", loaded.path.name, flags=re.I))
     return name or "eval"
+
+
+def _conversation(
+    test: TestSpec, builder: MessageBuilder, base_dir: Path, grader_target: str | None
+) -> Conversation | None:
+    """A conversation test's turns, resolved; None for a single-turn test.
+
+    A turn with an expected output and no assertions is judged by the implicit llm-grader, as
+    a test is (AgentV's default grader), when a grader target resolves.
+    """
+    if test.mode != "conversation" or not test.turns:
+        return None
+    turns: list[ConversationTurn] = []
+    for turn in test.turns:
+        expected = builder.expand(turn.expected_output, "assistant")
+        graders = [_with_absolute_cwd(a, base_dir) for a in turn.assertions]
+        if not graders and expected and grader_target:
+            graders = [LlmGraderAssertion(type="llm-grader")]
+        text = (
+            turn.input
+            if isinstance(turn.input, str)
+            # AgentV sends a structured turn input as JSON.stringify would write it.
+            else json.dumps(turn.input, ensure_ascii=False, separators=(",", ":"))
+        )
+        turns.append(ConversationTurn(input=text, expected_output=expected, assertions=graders))
+    return Conversation(
+        turns=turns,
+        aggregation=test.aggregation or "mean",
+        on_turn_failure=test.on_turn_failure or "continue",
+        window_size=test.window_size,
+    )
 
 
 def _check_graders(loaded: LoadedSuite) -> None:

@@ -260,9 +260,25 @@ class _GraderChecker:
     ) -> None:
         for agent in agents:
             target = self.targets.get(agent)
-            if target is None or grader_target_of(target, self.suite, self.judges):
+            if target is None:
                 continue
+            named = grader_target_of(target, self.suite, self.judges)
             defined = ", ".join(self.judges)
+            if named in self.judges:
+                continue
+            if named:
+                # AgentV resolves grader_target only when an LLM grader needs it: here.
+                self.problems.append(
+                    GraderProblem(
+                        (*at, key) if key else at,
+                        f"{what} needs grader_target '{named}' of agent target "
+                        f"'{target.name}', which is not an LLM target (LLM targets: "
+                        f"{defined or 'none'})",
+                        "set grader_target to an LLM target (provider: anthropic, openai, "
+                        "azure, gemini or openrouter), or give the assertion a target:",
+                    )
+                )
+                continue
             self.problems.append(
                 GraderProblem(
                     (*at, key) if key else at,

@@ -62,11 +62,11 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
             target = loaded.targets[agent]
             grader_target = grader_target_of(target, suite, loaded.judges)
             assertions = _assertions(loaded, test)
-            conversation = _conversation(test, builder, base, grader_target)
+            conversation = _conversation(test, builder, base, grader_target, loaded.judges)
             if (
                 not assertions
                 and conversation is None
-                and grader_target
+                and grader_target in loaded.judges
                 and (test.criteria or test.expected_output)
             ):
                 assertions = [LlmGraderAssertion(type="llm-grader")]  # AgentV's implicit grader
@@ -119,7 +119,11 @@ def _agentv_suite_name(loaded: LoadedSuite) -> str:
 
 
 def _conversation(
-    test: TestSpec, builder: MessageBuilder, base_dir: Path, grader_target: str | None
+    test: TestSpec,
+    builder: MessageBuilder,
+    base_dir: Path,
+    grader_target: str | None,
+    judges: Mapping[str, LlmTargetSpec],
 ) -> Conversation | None:
     """A conversation test's turns, resolved; None for a single-turn test.
 
@@ -132,7 +136,7 @@ def _conversation(
     for turn in test.turns:
         expected = builder.expand(turn.expected_output, "assistant")
         graders = [_with_absolute_cwd(a, base_dir) for a in turn.assertions]
-        if not graders and expected and grader_target:
+        if not graders and expected and grader_target in judges:
             graders = [LlmGraderAssertion(type="llm-grader")]
         text = (
             turn.input

@@ -194,7 +194,6 @@ class _Selector:
             slug = slugify(name)  # the same target with other hooks: an agent of its own
             taken = self.selection.targets.get(slug)
         if taken is None:
-            self._check_grader_target(index)
             resolved = self._with_absolute_paths(spec, index)
             if slug != slugify(resolved.name):
                 resolved = resolved.model_copy(update={"name": name})
@@ -366,19 +365,6 @@ class _Selector:
             self._default_target()
         self._index_judges()
         return self.selection
-
-    def _check_grader_target(self, index: int) -> None:
-        wanted = self.catalog.specs[index].grader_target
-        if wanted is None:
-            return
-        resolved = self._quiet_resolve(wanted) if wanted in self.by_name else None
-        if resolved is not None and isinstance(self.catalog.specs[resolved], LlmTarget):
-            return
-        self._issue(
-            self.catalog.position(index, "grader_target"),
-            f"grader_target '{wanted}' is not an LLM target; {self.catalog.describe()}",
-            "define a target with provider: anthropic or openai and a model, and name it here",
-        )
 
     def _index_judges(self) -> None:
         """Every LLM target of the catalog, paths absolute: the judges graders may name.

@@ -245,7 +245,8 @@ class TurnSpec(BaseModel):
         ]
         if criteria:
             rubrics = [
-                {"id": f"criterion-{index}", "outcome": text, "weight": 1}
+                # Not required: AgentV hands these to the grader as they are, unparsed.
+                {"id": f"criterion-{index}", "outcome": text, "weight": 1, "required": False}
                 for index, text in enumerate(criteria, 1)
             ]
             graders.append({"type": "llm-grader", "name": TURN_RUBRICS, "rubrics": rubrics})

@@ -113,7 +113,7 @@ def ungradable_tests(
     """
     warnings: list[SuiteIssue] = []
     for index, test in enumerate(suite.tests):
-        if _assertions_of(suite, test):
+        if _assertions_of(suite, test) or test.mode == "conversation":
             continue
         gradable = bool(test.criteria or test.expected_output)
         if gradable and targets is not None and judges is not None:
@@ -205,6 +205,9 @@ def grader_problems(
     for index, test in enumerate(suite.tests):
         agents = _agents_of(test, default_agents)
         checker.assertions(test.assertions, ("tests", index, "assertions"), agents)
+        for turn_index, turn in enumerate(test.turns or []):
+            at: DataPath = ("tests", index, "turns", turn_index, "assertions")
+            checker.assertions(turn.assertions, at, agents)
         skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
         if not skip:
             suite_agents += [a for a in agents if a not in suite_agents]

@@ -65,3 +65,22 @@ def test_conversation_mode_needs_turns_and_no_top_level_expected_output(project:
         )
     )
     assert "expected_output' is not allowed with mode: conversation" in issue.message
+
+
+def test_a_turn_criterion_needs_a_grader_target(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: c
+                mode: conversation
+                input: x
+                turns:
+                  - input: a
+                    assertions: [Is polite]
+            """,
+        )
+    )
+    assert "'turn-rubrics' has no grader target" in issue.message
+    assert issue.line == 7  # the assertions of the turn

@@ -44,6 +44,11 @@ class ResolvedCase(BaseModel):
     workspace: ResolvedWorkspace | None = Field(
         default=None, description="How each run's workspace is built; None: an empty folder."
     )
+    fallbacks: list[TargetSpec] = Field(
+        default_factory=list,
+        description="The target's fallback_targets: run in order in the same workspace when the "
+        "target's own run fails.",
+    )
     target_hooks: ResolvedHooks | None = Field(
         default=None,
         description="Hooks of the suite's execution.targets entry for this agent, run inside the "

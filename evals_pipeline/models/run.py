@@ -42,6 +42,9 @@ class AgentRun(BaseModel):
     model: str | None = Field(default=None, description="The model the target asked for.")
     pricing: Pricing | None = None
     warnings: list[str] = Field(default_factory=list)
+    served_by: str | None = Field(
+        default=None, description="The fallback target whose run this is, when one served it."
+    )
     turns: list[TurnRun] = Field(
         default_factory=list, description="A conversation's turns, in order (else empty)."
     )

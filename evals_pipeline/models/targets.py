@@ -25,8 +25,8 @@ class TargetBase(BaseModel):
     )
     fallback_targets: list[str] = Field(
         default_factory=list,
-        description="AgentV's targets tried after a provider error; accepted, not used here "
-        "(a failed run is recorded as the agent's error).",
+        description="Targets tried in order, in the same workspace, when this one's run fails "
+        "(AgentV's rule; names that do not resolve are skipped).",
     )
     subagent_mode_allowed: bool | None = Field(
         default=None, description="AgentV's VS Code subagent switch; accepted, no effect here."

@@ -61,6 +61,9 @@ class LoadedSuite(BaseModel):
     target_hooks: dict[str, ResolvedHooks] = Field(
         default_factory=dict, description="Agent slug → hooks of its execution.targets entry."
     )
+    fallbacks: dict[str, list[TargetSpec]] = Field(
+        default_factory=dict, description="Agent slug → its fallback targets, in order."
+    )
     agent_of: dict[str, str] = Field(
         default_factory=dict,
         description="Target names as written in the suite → agent slug (use_target resolved).",
@@ -144,6 +147,7 @@ def load_suite(path: str | Path) -> LoadedSuite:
         judges=selection.judges,
         target_hooks=selection.target_hooks,
         agent_of=selection.agent_of,
+        fallbacks=selection.fallbacks,
         targets_file=targets_file,
         warnings=sorted(
             warnings

@@ -101,6 +101,7 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                     ),
                     workspace=workspace,
                     target_hooks=loaded.target_hooks.get(agent),
+                    fallbacks=loaded.fallbacks.get(agent, []),
                     base_dir=str(base),
                     grader_target=grader_target,
                     llm_targets=_llm_targets(graders, grader_target, loaded.judges),

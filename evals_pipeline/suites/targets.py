@@ -101,6 +101,8 @@ class Selection:
     """Hooks of `execution.targets[]` entries, by agent slug (run around the workspace's)."""
     agent_of: dict[str, str] = field(default_factory=dict)
     """Target names as the suite writes them → their agent slug (delegation resolved)."""
+    fallbacks: dict[str, list[TargetSpec]] = field(default_factory=dict)
+    """Agent slug → the concrete targets of its `fallback_targets`, in order."""
     issues: list[SuiteIssue] = field(default_factory=list)
 
 
@@ -200,8 +202,22 @@ class _Selector:
             self.selection.targets[slug] = resolved
             if hooks is not None:
                 self.selection.target_hooks[slug] = hooks
+            fallbacks = self._fallbacks(spec)
+            if fallbacks:
+                self.selection.fallbacks[slug] = fallbacks
         self.selected_names[name] = slug
         return slug
+
+    def _fallbacks(self, spec: TargetSpec) -> list[TargetSpec]:
+        """The runnable targets `fallback_targets` names; like AgentV, a name that does not
+        resolve (or cannot run) is skipped."""
+        found: list[TargetSpec] = []
+        for name in spec.fallback_targets:
+            index = self._quiet_resolve(name) if name in self.by_name else None
+            if index is None or isinstance(self.catalog.specs[index], UnsupportedTarget):
+                continue
+            found.append(self._with_absolute_paths(self.catalog.specs[index], index))
+        return found
 
     def _unsupported(self, spec: UnsupportedTarget, index: int) -> None:
         """The error for running a target whose provider has no adapter here, at its provider."""

@@ -152,3 +152,20 @@ def test_agentv_agent_keys_are_accepted(project: Project) -> None:
     loaded = load_suite(project.write("s.eval.yaml", suite))
     assert loaded.targets["cx"].reasoning_effort == "xhigh"  # type: ignore[union-attr]
     assert loaded.targets["c"].verbose is True  # type: ignore[union-attr]
+
+
+def test_fallback_targets_resolve_to_runnable_targets(project: Project) -> None:
+    project.write(
+        ".agentv/targets.yaml",
+        f"""\
+        targets:
+          - {{name: main, provider: cli, command: 'exit 1',
+             fallback_targets: [missing, cop, alias, echo]}}
+          - {{name: cop, provider: copilot}}
+          - {{name: alias, use_target: echo}}
+          - {ECHO}
+        """,
+    )
+    loaded = load_suite(project.write("s.eval.yaml", "execution: {target: main}\n" + SUITE))
+    # Unknown and unrunnable names are skipped, as AgentV's resolver skips them.
+    assert [t.name for t in loaded.fallbacks["main"]] == ["echo", "echo"]

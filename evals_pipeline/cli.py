@@ -1,4 +1,4 @@
-"""The `evals-pipeline` command: run, validate, schema, register, import, model-server."""
+"""The `evals-pipeline` command: run, validate, schema, register, import, assert, model-server."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, slugify
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
+
+    from evals_pipeline.judges import standalone as standalone_types
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 DEFAULT_DAGSTER_HOME = ".evals/dagster"
@@ -205,6 +207,72 @@ def cmd_model_server(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_assert(args: argparse.Namespace) -> int:
+    """Run one grader without an agent and print its verdict; exit 0 at score >= 0.5, else 1."""
+    from evals_pipeline.judges import standalone
+    from evals_pipeline.suites import resolve_cases
+
+    try:
+        if args.file:
+            answer = standalone.read_answer_file(Path(args.file))
+        elif args.session:
+            answer = standalone.Answer(
+                input=args.agent_input or "", session_file=Path(args.session).resolve()
+            )
+        elif args.agent_output is not None:
+            answer = standalone.Answer(output=args.agent_output, input=args.agent_input or "")
+        else:
+            return _error("give the answer: --agent-output TEXT, --file FILE or --session FILE")
+        if args.suite is None:
+            if args.name is None:
+                return _error("name the grader (.agentv/graders/<name>.*), or give --suite")
+            script = standalone.find_grader(args.name, Path.cwd())
+            verdict = standalone.run_named_grader(script, answer, Path.cwd())
+        else:
+            if args.test is None:
+                return _error("--suite needs --test ID: which test's assertion to run")
+            loaded = _load([args.suite])
+            if isinstance(loaded, int):
+                return loaded
+            agents = _select_agents(loaded[0], [args.target] if args.target else [])
+            if isinstance(agents, str):
+                return _error(agents)
+            cases = [c for c in resolve_cases(loaded[0], agents=agents) if c.test_id == args.test]
+            if not cases:
+                return _error(f"no test '{args.test}' in {args.suite}")
+            spec = standalone.pick_assertion(cases[0], args.name)
+            verdict = standalone.grade_suite_assertion(cases[0], spec, answer)
+    except standalone.AssertInputError as exc:
+        return _error(str(exc))
+    _print_verdict(verdict, as_json=args.json)
+    return EXIT_OK if verdict.passed else EXIT_THRESHOLD
+
+
+def _print_verdict(verdict: standalone_types.Verdict, *, as_json: bool) -> None:
+    from evals_pipeline.judges.standalone import PASS_SCORE
+
+    evaluation = verdict.evaluation
+    if evaluation.stderr:
+        print(evaluation.stderr.rstrip(), file=sys.stderr)
+    if as_json:
+        print(json.dumps(verdict.result_json(), indent=2, ensure_ascii=False))
+        return
+    score = "none" if evaluation.score is None else f"{evaluation.score:g}"
+    outcome = "error" if evaluation.error else "pass" if verdict.passed else "fail"
+    print(f"{verdict.name}: {outcome} (score {score}; pass at >= {PASS_SCORE})")
+    for passed, label in ((True, "hits"), (False, "misses")):
+        lines = [a for a in evaluation.assertions if a.passed is passed]
+        if lines:
+            print(f"{label}:")
+        for a in lines:
+            evidence = f" ({a.evidence})" if a.evidence else ""
+            print(f"  {'✓' if passed else '✗'} {a.text}{evidence}")
+    if evaluation.details:
+        print("details: " + json.dumps(evaluation.details, ensure_ascii=False))
+    if evaluation.error:
+        print(f"error: {evaluation.error}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evals-pipeline",
@@ -275,6 +343,35 @@ def build_parser() -> argparse.ArgumentParser:
         "--test-id", metavar="ID", help="the test the session answers (default: the file name)"
     )
     importer.set_defaults(func=cmd_import)
+
+    asserter = sub.add_parser(
+        "assert",
+        help="run one grader without an agent (AgentV's `agentv eval assert`): a grader in "
+        ".agentv/graders/ by name, or an assertion of a suite; exit 0 at score >= 0.5",
+    )
+    asserter.add_argument(
+        "name",
+        nargs="?",
+        help="grader name (.agentv/graders/<name>.{ts,js,mts,mjs,py,sh}, searched upwards from "
+        "here); with --suite, the assertion's name, type or 1-based number",
+    )
+    asserter.add_argument("--agent-output", metavar="TEXT", help="the agent's answer")
+    asserter.add_argument("--agent-input", metavar="TEXT", help="the prompt it answered")
+    asserter.add_argument("--file", metavar="FILE", help="a JSON file {output, input}")
+    asserter.add_argument(
+        "--session",
+        metavar="FILE",
+        help="a recorded session: a claude/codex/pi stream or an AgentV cli output file",
+    )
+    asserter.add_argument("--suite", metavar="FILE", help="take the assertion from this suite")
+    asserter.add_argument("--test", metavar="ID", help="with --suite: the test")
+    asserter.add_argument(
+        "--target", metavar="NAME", help="with --suite: the target (default: first)"
+    )
+    asserter.add_argument(
+        "--json", action="store_true", help="print the grader's result JSON, as agentv does"
+    )
+    asserter.set_defaults(func=cmd_assert)
 
     server = sub.add_parser(
         "model-server",

@@ -6,8 +6,9 @@
     def check(inp: GraderInput) -> float:
         return 1.0 if "hello" in inp.output else 0.0
 
-The payload's heavy fields load lazily: `inp.messages` reads the session's Parquet file and
-`inp.output` a file-backed answer, each on first access only. Importing this module stays cheap
+The payload's heavy fields load lazily: `inp.messages`, `inp.output` and `inp.trace` are used
+inline when the payload carries them, else read from their file (`messages_json_path`, the
+Parquet `messages_path`, `output_path`, `trace_path`) on first access only, then cached. Importing this module stays cheap
 (no pyarrow, pandas or Dagster until a grader touches `messages`). See docs/grader-contract.md.
 
 A grader with `target: true` in its assertion may ask the case's grader target (an LLM) through
@@ -49,6 +50,7 @@ class GraderInput:
     output_path: str | None
     messages_path: str | None
     messages_json_path: str | None
+    trace_path: str | None
     input_files: list[str]
     input: list[dict[str, Any]]
     metadata: dict[str, Any] | None
@@ -86,17 +88,36 @@ class GraderInput:
         text: str = json.loads(Path(self.raw["output_path"]).read_text(encoding="utf-8"))
         return text
 
+    @property
+    def answer(self) -> str | None:
+        """The final answer's older name (AgentV's graders docs still list it): `output`."""
+        return self.output
+
     @cached_property
     def messages(self) -> list[Message]:
-        """The whole transcript, read (once) from `messages_path` on first access."""
-        from evals_pipeline.models.messages import Message
+        """The transcript (the input turns, then the agent's): inline when small, else read
+        (once) from `messages_json_path`; a payload with neither reads the Parquet transcript
+        at `messages_path`, which holds the agent's turns only."""
+        from evals_pipeline.models.messages import message_from_wire
 
-        if self.raw.get("messages_path"):
+        wire = self.raw.get("messages")
+        if wire is None and self.raw.get("messages_json_path"):
+            wire = json.loads(Path(self.raw["messages_json_path"]).read_text(encoding="utf-8"))
+        if wire is None and self.raw.get("messages_path"):
             from evals_pipeline.storage.messages import read_messages
 
             return read_messages(self.raw["messages_path"])
-        # A payload from AgentV itself carries the messages inline.
-        return [Message.model_validate(m) for m in self.raw.get("messages") or []]
+        return [message_from_wire(m) for m in wire or []]
+
+    @cached_property
+    def trace(self) -> dict[str, Any] | None:
+        """AgentV's trace (summary, messages, events, metrics): inline, or read (once) from
+        `trace_path` when it was too large to send."""
+        inline = self.raw.get("trace")
+        if inline is not None or not self.raw.get("trace_path"):
+            return inline
+        loaded: dict[str, Any] = json.loads(Path(self.raw["trace_path"]).read_text("utf-8"))
+        return loaded
 
     @property
     def workspace_path(self) -> Path | None:

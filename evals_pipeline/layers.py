@@ -9,6 +9,7 @@ from pathlib import Path
 
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.adapters.cli import check_health
+from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_batching, run_batch
 from evals_pipeline.enrichers import enrich_run
 from evals_pipeline.judges import aggregate_trials, grade_trial
 from evals_pipeline.judges.judgment import (
@@ -67,41 +68,61 @@ def run_agents(
 ) -> list[AgentRun]:
     """Run every trial of every case, `workers` at a time, each in a fresh workspace.
 
-    Repositories named by URL are cloned once into `git_cache` (default: inside `folder`).
+    The cases of a batching `cli` target (`provider_batching: true`) run as one invocation per
+    eval file and trial, whatever subset of its tests `cases` holds. Repositories named by URL
+    are cloned once into `git_cache` (default: inside `folder`).
     """
     health: dict[str, str | None] = {}
     for case in cases:
         if isinstance(case.target, CliTarget) and case.agent not in health:
             health[case.agent] = check_health(case.target, case.base_dir)
-    jobs = [(case, trial) for case in cases for trial in range(case.trials.count)]
+    # A job is one invocation: one (case, trial), or a batch of cases sharing a trial.
+    jobs: list[tuple[list[ResolvedCase], int]] = [
+        ([case], trial)
+        for case in cases
+        if not is_batching(case)
+        for trial in range(case.trials.count)
+    ]
+    jobs += [(group, t) for group in batch_groups(cases) for t in range(group[0].trials.count)]
+    total = sum(len(group) for group, _ in jobs)
     done = 0
 
-    def one(job: tuple[ResolvedCase, int]) -> AgentRun:
-        nonlocal done
-        case, trial = job
-        reason = health.get(case.agent)
-        if reason:
-            run = _unhealthy_run(case, trial, reason)
-        else:
-            artifacts = run_folder(folder, case.case_key, case.agent, trial)
-            ctx = RunContext(
-                artifacts,
-                artifacts / "workspace",
-                trial,
-                run_id=run_id,
-                git_cache=git_cache or folder / ".git-cache",
-            )
-            run = run_agent(case, ctx)
-        done += 1
-        status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
-        label = f" (trial {trial})" if case.trials.count > 1 else ""
-        progress(
-            f"[{done}/{len(jobs)}] {case.agent} / {case.test_id}{label}: {status} in {run.duration_ms} ms"
+    def context(case: ResolvedCase, trial: int) -> RunContext:
+        artifacts = run_folder(folder, case.case_key, case.agent, trial)
+        return RunContext(
+            artifacts,
+            artifacts / "workspace",
+            trial,
+            run_id=run_id,
+            git_cache=git_cache or folder / ".git-cache",
         )
-        return run
+
+    def one(job: tuple[list[ResolvedCase], int]) -> list[AgentRun]:
+        nonlocal done
+        group, trial = job
+        reason = health.get(group[0].agent)
+        if reason:
+            runs = [_unhealthy_run(case, trial, reason) for case in group]
+        elif is_batching(group[0]):
+            batch = batch_context(folder, group[0].agent, trial)
+            runs = run_batch([(case, context(case, trial)) for case in group], batch)
+        else:
+            runs = [run_agent(group[0], context(group[0], trial))]
+        for case, run in zip(group, runs, strict=True):
+            done += 1
+            status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
+            label = f" (trial {trial})" if case.trials.count > 1 else ""
+            batch_note = f" (batch of {len(group)})" if len(group) > 1 else ""
+            progress(
+                f"[{done}/{total}] {case.agent} / {case.test_id}{label}: {status} in "
+                f"{run.duration_ms} ms{batch_note}"
+            )
+        return runs
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(one, jobs))
+        runs = [run for batch in pool.map(one, jobs) for run in batch]
+    order = {(c.case_key, c.agent): i for i, c in enumerate(cases)}
+    return sorted(runs, key=lambda r: (order[(r.case_key, r.agent)], r.trial))
 
 
 def enrich_runs(runs: list[AgentRun], folder: Path) -> list[Session]:

@@ -3,36 +3,44 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
-from evals_pipeline.process import child_env, run_process
+from evals_pipeline.process import ProcessResult, child_env, run_process
 
 ERROR_TAIL_CHARS = 2_000
 
 
+def fill_placeholders(command: str, values: Mapping[str, str]) -> str:
+    """Replace each `{NAME}` of `values` in `command`; other braces are left as written."""
+    for name, value in values.items():
+        command = command.replace("{" + name + "}", value)
+    return command
+
+
+def input_file_list(paths: Iterable[str], files_format: str) -> str:
+    """The `{FILES}` value: each path through `files_format`, joined by spaces."""
+    return " ".join(files_format.format(path=p, basename=Path(p).name) for p in paths)
+
+
 def render_command(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> str:
     """Fill the command's placeholders, each value shell-quoted as AgentV does."""
-    files = " ".join(
-        target.files_format.format(path=p, basename=Path(p).name) for p in case.input_files
-    )
     values = {
-        "{PROMPT}": shlex.quote(case.prompt),
-        "{PROMPT_FILE}": shlex.quote(str(ctx.prompt_path)),
-        "{OUTPUT_FILE}": shlex.quote(str(ctx.output_path)),
-        "{EVAL_ID}": shlex.quote(case.test_id),
-        "{ATTEMPT}": str(ctx.trial),
-        "{FILES}": files,
-        "{EVAL_DIR}": shlex.quote(case.base_dir),
-        "{WORKSPACE}": shlex.quote(str(ctx.workspace)),
+        "PROMPT": shlex.quote(case.prompt),
+        "PROMPT_FILE": shlex.quote(str(ctx.prompt_path)),
+        "OUTPUT_FILE": shlex.quote(str(ctx.output_path)),
+        "EVAL_ID": shlex.quote(case.test_id),
+        "ATTEMPT": str(ctx.trial),
+        "FILES": input_file_list(case.input_files, target.files_format),
+        "EVAL_FILE": shlex.quote(case.suite_path),
+        "EVAL_DIR": shlex.quote(case.base_dir),
+        "WORKSPACE": shlex.quote(str(ctx.workspace)),
     }
-    command = target.command
-    for placeholder, value in values.items():
-        command = command.replace(placeholder, value)
-    return command
+    return fill_placeholders(target.command, values)
 
 
 def working_directory(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> Path:
@@ -62,6 +70,17 @@ def check_health(target: CliTarget, base_dir: str) -> str | None:
     return None
 
 
+def process_failure(result: ProcessResult, stdout_path: Path, timeout_seconds: float) -> str | None:
+    """Why a command failed (spawn error, timeout, non-zero exit with its stderr), or None."""
+    if result.timed_out:
+        return f"timed out after {timeout_seconds:g} s"
+    if result.error is None and result.exit_code != 0:
+        stdout = stdout_path.read_text(errors="replace") if stdout_path.is_file() else ""
+        detail = (result.stderr.strip() or stdout.strip())[-ERROR_TAIL_CHARS:]
+        return f"exited with code {result.exit_code}: {detail}"
+    return result.error
+
+
 class CliAdapter:
     def run(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
         target = case.target
@@ -81,14 +100,8 @@ class CliAdapter:
             timeout_seconds=case.timeout_seconds,
             stdout_path=ctx.stdout_path,
         )
-        error = result.error
-        if result.timed_out:
-            error = f"timed out after {case.timeout_seconds:g} s"
-        elif error is None and result.exit_code != 0:
-            stdout = ctx.stdout_path.read_text(errors="replace")
-            detail = (result.stderr.strip() or stdout.strip())[-ERROR_TAIL_CHARS:]
-            error = f"exited with code {result.exit_code}: {detail}"
-        elif error is None and not ctx.output_path.exists() and ctx.stdout_path.stat().st_size == 0:
+        error = process_failure(result, ctx.stdout_path, case.timeout_seconds)
+        if error is None and not ctx.output_path.exists() and ctx.stdout_path.stat().st_size == 0:
             error = "exited 0 but wrote neither {OUTPUT_FILE} nor anything on stdout"
         return AgentRun(
             case_key=case.case_key,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
-from evals_pipeline.models.messages import Message, TokenUsage
+from evals_pipeline.models.messages import Message, TokenUsage, iso_to_ms, message_from_wire
+
+__all__ = ["ParsedOutput", "iso_to_ms", "parse_message_lines", "parse_output_document"]
 
 
 @dataclass
@@ -21,38 +22,6 @@ class ParsedOutput:
     cost_usd: float | None = None
     duration_ms: int | None = None
     warnings: list[str] = field(default_factory=list)
-
-
-def iso_to_ms(value: Any) -> int | None:
-    """An ISO-8601 timestamp (AgentV's wire form) as epoch milliseconds (our stored form)."""
-    if isinstance(value, int | float):
-        return int(value)
-    if not isinstance(value, str):
-        return None
-    try:
-        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return None
-
-
-def _timed(raw: Any) -> dict[str, Any]:
-    """ISO start/end times as epoch ms, and the duration from them when none is given."""
-    if not isinstance(raw, dict):
-        raise TypeError(f"expected a JSON object, not {type(raw).__name__}")
-    data = dict(raw)
-    for prefix in ("start", "end"):
-        if f"{prefix}_time" in data and f"{prefix}_time_ms" not in data:
-            data[f"{prefix}_time_ms"] = iso_to_ms(data.pop(f"{prefix}_time"))
-    start, end = data.get("start_time_ms"), data.get("end_time_ms")
-    if data.get("duration_ms") is None and start is not None and end is not None:
-        data["duration_ms"] = end - start
-    return data
-
-
-def _message(raw: Any) -> Message:
-    data = _timed(raw)
-    data["tool_calls"] = [_timed(call) for call in data.get("tool_calls") or []]
-    return Message.model_validate(data)
 
 
 def _non_negative(doc: dict[str, Any], key: str, warnings: list[str]) -> float | None:
@@ -78,7 +47,7 @@ def parse_output_document(text: str) -> ParsedOutput:
     raw_messages = doc.get("output", doc.get("output_messages"))
     try:
         if isinstance(raw_messages, list):
-            messages = [_message(m) for m in raw_messages]
+            messages = [message_from_wire(m) for m in raw_messages]
         elif isinstance(raw_messages, str):
             messages = [Message(role="assistant", content=raw_messages)]
         else:
@@ -112,7 +81,7 @@ def parse_message_lines(text: str) -> ParsedOutput:
         if not line.strip():
             continue
         try:
-            messages.append(_message(json.loads(line)))
+            messages.append(message_from_wire(json.loads(line)))
         except (json.JSONDecodeError, ValidationError, TypeError, AttributeError) as exc:
             warnings.append(f"line {number}: skipped, not a message: {str(exc).splitlines()[0]}")
     return ParsedOutput(messages=messages, warnings=warnings)

@@ -23,6 +23,10 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.process import ProcessResult, child_env, run_process
 
 STDERR_TAIL_CHARS = 4_000
+PATH_VARIABLES = {
+    "messages_json_path": "EVALS_PIPELINE_MESSAGES_PATH",
+    "trace_path": "EVALS_PIPELINE_TRACE_PATH",
+}
 ASSERTION_TEXT_CHARS = 2_000
 
 
@@ -49,6 +53,11 @@ def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Eval
     payload = grader_payload(spec, ctx)
     workspace = ctx.session.workspace_path
     extra = {"AGENTV_WORKSPACE_PATH": workspace} if workspace else {}
+    # File-backed bulk fields by environment too: the AgentV SDK's schema drops unknown payload
+    # keys, so a TS grader's helper finds the transcript here (docs/grader-contract.md).
+    for key, variable in PATH_VARIABLES.items():
+        if key in payload:
+            extra[variable] = payload[key]
     max_calls = spec.proxy_max_calls
     if max_calls is None:
         result = _spawn(spec, ctx, payload, extra)

@@ -8,6 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
+from evals_pipeline.judges.agentv_trace import AgentVTrace
 from evals_pipeline.llm.client import LlmClient
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message, ToolCall, final_answer
@@ -49,6 +50,11 @@ class GradingContext:
             text: str = json.loads(Path(self.session.output_path).read_text(encoding="utf-8"))
             return text
         return final_answer(self.messages)
+
+    @cached_property
+    def agentv_trace(self) -> AgentVTrace:
+        """The transcript and trace AgentV would hand a code grader, built once per trial."""
+        return AgentVTrace(self.case, self.session, self.messages, self.output)
 
     @cached_property
     def tool_calls(self) -> list[ToolCall]:

@@ -5,6 +5,7 @@ Field names follow AgentV's Message contract (snake_case) so existing graders re
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -97,3 +98,36 @@ def final_answer(messages: list[Message]) -> str:
         if message.role == "assistant" and message.content not in (None, "", []):
             return message.text()
     return ""
+
+
+def iso_to_ms(value: Any) -> int | None:
+    """An ISO-8601 timestamp (AgentV's wire form) as epoch milliseconds (our stored form)."""
+    if isinstance(value, int | float):
+        return int(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def message_from_wire(raw: Any) -> Message:
+    """One message in AgentV's wire form (ISO `start_time`/`end_time`) as a Message (epoch ms)."""
+    data = _timed(raw)
+    data["tool_calls"] = [_timed(call) for call in data.get("tool_calls") or []]
+    return Message.model_validate(data)
+
+
+def _timed(raw: Any) -> dict[str, Any]:
+    """ISO start/end times as epoch ms, and the duration from them when none is given."""
+    if not isinstance(raw, dict):
+        raise TypeError(f"expected a JSON object, not {type(raw).__name__}")
+    data = dict(raw)
+    for prefix in ("start", "end"):
+        if f"{prefix}_time" in data and f"{prefix}_time_ms" not in data:
+            data[f"{prefix}_time_ms"] = iso_to_ms(data.pop(f"{prefix}_time"))
+    start, end = data.get("start_time_ms"), data.get("end_time_ms")
+    if data.get("duration_ms") is None and start is not None and end is not None:
+        data["duration_ms"] = end - start
+    return data

@@ -123,7 +123,15 @@ class CliTarget(TargetBase):
     healthcheck: Healthcheck | None = None
     keep_temp_files: bool = False
     verbose: bool = Field(
-        default=False, description="AgentV's command logging (alias cli_verbose); no effect here."
+        default=False,
+        description="AgentV prints each rendered command; accepted for compatibility (every run "
+        "keeps its command's stdout and stderr in its artifacts). `cli_verbose` is read as this.",
+    )
+    provider_batching: bool = Field(
+        default=False,
+        description="Run the command once for all tests of the suite (per trial) instead of "
+        "once per test: it reads the eval file ({EVAL_FILE}) itself and writes one JSONL record "
+        "per test, keyed by `id`, to {OUTPUT_FILE}.",
     )
 
     @model_validator(mode="before")

@@ -13,13 +13,17 @@ LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "
 agent graders); llm-grader and rubrics cover the same ground."""
 
 RENAMED_ASSERTION_TYPES: dict[str, str] = {
-    "code-judge": "code-grader",
     "script": "code-grader",
-    "llm-judge": "llm-grader",
     "rubric": "rubrics",
 }
-"""Old names AgentV 4.42.4 skips with a warning (or accepts as deprecated, `rubric`); here they
-are errors naming the new type."""
+"""Old names of assertion types; here they are errors naming the new type."""
+
+SKIPPED_JUDGE_TYPES: dict[str, str] = {
+    "code-judge": "code-grader",
+    "llm-judge": "llm-grader",
+}
+"""Types AgentV 4.42.4 skips with a warning (`code_judge` too, after `_` becomes `-`): the
+assertion never grades there, so here it is dropped with a warning naming the new type."""
 
 UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset(
     {"composite", "include", "skill-trigger", "execution-metrics", "inline-assert"}
@@ -45,7 +49,6 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "RepoSpec": frozenset({"ancestor", "sparse"}),
     "HookSpec": frozenset({"reset"}),
     "TrialsSpec": frozenset({"cost_limit_usd"}),
-    "CliTarget": frozenset({"provider_batching"}),
     "ReplayTarget": frozenset({"execution_traces"}),
     "CodeGraderAssertion": frozenset(),
     "LlmGraderAssertion": frozenset({"max_steps", "preprocessors"}),

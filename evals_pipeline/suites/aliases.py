@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from evals_pipeline.models.assertions import normalize_assertion_type
+from evals_pipeline.suites.agentv_compat import SKIPPED_JUDGE_TYPES
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
@@ -51,6 +52,7 @@ class _Rewriter:
         self.rename(data, (), "assert", "assertions")
         self._top_level_target(data)
         self._legacy_execution_graders(data)
+        self.target_list(data)
         self.assertion_list(data, ("assertions",))
         tests = data.get("tests")
         if isinstance(tests, list):
@@ -119,17 +121,52 @@ class _Rewriter:
             )
 
     def assertion_list(self, owner: dict[str, Any], path: DataPath) -> None:
-        """Normalise each assertion: kebab-case `type`, `command` for the old `script`."""
+        """Normalise each assertion: kebab-case `type`, `command` for the old `script`; drop the
+        `-judge` types with a warning, as AgentV 4.42.4 skips them."""
         assertions = owner.get(str(path[-1]))
         if not isinstance(assertions, list):
             return
-        for index, assertion in enumerate(assertions):
+        for index in reversed(range(len(assertions))):
+            assertion = assertions[index]
             if not isinstance(assertion, dict):
                 continue
+            written = assertion.get("type")
             if "type" in assertion:
-                assertion["type"] = normalize_assertion_type(assertion["type"])
+                assertion["type"] = normalize_assertion_type(written)
+            if assertion.get("type") in SKIPPED_JUDGE_TYPES:
+                new = SKIPPED_JUDGE_TYPES[assertion["type"]]
+                name = assertion.get("name") or "<unnamed>"
+                self.warnings.append(
+                    self._at(
+                        (*path, index, "type"),
+                        f"assertion '{name}' of type '{written}' is skipped: AgentV 4.42.4 "
+                        "skips this deprecated type, so it never grades",
+                        f"write type: {new} (and command: for script:) to run it",
+                    )
+                )
+                del assertions[index]
+                self.doc.positions.remove_item(path, index)
+                continue
             if assertion.get("type") == "code-grader":
                 self.rename(assertion, (*path, index), "script", "command")
+
+    def target_list(self, data: dict[str, Any]) -> None:
+        """`command` for the cli target's older `command_template` (and the seed's camelCase)."""
+        targets = data.get("targets")
+        if not isinstance(targets, list):
+            return
+        for index, target in enumerate(targets):
+            if isinstance(target, dict):
+                for old in ("commandTemplate", "command_template"):
+                    self.rename(target, ("targets", index), old, "command")
+
+
+def rewrite_target_aliases(doc: YamlDocument) -> tuple[list[SuiteIssue], list[SuiteIssue]]:
+    """Rewrite deprecated spellings in a parsed targets file in place: (warnings, errors)."""
+    rewriter = _Rewriter(doc)
+    if isinstance(doc.data, dict):
+        rewriter.target_list(doc.data)
+    return rewriter.warnings, rewriter.issues
 
 
 def rewrite_suite_aliases(doc: YamlDocument) -> tuple[list[SuiteIssue], list[SuiteIssue]]:

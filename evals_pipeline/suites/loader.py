@@ -151,6 +151,7 @@ def load_suite(path: str | Path) -> LoadedSuite:
         targets_file=targets_file,
         warnings=sorted(
             warnings
+            + (catalog.warnings if catalog is not None else [])
             + ungradable_tests(
                 suite, doc, selection.targets, selection.default_agents, selection.judges
             ),

@@ -113,3 +113,31 @@ def _block(block: dict[str, Any], mode: Mode) -> str | None:
     if kind != "file" or not isinstance(text, str) or not text.strip():
         return None  # LLM providers get images as attachments, not prompt text
     return f'<file path="{block.get("value") or block.get("path")}">\n{text.strip()}\n</file>'
+
+
+def result_input(messages: list[Message]) -> list[Message]:
+    """The input as AgentV records it in a transcript (its `buildResultInput`).
+
+    A conversation becomes AgentV's chat prompt: leading system messages merged into one, later
+    system and tool turns sent as assistant turns marked `@[System]:` / `@[Tool]:`, each message
+    its parts joined by newlines; a single message becomes one user message holding the prompt.
+    """
+    segments = [_segments(message.content, "agent") for message in messages]
+    conversation = any(m.role in ("assistant", "tool") for m in messages)
+    if not (conversation or sum(1 for parts in segments if parts) > 1):
+        return [Message(role="user", content=render_prompt(messages))]
+    system: list[str] = []
+    start = 0
+    while start < len(messages) and messages[start].role == "system":
+        if segments[start]:
+            system.append("\n".join(segments[start]))
+        start += 1
+    prompt = [Message(role="system", content="\n\n".join(system))] if system else []
+    for message, parts in zip(messages[start:], segments[start:], strict=True):
+        role = message.role
+        if role in ("system", "tool"):
+            parts = [f"@[{role.capitalize()}]:", *parts]
+            role = "assistant"
+        if parts:
+            prompt.append(Message(role=role, content="\n".join(parts)))
+    return prompt or [Message(role="user", content=render_prompt(messages))]

@@ -29,6 +29,7 @@ from evals_pipeline.models.targets import (
     UnsupportedTarget,
 )
 from evals_pipeline.models.workspace import ResolvedHooks
+from evals_pipeline.suites.aliases import rewrite_target_aliases
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.hooks import target_hooks
 from evals_pipeline.suites.interpolation import interpolate
@@ -57,6 +58,8 @@ class TargetCatalog:
     base_dir: Path
     """Relative paths inside these targets resolve against this folder."""
     inline: bool
+    warnings: list[SuiteIssue] = field(default_factory=list)
+    """Deprecated spellings in a targets file, rewritten (inline targets warn with the suite)."""
 
     def position(self, index: int, *keys: str) -> SuiteIssue:
         """An issue skeleton at `targets[index].<keys>` in the defining file (message unset)."""
@@ -83,9 +86,18 @@ def load_targets_file(path: Path) -> TargetCatalog:
     doc = read_yaml_file(path)
     if doc.data is None:
         raise SuiteError([SuiteIssue(doc.file, 1, 1, "the targets file is empty", NO_TARGETS_FIX)])
+    warnings, issues = rewrite_target_aliases(doc)
+    if issues:
+        raise SuiteError(issues)
     doc.data = interpolate(doc.data)
     parsed = validate_document(TargetsFile, doc)
-    return TargetCatalog(doc=doc, specs=parsed.targets, base_dir=path.parent.parent, inline=False)
+    return TargetCatalog(
+        doc=doc,
+        specs=parsed.targets,
+        base_dir=path.parent.parent,
+        inline=False,
+        warnings=warnings,
+    )
 
 
 @dataclass

@@ -73,6 +73,20 @@ class Positions:
                     continue  # the old list itself: the existing one keeps its position
                 table[new + rest] = table.pop(path)
 
+    def remove_item(self, items: DataPath, index: int) -> None:
+        """Forget item `index` of the list at `items` and shift the later items up by one."""
+        for table in (self.keys, self.values):
+            for path in [p for p in table if p[: len(items) + 1] == (*items, index)]:
+                del table[path]
+            later = sorted(
+                (p for p in table if len(p) > len(items) and p[: len(items)] == items),
+                key=lambda p: p[len(items)],
+            )
+            for path in later:
+                position = path[len(items)]
+                if isinstance(position, int) and position > index:
+                    table[(*items, position - 1, *path[len(items) + 1 :])] = table.pop(path)
+
     def alias(self, source: DataPath, target: DataPath) -> None:
         """Let `target` point where `source` is, for keys synthesised from another key."""
         if source in self.keys:

@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 
 from evals_pipeline.judges import build_grader_payload, run_code_grader
+from evals_pipeline.judges.context import GradingContext
+from evals_pipeline.judges.payload import grader_payload
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message, TokenUsage, ToolCall
 from evals_pipeline.models.session import INLINE_OUTPUT_LIMIT as OUTPUT_INLINE_LIMIT
-from evals_pipeline.models.session import Session, TraceSummary
+from evals_pipeline.models.session import TraceSummary
 from evals_pipeline_tests.judges.conftest import CaseFactory, SessionFactory, python_grader
 
 HELPER_GRADER = """
@@ -79,8 +81,9 @@ def test_ten_megabyte_transcript_keeps_the_payload_small(
     stdin = captured.read_bytes()
     assert len(stdin) < 16 * 1024, len(stdin)
     payload = json.loads(stdin)
-    assert payload["messages"] is None
+    assert "messages" not in payload and payload["trace"] is None
     assert payload["messages_path"] == session.messages_path
+    assert Path(payload["messages_json_path"]).is_file() and Path(payload["trace_path"]).is_file()
     assert payload["output"] == "All done: 42 files refactored."
     assert "output_path" not in payload
 
@@ -139,13 +142,17 @@ def test_messages_json_copy_is_written_once(
     make_case: CaseFactory, make_session: SessionFactory
 ) -> None:
     case = make_case([{"type": "code-grader", "command": "true", "messages_format": "json"}])
-    session = make_session()
-    payload = build_grader_payload(case, session, _spec(case))
+    session = make_session([Message(role="assistant", content="Hello, world!")])
+    ctx = GradingContext(case, session)
+    payload = grader_payload(_spec(case), ctx)
     path = Path(payload["messages_json_path"])
     assert path == Path(session.messages_path).with_suffix(".json")
-    assert [m["content"] for m in json.loads(path.read_text())] == ["Say hello.", "Hello, world!"]
-    os.remove(session.messages_path)  # the copy is reused, the Parquet file is not read again
-    again = build_grader_payload(case, session, _spec(case))
+    # The copy is the payload's `messages`: AgentV's transcript, the input turn included.
+    assert json.loads(path.read_text()) == payload["messages"]
+    assert [m["content"] for m in payload["messages"]] == ["Say hello.", "Hello, world!"]
+    # Within one trial the Parquet file is read once, whatever the number of graders.
+    os.remove(session.messages_path)
+    again = grader_payload(_spec(case), ctx)
     assert again["messages_json_path"] == payload["messages_json_path"]
     parquet_only = make_case([{"type": "code-grader", "command": "true"}])
     plain = build_grader_payload(parquet_only, make_session(), _spec(parquet_only))
@@ -169,46 +176,116 @@ def test_payload_fields(make_case: CaseFactory, make_session: SessionFactory) ->
                 ],
             }
         ],
-        input_files=["/abs/spec.md"],
-        expected_output=[{"role": "assistant", "content": {"answer": 42}}],
-        metadata={"difficulty": "easy"},
+        expected_output=[{"role": "assistant", "content": {"answerValue": 42}}],
+        metadata={"difficulty": "easy", "camelKey": {"innerKey": 1, "Bash": 2}},
     )
+    messages = [
+        Message(
+            role="assistant",
+            content="Reading.",
+            tool_calls=[
+                ToolCall(
+                    tool="Read",
+                    id="c1",
+                    input={"filePath": "spec.md"},
+                    output="X",
+                    start_time_ms=1_700_000_000_000,
+                    end_time_ms=1_700_000_000_250,
+                )
+            ],
+        ),
+        Message(role="assistant", content="Hello, world!"),
+    ]
     session = make_session(
-        workspace_path="/tmp/ws", file_changes="diff --git a/x b/x", cost_usd=0.5
+        messages,
+        workspace_path="/tmp/ws",
+        file_changes="diff --git a/x b/x",
+        cost_usd=0.5,
+        token_usage=TokenUsage(input=10, output=5),
     )
     payload = build_grader_payload(case, session, _spec(case))
+    # AgentV's loader keeps the file's text, the path as written and the resolved path.
     assert payload["input"][0]["content"][0] == {
         "type": "file",
         "value": "spec.md",
-        "path": "/abs/spec.md",
+        "path": "spec.md",
+        "text": "X" * 9000,
+        "resolved_path": "/abs/spec.md",
     }
-    assert payload["expected_output"] == [
-        {"role": "assistant", "content": {"answer": 42}, "tool_calls": []}
-    ]
-    assert payload["start_time"] == "2023-11-14T22:13:20.000Z"
-    assert payload["end_time"] == "2023-11-14T22:13:21.200Z"
-    assert (payload["start_time_ms"], payload["duration_ms"]) == (1_700_000_000_000, 1200)
+    assert payload["input_files"] == ["/abs/spec.md"]
+    # toSnakeCaseDeep: every nested key, except those starting upper-case.
+    assert payload["expected_output"] == [{"role": "assistant", "content": {"answer_value": 42}}]
+    assert payload["metadata"] == {"difficulty": "easy", "camel_key": {"inner_key": 1, "Bash": 2}}
     assert payload["config"] == {"threshold_lines": 3}
-    assert payload["trace_summary"]["event_count"] == 0
+    # The transcript: the input as AgentV's prompt, then the agent's messages.
+    assert [m["role"] for m in payload["messages"]] == ["user", "assistant", "assistant"]
+    assert payload["messages"][0]["content"] == '<file: path="/abs/spec.md">\n\nImplement the spec.'
+    assert payload["messages"][1]["tool_calls"] == [
+        {
+            "tool": "Read",
+            "input": {"file_path": "spec.md"},
+            "output": "X",
+            "id": "c1",
+            "start_time": "2023-11-14T22:13:20.000Z",
+            "end_time": "2023-11-14T22:13:20.250Z",
+        }
+    ]
+    assert payload["trace_summary"] == {
+        "event_count": 1,
+        "tool_calls": {"Read": 1},
+        "error_count": 0,
+        "tool_durations": {"Read": [250]},
+        "llm_call_count": 2,
+    }
+    trace = payload["trace"]
+    assert trace["messages"] == payload["messages"]
+    assert [e["event_id"] for e in trace["events"]] == [
+        "message-0",
+        "message-1",
+        "message-1-tool-0",
+        "message-1-tool-0-result",
+        "message-2",
+        "final-response",
+    ]
+    assert trace["metadata"] == {"provider": "mock", "target": "mock", "eval_case_id": "case-1"}
+    # A cli-style session: the span comes from the transcript's timestamps.
+    assert (payload["start_time"], payload["end_time"]) == (
+        "2023-11-14T22:13:20.000Z",
+        "2023-11-14T22:13:20.250Z",
+    )
+    assert (payload["start_time_ms"], payload["end_time_ms"]) == (
+        1_700_000_000_000,
+        1_700_000_000_250,
+    )
     expected = {
         "criteria": "Greets the user.",
-        "input_files": ["/abs/spec.md"],
-        "metadata": {"difficulty": "easy"},
-        "token_usage": None,
+        "token_usage": {"input": 10, "output": 5, "cached": 0},
         "cost_usd": 0.5,
+        "duration_ms": 1200,
         "file_changes": "diff --git a/x b/x",
         "workspace_path": "/tmp/ws",
         "test_id": "case-1",
         "agent": "mock",
         "output": "Hello, world!",
+        "answer": "Hello, world!",
     }
     assert {k: payload[k] for k in expected} == expected
+    assert "output_path" not in payload and "trace_path" not in payload
 
 
-def test_building_the_payload_does_not_read_the_transcript(
+def test_messages_and_trace_follow_the_output_threshold(
     make_case: CaseFactory, make_session: SessionFactory
 ) -> None:
-    session: Session = make_session()
-    os.remove(session.messages_path)
     case = make_case([{"type": "code-grader", "command": "true"}])
-    assert build_grader_payload(case, session, _spec(case))["output"] == "Hello, world!"
+    small = build_grader_payload(case, make_session(), _spec(case))
+    assert isinstance(small["messages"], list) and isinstance(small["trace"], dict)
+    assert "messages_json_path" not in small and "trace_path" not in small
+    # One rule for every bulk field: compact JSON longer than 50,000 characters goes by path.
+    body = "y" * 30_000
+    medium = make_session([Message(role="assistant", content=body)])
+    payload = build_grader_payload(case, medium, _spec(case))
+    assert len(json.dumps(payload["messages"], separators=(",", ":"))) <= OUTPUT_INLINE_LIMIT
+    assert payload["trace"] is None  # the trace repeats the answer: over the limit
+    trace = json.loads(Path(payload["trace_path"]).read_text(encoding="utf-8"))
+    assert trace["messages"] == payload["messages"]
+    assert trace["events"][-1]["message"]["content"] == body

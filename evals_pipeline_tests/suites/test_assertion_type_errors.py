@@ -46,25 +46,41 @@ def test_snake_case_assertion_types_are_normalised(project: Project) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "new"), [("llm-judge", "llm-grader"), ("llm_judge", "llm-grader")]
+    ("kind", "new"),
+    [
+        ("llm-judge", "llm-grader"),
+        ("llm_judge", "llm-grader"),
+        ("code-judge", "code-grader"),
+        ("code_judge", "code-grader"),
+    ],
 )
-def test_old_llm_grader_names_name_the_new_type(project: Project, kind: str, new: str) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            f"""\
-            tests:
-              - id: a
-                input: hi
-                assertions:
-                  - type: {kind}
-                    prompt: Is it polite?
-            """,
-        )
+def test_old_judge_types_are_skipped_with_a_warning_as_in_agentv(
+    project: Project, kind: str, new: str
+) -> None:
+    path = project.write(
+        "s.eval.yaml",
+        f"""\
+        targets: [{{name: a, provider: mock}}]
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - name: old
+                type: {kind}
+                script: [python3, g.py]
+              - type: contains
+                value: hi
+        """,
     )
-    assert (issue.line, issue.column) == (5, 15)
-    assert issue.message == f"assertion type 'llm-judge' was renamed to '{new}'"
-    assert issue.fix == f"write type: {new}"
+    loaded = load_suite(path)
+    assert [a.type for a in loaded.suite.tests[0].assertions] == ["contains"]
+    warning = only([w for w in loaded.warnings if "skipped" in w.message])
+    assert (warning.line, warning.column) == (7, 9)
+    assert warning.message == (
+        f"assertion 'old' of type '{kind}' is skipped: AgentV 4.42.4 skips this deprecated "
+        "type, so it never grades"
+    )
+    assert warning.fix == f"write type: {new} (and command: for script:) to run it"
 
 
 def test_the_deprecated_rubric_type_names_rubrics(project: Project) -> None:
@@ -183,17 +199,6 @@ def test_a_rubric_without_type_gets_one_suggested(project: Project) -> None:
     assert issue.fix == "add 'type: rubrics' (it checks each item of 'criteria' with an LLM)"
 
 
-def test_renamed_assertion_type(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            "tests: [{id: a, input: hi, assertions: [{type: code_judge, command: x}]}]\n",
-        )
-    )
-    assert issue.message == "assertion type 'code-judge' was renamed to 'code-grader'"
-    assert issue.fix == "write type: code-grader"
-
-
 def test_assertion_without_type(project: Project) -> None:
     issue = only(
         project.issues(
@@ -209,3 +214,23 @@ def test_assertion_without_type(project: Project) -> None:
     )
     assert (issue.line, issue.message) == (5, "tests[0].assertions[0] has no 'type'")
     assert issue.fix.startswith("add 'type:' with one of: contains,")
+
+
+def test_errors_after_a_skipped_judge_still_point_at_their_line(project: Project) -> None:
+    issue = only(
+        project.issues(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: code_judge
+                    script: [python3, g.py]
+                  - type: contians
+                    value: hi
+            """,
+        )
+    )
+    assert (issue.line, issue.column) == (7, 15)
+    assert issue.message.startswith("unknown assertion type 'contians'")

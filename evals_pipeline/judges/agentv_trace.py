@@ -1,0 +1,305 @@
+"""AgentV's trace read model of one session: the `messages`, `trace` and `trace_summary` a code
+grader receives, built the way agentv 4.42.4 builds them (`buildTraceFromMessages`,
+`computeTraceSummary` in packages/core/src/evaluation/trace.ts), in its snake_case wire form.
+
+AgentV's summary differs from the session's own `TraceSummary` on purpose: `event_count` counts
+tool calls only, `error_count` is 0, `tool_durations` lists every call's milliseconds, and the
+counts cover the agent's messages only; graders written for AgentV read these values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import Any
+
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.messages import Message, ToolCall
+from evals_pipeline.models.session import Session
+from evals_pipeline.suites.prompt import result_input
+
+_UPPER = re.compile(r"[A-Z]")
+
+
+def to_snake_case_deep(value: Any) -> Any:
+    """AgentV's `toSnakeCaseDeep`: every nested key camelCase → snake_case, except keys that
+    start with an upper-case letter (tool names such as `Bash`); values are left alone."""
+    if isinstance(value, list):
+        return [to_snake_case_deep(item) for item in value]
+    if isinstance(value, dict):
+        return {_snake(key): to_snake_case_deep(item) for key, item in value.items()}
+    return value
+
+
+def _snake(key: str) -> str:
+    if key[:1].isupper() and key[:1].isascii():
+        return key
+    return _UPPER.sub(lambda m: "_" + m.group(0).lower(), key)
+
+
+def compact_json(value: Any) -> str:
+    """JSON as JavaScript's JSON.stringify writes it (no spaces), whose length AgentV measures."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def iso(epoch_ms: int | None) -> str | None:
+    """Epoch milliseconds as JavaScript's toISOString() prints them (AgentV's times)."""
+    if epoch_ms is None:
+        return None
+    moment = datetime.fromtimestamp(epoch_ms // 1000, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{epoch_ms % 1000:03d}Z"
+
+
+def wire_message(message: Message) -> dict[str, Any]:
+    """A message as AgentV's provider Message on the wire: absent values and empty tool lists
+    left out, times as ISO strings, no per-message token usage (AgentV's cli provider drops it)."""
+    out: dict[str, Any] = {"role": message.role}
+    if message.name is not None:
+        out["name"] = message.name
+    if message.content is not None:
+        out["content"] = message.content
+    if message.tool_calls:
+        out["tool_calls"] = [_wire_tool_call(call) for call in message.tool_calls]
+    _put_times(out, message.start_time_ms, message.end_time_ms, message.duration_ms)
+    if message.metadata is not None:
+        out["metadata"] = message.metadata
+    return out
+
+
+def _wire_tool_call(call: ToolCall) -> dict[str, Any]:
+    out: dict[str, Any] = {"tool": call.tool}
+    for key in ("input", "output", "id", "status"):
+        value = getattr(call, key)
+        if value is not None:
+            out[key] = value
+    _put_times(out, call.start_time_ms, call.end_time_ms, call.duration_ms)
+    return out
+
+
+def _put_times(out: dict[str, Any], start: int | None, end: int | None, took: int | None) -> None:
+    for key, value in (("start_time", iso(start)), ("end_time", iso(end)), ("duration_ms", took)):
+        if value is not None:
+            out[key] = value
+
+
+def transcript(input_messages: list[Message], output: list[Message]) -> list[Message]:
+    """AgentV's `buildTraceMessages`: the input then the agent's messages, unless the agent's
+    output already is a whole conversation (it has user or system turns) or repeats the input."""
+    if not output:
+        return input_messages
+    if any(m.role in ("user", "system") for m in output):
+        return output
+    if len(input_messages) == 1 and _same_turn(input_messages[0], output[0]):
+        return output
+    return [*input_messages, *output]
+
+
+def _same_turn(first: Message, second: Message) -> bool:
+    return first.role == second.role and first.content == second.content
+
+
+@dataclass(frozen=True)
+class Summary:
+    """AgentV's `computeTraceSummary` over the agent's messages, with the span they cover."""
+
+    fields: dict[str, Any]
+    start_ms: int | None
+    end_ms: int | None
+
+
+def summarize(output: list[Message]) -> Summary:
+    """Tool calls per tool, durations per tool, assistant turns, earliest start, latest end."""
+    tool_calls: dict[str, int] = {}
+    durations: dict[str, list[int]] = {}
+    starts: list[int] = []
+    ends: list[int] = []
+    for message in output:
+        starts += [message.start_time_ms] if message.start_time_ms is not None else []
+        ends += [message.end_time_ms] if message.end_time_ms is not None else []
+        for call in message.tool_calls:
+            tool_calls[call.tool] = tool_calls.get(call.tool, 0) + 1
+            starts += [call.start_time_ms] if call.start_time_ms is not None else []
+            ends += [call.end_time_ms] if call.end_time_ms is not None else []
+            took = call.duration_ms
+            if took is None and call.start_time_ms is not None and call.end_time_ms is not None:
+                took = call.end_time_ms - call.start_time_ms
+            if took is not None:
+                durations.setdefault(call.tool, []).append(took)
+    fields: dict[str, Any] = {
+        "event_count": sum(tool_calls.values()),
+        "tool_calls": tool_calls,
+        "error_count": 0,
+        "llm_call_count": sum(1 for m in output if m.role == "assistant"),
+    }
+    if durations:
+        fields["tool_durations"] = durations
+    return Summary(fields, min(starts, default=None), max(ends, default=None))
+
+
+class AgentVTrace:
+    """The transcript, trace and trace summary of one session as AgentV hands them to graders.
+
+    `output` is the session's messages (the agent's side), `answer` its final answer.
+    """
+
+    def __init__(
+        self, case: ResolvedCase, session: Session, output: list[Message], answer: str
+    ) -> None:
+        self.summary = summarize(output)
+        self.messages = transcript(result_input(case.input), output or _answer_only(answer))
+        # Agent CLIs report their wall-clock span as AgentV's claude/codex/pi providers do; the
+        # cli provider reports none, so the span comes from the transcript's own timestamps.
+        reported = session.agent_kind is not None
+        self.start_ms = session.start_ms if reported else self.summary.start_ms
+        self.end_ms = session.end_ms if reported else self.summary.end_ms
+        self._case, self._session, self._answer = case, session, answer
+
+    @cached_property
+    def wire_messages(self) -> list[dict[str, Any]]:
+        """The `messages` field: the transcript as AgentV Message objects, keys snake_case."""
+        converted: list[dict[str, Any]] = to_snake_case_deep(
+            [wire_message(m) for m in self.messages]
+        )
+        return converted
+
+    @cached_property
+    def wire_trace(self) -> dict[str, Any]:
+        """The `trace` field, keys snake_case."""
+        converted: dict[str, Any] = to_snake_case_deep(self.trace(self.wire_messages))
+        return converted
+
+    @cached_property
+    def encoded_messages(self) -> str:
+        """`wire_messages` as compact JSON, the length AgentV's threshold measures."""
+        return compact_json(self.wire_messages)
+
+    @cached_property
+    def encoded_trace(self) -> str:
+        """`wire_trace` as compact JSON."""
+        return compact_json(self.wire_trace)
+
+    def summary_fields(self) -> dict[str, Any]:
+        """The `trace_summary` field, keys in AgentV's order."""
+        s = self.summary.fields
+        order = ("event_count", "tool_calls", "error_count", "tool_durations", "llm_call_count")
+        return {key: s[key] for key in order if key in s}
+
+    def trace(self, wire_messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The `trace` field: the summary, the transcript, its events, metrics and provenance."""
+        session, case = self._session, self._case
+        trace: dict[str, Any] = {**self.summary.fields}
+        trace["messages"] = wire_messages
+        trace["events"] = trace_events(self.messages, self._answer, self.end_ms)
+        metrics = {
+            "token_usage": session.token_usage.model_dump(mode="json")
+            if session.token_usage
+            else None,
+            "cost_usd": session.cost_usd,
+            "duration_ms": session.duration_ms,
+            "start_time": iso(self.start_ms),
+            "end_time": iso(self.end_ms),
+        }
+        trace.update({key: value for key, value in metrics.items() if value is not None})
+        trace["metadata"] = {
+            "provider": case.target.provider,
+            "target": case.target.name,
+            "eval_case_id": case.test_id,
+        }
+        return trace
+
+
+def trace_events(
+    messages: list[Message], answer: str, end_ms: int | None = None
+) -> list[dict[str, Any]]:
+    """AgentV's event stream: each message, each tool call and its result, the final answer."""
+    events: list[dict[str, Any]] = []
+
+    def add(event: dict[str, Any]) -> None:
+        events.append({key: value for key, value in event.items() if value is not None})
+
+    for index, message in enumerate(messages):
+        add(
+            {
+                "event_id": f"message-{index}",
+                "ordinal": len(events),
+                "type": "message",
+                "timestamp": iso(message.start_time_ms),
+                "duration_ms": message.duration_ms,
+                "message": _trace_message(message),
+                "metadata": {"message_index": index},
+            }
+        )
+        for tool_index, call in enumerate(message.tool_calls):
+            call_id = f"message-{index}-tool-{tool_index}"
+            tool = {
+                "name": call.tool,
+                "call_id": call.id,
+                "input": call.input,
+                "output": call.output,
+                "status": call.status or "ok",
+            }
+            where = {"message_index": index, "tool_index": tool_index}
+            add(
+                {
+                    "event_id": call_id,
+                    "parent_event_id": f"message-{index}",
+                    "ordinal": len(events),
+                    "type": "tool_call",
+                    "timestamp": iso(call.start_time_ms),
+                    "duration_ms": call.duration_ms,
+                    "tool": {k: v for k, v in tool.items() if v is not None},
+                    "metadata": where,
+                }
+            )
+            if call.output is not None:
+                result = {k: tool[k] for k in ("name", "call_id", "output", "status")}
+                add(
+                    {
+                        "event_id": f"{call_id}-result",
+                        "parent_event_id": call_id,
+                        "ordinal": len(events),
+                        "type": "tool_result",
+                        "timestamp": iso(call.end_time_ms),
+                        "tool": {k: v for k, v in result.items() if v is not None},
+                        "metadata": where,
+                    }
+                )
+    final = next(
+        (i for i in reversed(range(len(messages))) if messages[i].role == "assistant"),
+        None,
+    )
+    if final is not None:
+        last = messages[final]
+        stamp = last.end_time_ms if last.end_time_ms is not None else last.start_time_ms
+        add(
+            {
+                "event_id": "final-response",
+                "parent_event_id": f"message-{final}",
+                "ordinal": len(events),
+                "type": "final_response",
+                "timestamp": iso(stamp if stamp is not None else end_ms),
+                "message": {**_trace_message(last), "content": answer},
+                "metadata": {"message_index": final},
+            }
+        )
+    return events
+
+
+def _trace_message(message: Message) -> dict[str, Any]:
+    """AgentV's `toTraceMessage`: role, name, content, metadata (its cli provider keeps no
+    per-message token usage, so neither does this)."""
+    fields = {
+        "role": message.role,
+        "name": message.name,
+        "content": message.content,
+        "metadata": message.metadata,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _answer_only(answer: str) -> list[Message]:
+    """AgentV's stand-in when a provider returns no messages: the answer as one assistant turn."""
+    return [Message(role="assistant", content=answer)]

@@ -6,6 +6,8 @@ the key is not a typo: it is a feature that is missing here.
 
 from __future__ import annotations
 
+from evals_pipeline.models.targets import UNSUPPORTED_PROVIDERS
+
 LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "agent-judge"})
 """LLM grader types evals-pipeline does not implement (AgentV 5.x's promptfoo-style rubric and its
 agent graders); llm-grader and rubrics cover the same ground."""
@@ -23,25 +25,7 @@ assertion never grades there, so here it is dropped with a warning naming the ne
 
 UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset()
 
-AGENTV_PROVIDERS: frozenset[str] = frozenset(
-    {
-        "openrouter",
-        "azure",
-        "azure-openai",
-        "gemini",
-        "google",
-        "google-gemini",
-        "claude-sdk",
-        "cc-mirror",
-        "copilot",
-        "copilot-cli",
-        "copilot-sdk",
-        "copilot-log",
-        "vscode",
-        "vscode-insiders",
-        "agentv",
-    }
-)
+AGENTV_PROVIDERS: frozenset[str] = frozenset(UNSUPPORTED_PROVIDERS)
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
@@ -53,11 +37,6 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
             "suite",
             "depends_on",
             "on_dependency_failure",
-            "mode",
-            "turns",
-            "aggregation",
-            "on_turn_failure",
-            "window_size",
         }
     ),
     "ExecutionSpec": frozenset({"cache", "cache_path", "budget_usd", "fail_on_error"}),
@@ -66,28 +45,11 @@ UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "RepoSpec": frozenset({"ancestor", "sparse"}),
     "HookSpec": frozenset({"reset"}),
     "TrialsSpec": frozenset({"cost_limit_usd"}),
-    "TargetRef": frozenset({"hooks"}),
-    "CliTarget": frozenset(
-        {
-            "grader_target",
-            "judge_target",
-            "fallback_targets",
-            "use_target",
-            "subagent_mode_allowed",
-            "max_retries",
-        }
-    ),
-    "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
-    "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
+    "ReplayTarget": frozenset({"execution_traces"}),
     "CodeGraderAssertion": frozenset(),
     "LlmGraderAssertion": frozenset({"max_steps"}),
     "RubricsAssertion": frozenset({"max_steps"}),
     "RubricItem": frozenset({"operator", "score_ranges"}),
-    "ClaudeCodeTarget": frozenset(
-        {"cwd", "system_prompt", "max_budget_usd", "bypass_permissions", "log_dir", "log_format"}
-    ),
-    "CodexTarget": frozenset({"cwd", "system_prompt", "log_dir", "log_format", "stream_log"}),
-    "PiAgentTarget": frozenset({"cwd", "system_prompt", "subprovider", "thinking", "tools"}),
 }
 """AgentV keys, by the model they would sit in, that evals-pipeline does not implement."""
 
@@ -97,7 +59,5 @@ RENAMED_KEYS: dict[str, str] = {
     "command_template": "command",
     "input_messages": "input",
     "expected_messages": "expected_output",
-    "binary": "executable",
-    "model_reasoning_effort": "reasoning_effort",
 }
 """Older AgentV key names, suggested as the fix when the new name is valid at that place."""

@@ -1,7 +1,9 @@
 """A run's workspace from start to end, in AgentV's order (format §7.1):
 
-template copy → repos (worktrees) → before_all → git baseline → before_each → [agent] →
-file changes → after_each → after_all → cleanup.
+template copy → repos (worktrees) → before_all → target before_all → git baseline →
+before_each → target before_each → [agent] → file changes → target after_each → after_each →
+target after_all → after_all → cleanup. Target hooks are those of the suite's
+`execution.targets[]` entry for the run's agent.
 
 Each run gets its own workspace (AgentV's `isolation: per_test`), so `before_all` and `after_all`
 run once per run, around the baseline: what `before_all` does is part of the starting point,
@@ -19,7 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals_pipeline.models.workspace import CleanupPolicy, ResolvedHook, ResolvedWorkspace
+from evals_pipeline.models.workspace import (
+    CleanupPolicy,
+    ResolvedHook,
+    ResolvedHooks,
+    ResolvedWorkspace,
+)
 from evals_pipeline.workspaces.baseline import Baseline, capture_changes, take_baseline
 from evals_pipeline.workspaces.git import GitError
 from evals_pipeline.workspaces.hooks import HookContext, HookResult, run_hook
@@ -52,10 +59,17 @@ class PreparedWorkspace:
     baseline: Baseline
     setup_hooks: tuple[HookResult, ...]
     """before_all and before_each, with their output."""
+    target_hooks: ResolvedHooks | None = None
+    """The agent's target hooks (run inside the workspace's)."""
 
 
 def prepare_workspace(
-    workspace: ResolvedWorkspace | None, path: Path, context: HookContext, *, git_cache: Path
+    workspace: ResolvedWorkspace | None,
+    path: Path,
+    context: HookContext,
+    *,
+    git_cache: Path,
+    target_hooks: ResolvedHooks | None = None,
 ) -> PreparedWorkspace:
     """Build a fresh workspace at `path` and take its baseline, running the setup hooks.
 
@@ -79,12 +93,20 @@ def prepare_workspace(
             ) from exc
     hooks = workspace.hooks if workspace else None
     ran: list[HookResult] = []
-    if hooks and hooks.before_all:
-        ran.append(_setup_hook("before_all", hooks.before_all, path, context))
+    for name, hook in (
+        ("before_all", hooks.before_all if hooks else None),
+        ("target before_all", target_hooks.before_all if target_hooks else None),
+    ):
+        if hook:
+            ran.append(_setup_hook(name, hook, path, context))
     baseline = take_baseline(path, state_dir(path))
-    if hooks and hooks.before_each:
-        ran.append(_setup_hook("before_each", hooks.before_each, path, context))
-    return PreparedWorkspace(path, workspace, tuple(repos), baseline, tuple(ran))
+    for name, hook in (
+        ("before_each", hooks.before_each if hooks else None),
+        ("target before_each", target_hooks.before_each if target_hooks else None),
+    ):
+        if hook:
+            ran.append(_setup_hook(name, hook, path, context))
+    return PreparedWorkspace(path, workspace, tuple(repos), baseline, tuple(ran), target_hooks)
 
 
 def file_changes(prepared: PreparedWorkspace) -> str | None:
@@ -93,12 +115,17 @@ def file_changes(prepared: PreparedWorkspace) -> str | None:
 
 
 def finish_workspace(prepared: PreparedWorkspace, context: HookContext) -> list[str]:
-    """Run after_each, then after_all; a failure is a warning (AgentV's rule), never raised."""
+    """Run the after hooks (target after_each, after_each, target after_all, after_all); a
+    failure is a warning (AgentV's rule), never raised."""
     hooks = prepared.spec.hooks if prepared.spec else None
-    if hooks is None:
-        return []
+    target = prepared.target_hooks
     warnings: list[str] = []
-    for name, hook in (("after_each", hooks.after_each), ("after_all", hooks.after_all)):
+    for name, hook in (
+        ("target after_each", target.after_each if target else None),
+        ("after_each", hooks.after_each if hooks else None),
+        ("target after_all", target.after_all if target else None),
+        ("after_all", hooks.after_all if hooks else None),
+    ):
         if hook is None:
             continue
         try:

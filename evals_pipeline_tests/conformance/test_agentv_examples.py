@@ -66,7 +66,6 @@ KNOWN_GAPS: frozenset[str] = frozenset(
         "examples/features/threshold-grader/evals/dataset.eval.yaml",
         "examples/features/tool-calls-template/evals/eval.yaml",
         "examples/features/tool-evaluation-plugins/evals/dataset.eval.yaml",
-        "examples/features/tool-trajectory-advanced/evals/trace-file-demo.eval.yaml",
         "examples/features/trace-analysis/evals/dataset.eval.yaml",
         "examples/features/trace-evaluation/evals/dataset.eval.yaml",
         "examples/features/trial-output-consistency/evals/dataset.eval.yaml",
@@ -115,7 +114,6 @@ KNOWN_GAPS: frozenset[str] = frozenset(
         "examples/showcase/psychotherapy/evals/listening.eval.yaml",
         "examples/showcase/psychotherapy/evals/routing.eval.yaml",
         "examples/showcase/tool-evaluation-plugins/tool-eval-demo.eval.yaml",
-        "examples/showcase/trace-evaluation/evals/coding-agent-replay.eval.yaml",
         "examples/showcase/trace-evaluation/evals/transcript-import.eval.yaml",
     }
 )

@@ -37,6 +37,7 @@ ENV_ALLOWLIST: tuple[str, ...] = (
 
 STDERR_LIMIT_CHARS = 64_000
 KILL_GRACE_SECONDS = 2.0
+GROUP_EXIT_WAIT_SECONDS = 2.0
 
 
 def now_ms() -> int:
@@ -142,6 +143,7 @@ def run_process(
         if stdout_path:
             stdout_target.close()  # type: ignore[union-attr]
         _kill_group(proc, signal.SIGKILL, grace=0)  # reap stragglers that left the leader behind
+        _await_group_exit(proc.pid)
     stderr = (err or b"").decode("utf-8", "replace")[-STDERR_LIMIT_CHARS:]
     return ProcessResult(
         exit_code=None if timed_out else proc.returncode,
@@ -151,6 +153,37 @@ def run_process(
         end_ms=now_ms(),
         timed_out=timed_out,
     )
+
+
+def _await_group_exit(pgid: int, limit_seconds: float = GROUP_EXIT_WAIT_SECONDS) -> None:
+    """Return once no process of the group is left running, or after `limit_seconds`.
+
+    A signal is delivered asynchronously: without this wait, a killed grandchild can still be
+    running for a moment after we return, so the run would briefly outlive itself.
+    """
+    deadline = time.monotonic() + limit_seconds
+    while _group_running(pgid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether any process of the group still runs; zombies awaiting their reaper do not count."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            # "pid (comm) state ppid pgrp ...": comm may hold spaces, so split after its ")".
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
 
 
 def _kill_group(

@@ -53,6 +53,18 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     assert not any(_alive(pid) for pid in recorded)
 
 
+def test_a_background_child_left_by_a_finished_leader_is_gone_on_return(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    result = run_process(
+        ["bash", "-c", f"sleep 300 >/dev/null 2>&1 & echo $! >> {pids}; exit 0"],
+        cwd=tmp_path,
+        env=child_env(),
+        timeout_seconds=30,
+    )
+    assert result.exit_code == 0 and not result.timed_out
+    assert not _alive(int(pids.read_text()))
+
+
 def test_stdout_streams_to_a_file_and_stderr_is_kept(tmp_path: Path) -> None:
     out = tmp_path / "stdout.txt"
     result = run_process(

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from evals_pipeline.adapters.base import Adapter, RunContext
 from evals_pipeline.adapters.claude_code import ClaudeCodeAdapter
 from evals_pipeline.adapters.cli import CliAdapter
 from evals_pipeline.adapters.codex import CodexAdapter
+from evals_pipeline.adapters.conversation import run_conversation
+from evals_pipeline.adapters.llm import LlmAdapter
 from evals_pipeline.adapters.mock import MockAdapter
 from evals_pipeline.adapters.pi_agent import PiAgentAdapter
 from evals_pipeline.adapters.replay import ReplayAdapter
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.targets import LLM_PROVIDERS
 from evals_pipeline.process import now_ms
 from evals_pipeline.workspaces import (
     HookContext,
@@ -27,6 +32,7 @@ ADAPTERS: dict[str, Adapter] = {
     "claude-code": ClaudeCodeAdapter(),
     "codex": CodexAdapter(),
     "pi-agent": PiAgentAdapter(),
+    **dict.fromkeys(LLM_PROVIDERS, LlmAdapter()),
 }
 
 
@@ -45,6 +51,7 @@ def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:
             ctx.workspace,
             hooks,
             git_cache=ctx.git_cache or ctx.artifacts.parent / ".git-cache",
+            target_hooks=case.target_hooks,
         )
     except WorkspaceSetupError as exc:
         return AgentRun(
@@ -57,10 +64,31 @@ def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:
             setup_failed=True,
             workspace_path=str(ctx.workspace),
         )
-    run = ADAPTERS[case.target.provider].run(case, ctx)
+    run = _run_target(case, ctx)
+    for index, fallback in enumerate(case.fallbacks, 1):
+        if run.error is None:
+            break
+        # AgentV's fallback_targets: the next target, same workspace and prompt.
+        fallback_case = case.model_copy(update={"target": fallback, "fallbacks": []})
+        fallback_ctx = replace(ctx, artifacts=ctx.artifacts / f"fallback-{index}")
+        fallback_ctx.artifacts.mkdir(parents=True, exist_ok=True)
+        failed = run.error
+        run = _run_target(fallback_case, fallback_ctx)
+        if run.error is None:
+            note = f"served by fallback target {fallback.name!r}; {case.target.name!r}: {failed}"
+            run = run.model_copy(
+                update={"served_by": fallback.name, "warnings": [*run.warnings, note]}
+            )
     changes = file_changes(prepared)
     warnings = finish_workspace(prepared, hooks)
     return run.model_copy(update={"file_changes": changes, "warnings": [*run.warnings, *warnings]})
+
+
+def _run_target(case: ResolvedCase, ctx: RunContext) -> AgentRun:
+    adapter = ADAPTERS[case.target.provider]
+    if case.conversation is not None:
+        return run_conversation(case, ctx, adapter)
+    return adapter.run(case, ctx)
 
 
 __all__ = ["ADAPTERS", "Adapter", "RunContext", "run_agent"]

@@ -44,7 +44,7 @@ class ClaudeCodeAdapter(AgentCliAdapter):
             "--output-format",
             "stream-json",
             "--verbose",
-            "--dangerously-skip-permissions",
+            *(["--dangerously-skip-permissions"] if target.bypass_permissions else []),
             "--model",
             target.model or self.default_model or "",
         ]

@@ -90,7 +90,7 @@ class CodexAdapter(AgentCliAdapter):
             "-c",
             'approval_policy="never"',
             *target.args,
-            case.prompt,
+            target.with_system_prompt(case.prompt),
         ]
         return Launch(command, self.base_env(target, home, extra))
 

@@ -84,7 +84,13 @@ class PiAgentAdapter(AgentCliAdapter):
         if endpoint.api_key is not None:
             extra[KEY_VARIABLE] = endpoint.api_key
             command += ["--provider", PROVIDER_ID]
-        command += ["--model", model, *target.args, case.prompt]
+        elif target.subprovider:
+            command += ["--provider", target.subprovider]  # pi's own login for that provider
+        if target.tools:
+            command += ["--tools", target.tools]
+        if target.thinking:
+            command += ["--thinking", target.thinking]
+        command += ["--model", model, *target.args, target.with_system_prompt(case.prompt)]
         return Launch(command, self.base_env(target, home, extra))
 
     def key_variable(self, target: AgentTarget) -> str:

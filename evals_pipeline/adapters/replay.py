@@ -1,8 +1,14 @@
-"""The `replay` provider: grade a recorded session instead of running an agent."""
+"""The `replay` provider: grade a recorded session instead of running an agent.
+
+Two sources: our folder of sessions (one file per test id), or AgentV's replay fixtures (the
+JSONL `agentv eval --record-replay` writes), looked up as AgentV looks them up.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.enrichers.streams import detect_stream_kind
@@ -23,10 +29,100 @@ def recording_for(sessions_dir: Path, test_id: str) -> Path | None:
     return None
 
 
+FIXTURE_SCHEMA = "agentv.replay_fixture.v1"
+
+
+class FixtureError(ValueError):
+    """A fixtures file that cannot be read, or a lookup with no single matching record."""
+
+
+def read_fixtures(path: Path) -> list[dict[str, Any]]:
+    """The records of an AgentV replay fixtures file; FixtureError names the bad line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise FixtureError(f"replay fixture file not readable: {path}: {exc}") from None
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FixtureError(f"invalid replay fixture JSONL at {path}:{number}: {exc}") from None
+        missing = [
+            key
+            for key in ("suite", "test_id", "source_target", "output")
+            if not isinstance(record, dict) or key not in record
+        ]
+        if missing or record.get("schema_version") != FIXTURE_SCHEMA:
+            problem = f"missing {', '.join(missing)}" if missing else "schema_version is not "
+            raise FixtureError(
+                f"invalid replay fixture record at {path}:{number}: "
+                + (problem if missing else problem + FIXTURE_SCHEMA)
+            )
+        records.append(record)
+    return records
+
+
+def find_fixture(
+    records: list[dict[str, Any]], target: ReplayTarget, case: ResolvedCase, suite_name: str
+) -> dict[str, Any]:
+    """The one record for this test, by AgentV's identity (suite or eval path, test id, source
+    target, attempt 0, variant); FixtureError when none or several match."""
+    suite = target.suite or suite_name
+    eval_path = target.eval_path or case.suite_path
+
+    def matches(record: dict[str, Any]) -> bool:
+        if suite and record.get("suite") != suite:
+            return False
+        recorded_path = record.get("eval_path")
+        if recorded_path and not _same_eval_path(recorded_path, eval_path):
+            return False
+        return (
+            record.get("test_id") == case.test_id
+            and record.get("source_target") == target.source_target
+            and (record.get("attempt") or 0) == 0
+            and record.get("variant") == target.variant
+        )
+
+    found = [record for record in records if matches(record)]
+    if len(found) == 1:
+        return found[0]
+    key = (
+        f"suite={suite} eval_path={eval_path} test_id={case.test_id} "
+        f"source_target={target.source_target} attempt=0 variant={target.variant or '<none>'}"
+    )
+    if not found:
+        raise FixtureError(f"replay fixture lookup found no record for {key}")
+    raise FixtureError(f"replay fixture lookup found {len(found)} duplicate records for {key}")
+
+
+def _same_eval_path(recorded: str, lookup: str) -> bool:
+    def normal(value: str) -> str:
+        value = value.replace("\\", "/")
+        value = value.removeprefix("./")
+        while "//" in value:
+            value = value.replace("//", "/")
+        return value
+
+    record, wanted = normal(recorded), normal(lookup)
+    return record == wanted or (Path(lookup).is_absolute() and wanted.endswith(f"/{record}"))
+
+
+def fixture_output(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as a cli output file: messages, usage, cost and duration."""
+    keys = ("output", "token_usage", "cost_usd", "duration_ms", "start_time", "end_time")
+    return {key: record[key] for key in keys if key in record}
+
+
 class ReplayAdapter:
     def run(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
         assert isinstance(case.target, ReplayTarget)
+        if case.target.fixtures is not None:
+            return self._from_fixtures(case, ctx)
         start = now_ms()
+        assert case.target.sessions_dir is not None
         sessions_dir = Path(case.target.sessions_dir)
         recording = recording_for(sessions_dir, case.test_id)
         error = None
@@ -49,6 +145,30 @@ class ReplayAdapter:
             stream_kind=stream_kind,
             output_file_path=str(recording) if recording and not stream_kind else None,
             exit_code=0 if recording else None,
+            start_ms=start,
+            end_ms=now_ms(),
+            error=error,
+            workspace_path=str(ctx.workspace),
+        )
+
+    def _from_fixtures(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
+        target = case.target
+        assert isinstance(target, ReplayTarget) and target.fixtures is not None
+        start = now_ms()
+        error = None
+        try:
+            record = find_fixture(
+                read_fixtures(Path(target.fixtures)), target, case, case.suite_name
+            )
+            ctx.output_path.write_text(json.dumps(fixture_output(record), indent=2))
+        except FixtureError as exc:
+            error = str(exc)
+        return AgentRun(
+            case_key=case.case_key,
+            agent=case.agent,
+            trial=ctx.trial,
+            output_file_path=None if error else str(ctx.output_path),
+            exit_code=None if error else 0,
             start_ms=start,
             end_ms=now_ms(),
             error=error,

@@ -196,4 +196,5 @@ def _session(
         workspace_path=run.workspace_path,
         file_changes=run.file_changes,
         parse_warnings=warnings,
+        turns=run.turns,
     )

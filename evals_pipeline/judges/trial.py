@@ -6,6 +6,7 @@ import math
 from functools import partial
 
 from evals_pipeline.judges.context import GradingContext, LlmClientSource
+from evals_pipeline.judges.conversation import grade_conversation
 from evals_pipeline.judges.llm_grader import grade_assertion
 from evals_pipeline.judges.registry import evaluate
 from evals_pipeline.judges.scoring import meets, trial_score
@@ -40,6 +41,12 @@ def grade_trial(
         stage: FailureStage = "setup" if session.status == "setup_error" else "agent"
         return _trial_grade(
             session, trial, *_ERROR, stage=stage, error=session.error or session.status
+        )
+    if case.conversation is not None:
+        # AgentV classifies a conversation by its aggregated score alone.
+        score, turns = grade_conversation(case, session, llm)
+        return _trial_grade(
+            session, trial, *_quality(score, case.threshold), score=score, graders=turns
         )
     if not case.assertions:
         return _trial_grade(session, trial, *_ERROR, stage="grader", error=NO_GRADERS)

@@ -14,8 +14,9 @@ from evals_pipeline.llm.sdk import SdkAnswer, SdkClient, Settings
 class AnthropicClient(SdkClient):
     """An `anthropic` target: `messages.create` with the system prompt kept apart.
 
-    The target's `temperature` is not sent: the SDK (2.x) and its API version have no sampling
-    parameters any more, and the API refuses them.
+    The target's `temperature` is not sent: `messages.create` of the installed SDK (2.12) has
+    no `temperature` parameter any more, and the API version it speaks refuses sampling
+    parameters. `thinking_budget` turns on extended thinking with that budget (AgentV's key).
     """
 
     provider: ClassVar[str] = "anthropic"
@@ -33,6 +34,9 @@ class AnthropicClient(SdkClient):
         }
         if request.system:
             params["system"] = request.system
+        budget = getattr(self.target, "thinking_budget", None)
+        if budget:
+            params["thinking"] = {"type": "enabled", "budget_tokens": budget}
         message = self._client.messages.create(**params)
         usage = message.usage
         cache_read = usage.cache_read_input_tokens or 0

@@ -13,11 +13,20 @@ from pathlib import Path
 from types import TracebackType
 
 from evals_pipeline.llm.anthropic_api import AnthropicClient
-from evals_pipeline.llm.openai_api import OpenAIClient
+from evals_pipeline.llm.openai_api import AzureClient, GeminiClient, OpenAIClient, OpenRouterClient
 from evals_pipeline.llm.sdk import MODEL_SERVER_KEY, SdkClient
 from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.model_server import ModelServer, load_script
 from evals_pipeline.models.targets import AnthropicTarget, LlmTargetSpec
+
+CLIENTS: dict[str, type[SdkClient]] = {
+    "anthropic": AnthropicClient,
+    "openai": OpenAIClient,
+    "azure": AzureClient,
+    "gemini": GeminiClient,
+    "openrouter": OpenRouterClient,
+}
+"""The client class of each LLM provider."""
 
 
 def make_client(
@@ -27,9 +36,8 @@ def make_client(
 
     Raises LlmConfigError when no API key is found (the target's, else the environment's).
     """
-    if isinstance(target, AnthropicTarget):
-        return AnthropicClient(target, base_url=base_url, api_key=api_key)
-    return OpenAIClient(target, base_url=base_url, api_key=api_key)
+    client = CLIENTS[target.provider]
+    return client(target, base_url=base_url, api_key=api_key)
 
 
 def model_server_url(target: LlmTargetSpec, server: ModelServer) -> str:

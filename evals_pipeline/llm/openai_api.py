@@ -1,18 +1,51 @@
-"""OpenAI's Chat Completions and Responses APIs through the official `openai` SDK.
+"""OpenAI's Chat Completions and Responses APIs through the official `openai` SDK, and the
+providers that speak them: Azure OpenAI, Gemini's and OpenRouter's OpenAI-compatible endpoints.
 
-Any compatible server works too: `base_url` is used as given, like the SDK (with its `/v1`).
+Base URLs follow AgentV: an openai target's `base_url` gets `/v1` unless it ends with it (so a
+compatible server is named by its root, as in AgentV's targets files).
 """
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 from typing import Any, ClassVar
 
 import openai
 
-from evals_pipeline.llm.client import LlmCallError, LlmRequest
+from evals_pipeline.llm.client import LlmCallError, LlmConfigError, LlmRequest
 from evals_pipeline.llm.sdk import SdkAnswer, SdkClient, Settings
-from evals_pipeline.models.targets import OpenAITarget
+from evals_pipeline.models.targets import AzureTarget, LlmTarget, OpenAITarget
+
+GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
+OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
+
+
+def openai_base_url(url: str | None) -> str | None:
+    """AgentV's rule for an openai target's URL: `/v1` appended unless it ends with it (or is an
+    Azure deployment URL); None stays the SDK's default."""
+    if url is None or not url.strip():
+        return None
+    trimmed = url.strip().rstrip("/")
+    if trimmed.endswith("/v1") or re.search(
+        r"\.openai\.azure\.com/openai/deployments/[^/]+$", trimmed
+    ):
+        return trimmed
+    return f"{trimmed}/v1"
+
+
+def azure_base_url(endpoint: str | None) -> str | None:
+    """AgentV's Azure base: a resource name or URL, ending in `/openai/v1`."""
+    if endpoint is None or not endpoint.strip():
+        return None
+    trimmed = endpoint.strip().rstrip("/")
+    if not re.match(r"^https?://", trimmed, re.I):
+        trimmed = f"https://{trimmed}.openai.azure.com"
+    if trimmed.endswith("/openai/v1"):
+        return trimmed
+    if trimmed.endswith("/openai"):
+        return f"{trimmed}/v1"
+    return f"{trimmed}/openai/v1"
 
 
 class OpenAIClient(SdkClient):
@@ -23,11 +56,16 @@ class OpenAIClient(SdkClient):
     sdk: ClassVar[ModuleType] = openai
 
     def __init__(
-        self, target: OpenAITarget, *, base_url: str | None = None, api_key: str | None = None
+        self, target: LlmTarget, *, base_url: str | None = None, api_key: str | None = None
     ) -> None:
         """`base_url` and `api_key` override the target's (the scripted model server's URL)."""
-        self.api_format = target.api_format
-        super().__init__(target, base_url=base_url, api_key=api_key)
+        self.api_format = target.api_format if isinstance(target, OpenAITarget) else "chat"
+        base = base_url if base_url is not None else self.default_base_url(target)
+        super().__init__(target, base_url=base, api_key=api_key)
+
+    def default_base_url(self, target: LlmTarget) -> str | None:
+        """Where calls go when no model server overrides it."""
+        return openai_base_url(target.base_url)
 
     def _make_client(self, api_key: str) -> openai.OpenAI:
         return openai.OpenAI(**self._sdk_options(api_key))
@@ -82,3 +120,53 @@ class OpenAIClient(SdkClient):
             output_tokens=usage.output_tokens if usage else 0,
             cached_input_tokens=getattr(details, "cached_tokens", 0) or 0,
         )
+
+
+class AzureClient(OpenAIClient):
+    """An `azure` target: the Responses API at `<resource>/openai/v1` with `?api-version=`, the
+    deployment as the model and the key in the `api-key` header, as AgentV calls Azure."""
+
+    provider: ClassVar[str] = "azure"
+    key_variable: ClassVar[str] = "AZURE_OPENAI_API_KEY"
+
+    def __init__(
+        self, target: LlmTarget, *, base_url: str | None = None, api_key: str | None = None
+    ) -> None:
+        super().__init__(target, base_url=base_url, api_key=api_key)
+        self.api_format = "responses"
+
+    def default_base_url(self, target: LlmTarget) -> str | None:
+        base = azure_base_url(target.base_url)
+        if base is None:
+            raise LlmConfigError(
+                f"LLM target {target.name!r} (azure) has no endpoint: give it endpoint: "
+                "https://NAME.openai.azure.com (or resource: NAME)"
+            )
+        return base
+
+    def _make_client(self, api_key: str) -> openai.OpenAI:
+        assert isinstance(self.target, AzureTarget)
+        options = self._sdk_options(api_key)
+        options["default_query"] = {"api-version": self.target.api_version}
+        options["default_headers"] = {"api-key": api_key}
+        return openai.OpenAI(**options)
+
+
+class GeminiClient(OpenAIClient):
+    """A `gemini` target: Google's OpenAI-compatible Chat Completions endpoint."""
+
+    provider: ClassVar[str] = "gemini"
+    key_variable: ClassVar[str] = "GEMINI_API_KEY"
+
+    def default_base_url(self, target: LlmTarget) -> str | None:
+        return target.base_url or GEMINI_BASE_URL
+
+
+class OpenRouterClient(OpenAIClient):
+    """An `openrouter` target: OpenRouter's OpenAI-compatible Chat Completions API."""
+
+    provider: ClassVar[str] = "openrouter"
+    key_variable: ClassVar[str] = "OPENROUTER_API_KEY"
+
+    def default_base_url(self, target: LlmTarget) -> str | None:
+        return target.base_url or OPENROUTER_BASE_URL

@@ -130,7 +130,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         seq = next(self._state.sequence)
         path = urlsplit(self.path).path
-        route = path[3:] if path == "/v1" or path.startswith("/v1/") else path
+        # Azure OpenAI's v1 API lives under /openai/v1 (with ?api-version=): the same routes.
+        route = path.removeprefix("/openai") if path.startswith("/openai/v1") else path
+        route = route[3:] if route == "/v1" or route.startswith("/v1/") else route
         headers = {name.lower(): value for name, value in self.headers.items()}
         try:
             body = _decode(self._read_body(), headers.get("content-encoding", ""))

@@ -259,7 +259,9 @@ class RubricItem(BaseModel):
     outcome: str = Field(min_length=1, description="What must be true of the answer.")
     weight: float = Field(default=1.0, ge=0)
     required: bool = Field(
-        default=False, description="An unsatisfied required criterion fails the grader."
+        default=True,
+        description="An unsatisfied required criterion fails the grader; AgentV makes every "
+        "criterion required unless it says `required: false`.",
     )
     min_score: float | None = Field(
         default=None, gt=0, le=1, description="Checklist mode: any min_score makes it required."

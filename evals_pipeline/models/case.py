@@ -8,10 +8,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evals_pipeline.models.assertions import AssertionSpec
+from evals_pipeline.models.conversation import Conversation
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.suite import TrialsSpec
 from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
-from evals_pipeline.models.workspace import ResolvedWorkspace
+from evals_pipeline.models.workspace import ResolvedHooks, ResolvedWorkspace
 
 
 class ResolvedCase(BaseModel):
@@ -21,6 +22,11 @@ class ResolvedCase(BaseModel):
 
     suite: str = Field(description="Suite slug.")
     suite_path: str
+    suite_name: str = Field(
+        default="",
+        description="The suite's name as AgentV reports it: `name:`, else the file name without "
+        "`.eval.yaml` (replay fixtures are keyed by it).",
+    )
     case_key: str = Field(description="Partition key: the test id as a slug.")
     test_id: str
     agent: str = Field(description="Partition key: the target name as a slug.")
@@ -49,6 +55,16 @@ class ResolvedCase(BaseModel):
     workspace: ResolvedWorkspace | None = Field(
         default=None, description="How each run's workspace is built; None: an empty folder."
     )
+    fallbacks: list[TargetSpec] = Field(
+        default_factory=list,
+        description="The target's fallback_targets: run in order in the same workspace when the "
+        "target's own run fails.",
+    )
+    target_hooks: ResolvedHooks | None = Field(
+        default=None,
+        description="Hooks of the suite's execution.targets entry for this agent, run inside the "
+        "workspace's (AgentV §7.1).",
+    )
     base_dir: str = Field(description="The eval file's folder: relative paths resolve from here.")
     grader_target: str | None = Field(
         default=None,
@@ -57,6 +73,11 @@ class ResolvedCase(BaseModel):
     )
     llm_targets: dict[str, LlmTargetSpec] = Field(
         default_factory=dict, description="The LLM targets this case's graders use, by name."
+    )
+    conversation: Conversation | None = Field(
+        default=None,
+        description="`mode: conversation`: the turns sent one by one; `assertions` then grade "
+        "the whole transcript.",
     )
 
     @model_validator(mode="before")

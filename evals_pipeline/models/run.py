@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from evals_pipeline.models.conversation import TurnRun
 from evals_pipeline.models.targets import Pricing
 
 
@@ -41,6 +42,12 @@ class AgentRun(BaseModel):
     model: str | None = Field(default=None, description="The model the target asked for.")
     pricing: Pricing | None = None
     warnings: list[str] = Field(default_factory=list)
+    served_by: str | None = Field(
+        default=None, description="The fallback target whose run this is, when one served it."
+    )
+    turns: list[TurnRun] = Field(
+        default_factory=list, description="A conversation's turns, in order (else empty)."
+    )
 
     @property
     def duration_ms(self) -> int:

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from evals_pipeline.models.conversation import TurnRun
 from evals_pipeline.models.events import Milestone, SystemPromptInjection
 from evals_pipeline.models.messages import TokenUsage
 
@@ -68,6 +69,9 @@ class Session(BaseModel):
     milestones: list[Milestone] = Field(default_factory=list)
     system_prompt_injections: list[SystemPromptInjection] = Field(default_factory=list)
     retries: int = Field(default=0, description="Provider retries the agent reported.")
+    turns: list[TurnRun] = Field(
+        default_factory=list, description="A conversation's turns: each answer, or its error."
+    )
 
     def milestone(self, name: str) -> Milestone | None:
         """The milestone called `name`, if the session reached it."""

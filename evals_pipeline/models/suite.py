@@ -6,7 +6,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from evals_pipeline.models.assertions import AssertionSpec, PreprocessorSpec
+from evals_pipeline.models.assertions import (
+    AssertionSpec,
+    PreprocessorSpec,
+    normalize_assertion_type,
+)
 from evals_pipeline.models.judging import DIMENSIONS, Dimension
 from evals_pipeline.models.targets import TargetSpec, canonical_providers
 from evals_pipeline.models.workspace import CleanupPolicy, workspace_relative
@@ -34,10 +38,14 @@ InputSpec = str | list[MessageSpec | str] | dict[str, Any]
 
 
 class TargetRef(BaseModel):
+    """An `execution.targets[]` entry: a target by name, or a name for another target
+    (`use_target`), with hooks run around the workspace's for this target's runs."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str
     use_target: str | None = None
+    hooks: HooksSpec | None = None
 
 
 TrialStrategy = Literal["pass_at_k", "mean", "confidence_interval"]
@@ -324,6 +332,46 @@ class JudgingSpec(BaseModel):
         return value
 
 
+TURN_RUBRICS = "turn-rubrics"
+"""AgentV's name for the llm-grader that checks a turn's plain-string assertions."""
+
+
+class TurnSpec(BaseModel):
+    """One turn of a conversation test: the user's message and how the answer is graded.
+
+    Plain strings among the assertions are criteria, checked together by one llm-grader
+    `turn-rubrics` (AgentV's rule).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: str | dict[str, Any] | list[Any]
+    expected_output: InputSpec | None = None
+    assertions: list[AssertionSpec] = Field(default_factory=list)
+
+    @field_validator("assertions", mode="before")
+    @classmethod
+    def _criteria_as_rubrics(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        criteria = [item.strip() for item in value if isinstance(item, str) and item.strip()]
+        graders = [
+            {**item, "type": normalize_assertion_type(item["type"])}
+            if isinstance(item, dict) and "type" in item
+            else item
+            for item in value
+            if not isinstance(item, str)
+        ]
+        if criteria:
+            rubrics = [
+                # Not required: AgentV hands these to the grader as they are, unparsed.
+                {"id": f"criterion-{index}", "outcome": text, "weight": 1, "required": False}
+                for index, text in enumerate(criteria, 1)
+            ]
+            graders.append({"type": "llm-grader", "name": TURN_RUBRICS, "rubrics": rubrics})
+        return graders
+
+
 class TestSpec(BaseModel):
     """One test: what the agent is asked and how its answer is graded."""
 
@@ -354,11 +402,41 @@ class TestSpec(BaseModel):
         description="When a dependency ended in an execution error: skip (default) or fail make "
         "this test an error without running it; run runs it anyway.",
     )
+    mode: Literal["conversation"] | None = Field(
+        default=None, description="conversation: send `turns` one by one, grading each answer."
+    )
+    turns: list[TurnSpec] | None = Field(default=None, min_length=1)
+    aggregation: Literal["mean", "min", "max"] | None = Field(
+        default=None, description="How turn (and conversation) scores make the test's: mean."
+    )
+    on_turn_failure: Literal["continue", "stop"] | None = Field(
+        default=None, description="stop: turns after one scoring below the threshold score 0."
+    )
+    window_size: int | None = Field(
+        default=None, ge=1, description="Turns of history sent besides system messages."
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _aliases(cls, data: Any) -> Any:
         return _rename_alias(data, "evaluators", "assertions")
+
+    @model_validator(mode="after")
+    def _conversation_fields(self) -> TestSpec:
+        # AgentV's cross-field rules for conversation mode (eval-validator.ts).
+        if self.mode == "conversation":
+            if not self.turns:
+                raise ValueError("mode: conversation requires a non-empty 'turns' list")
+            if self.expected_output is not None:
+                raise ValueError(
+                    "top-level 'expected_output' is not allowed with mode: conversation (use "
+                    "per-turn expected_output instead)"
+                )
+            return self
+        for key in ("turns", "aggregation", "on_turn_failure", "window_size"):
+            if getattr(self, key) is not None:
+                raise ValueError(f"'{key}' requires mode: conversation")
+        return self
 
 
 class EvalSuite(BaseModel):

@@ -11,12 +11,36 @@ class TargetBase(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
+    use_target: str | None = Field(
+        default=None,
+        description="Run this target as the named one (AgentV's delegation; chains of up to "
+        "10, `${{ VAR }}` picks the target from the environment).",
+    )
     workers: int | None = Field(default=None, ge=1, le=50)
     timeout_seconds: float | None = Field(default=None, gt=0)
     grader_target: str | None = Field(
         default=None,
-        description="The LLM target (provider anthropic or openai) that runs this agent's "
-        "`llm-grader` assertions and the implicit grader of tests without assertions.",
+        description="The LLM target that runs this agent's `llm-grader` assertions and the "
+        "implicit grader of tests without assertions.",
+    )
+    fallback_targets: list[str] = Field(
+        default_factory=list,
+        description="Targets tried in order, in the same workspace, when this one's run fails "
+        "(AgentV's rule; names that do not resolve are skipped).",
+    )
+    subagent_mode_allowed: bool | None = Field(
+        default=None, description="AgentV's VS Code subagent switch; accepted, no effect here."
+    )
+    max_retries: int | None = Field(
+        default=None, ge=0, le=10, description="LLM targets: HTTP retries; others: no effect."
+    )
+    retry_initial_delay_ms: float | None = Field(default=None, ge=0)
+    retry_max_delay_ms: float | None = Field(default=None, ge=0)
+    retry_backoff_factor: float | None = Field(default=None, ge=1)
+    retry_status_codes: list[int] | None = Field(
+        default=None,
+        description="AgentV's retry tuning; accepted, the SDKs' own backoff (408, 409, 429, 5xx, "
+        "honouring retry-after) is used.",
     )
 
     @model_validator(mode="before")
@@ -27,6 +51,55 @@ class TargetBase(BaseModel):
             data = {**data, "grader_target": data["judge_target"]}
             del data["judge_target"]
         return data
+
+
+class DelegateTarget(TargetBase):
+    """A name for another target (`use_target:` without `provider:`), resolved at selection."""
+
+    provider: Literal["use_target"]
+    use_target: str = Field(description="The target (or `${{ VAR }}`) this name stands for.")
+
+
+UNSUPPORTED_PROVIDERS: dict[str, str] = {
+    "copilot": "it drives GitHub Copilot's CLI, which needs a GitHub login and has no "
+    "offline model endpoint",
+    "copilot-cli": "it drives GitHub Copilot's CLI, which needs a GitHub login and has no "
+    "offline model endpoint",
+    "copilot-sdk": "it drives GitHub Copilot's Node SDK, which needs a GitHub login",
+    "copilot_sdk": "it drives GitHub Copilot's Node SDK, which needs a GitHub login",
+    "copilot-log": "it reads Copilot session-state files, a format not parsed here",
+    "vscode": "it drives a VS Code window (a GUI), which cannot run headless",
+    "vscode-insiders": "it drives a VS Code window (a GUI), which cannot run headless",
+    "claude-sdk": "it runs Claude Code through the Node Agent SDK; provider: claude-code runs "
+    "the same agent through its CLI",
+    "cc-mirror": "it looks up a cc-mirror variant's binary; use provider: claude-code with "
+    "executable: set to that variant's claude binary",
+    "agentv": "it is AgentV's built-in grader agent (a model with filesystem tools), not an "
+    "agent to evaluate",
+    "transcript": "it is AgentV's internal stand-in for imported transcripts; use provider: replay",
+}
+"""AgentV providers without an adapter here, and why; naming one as a run target is an error."""
+
+
+class UnsupportedTarget(TargetBase):
+    """A target whose provider evals-pipeline cannot run: kept so a suite that does not run it
+    loads (AgentV ignores targets it does not run); selecting it for a run is an error."""
+
+    model_config = ConfigDict(extra="allow")
+
+    provider: Literal["unsupported"]
+    agentv_provider: str = Field(description="The provider as written.")
+
+    def reason(self) -> str:
+        """Why this target cannot run, and what to do instead."""
+        known = UNSUPPORTED_PROVIDERS.get(self.agentv_provider.strip().lower())
+        if known:
+            return f"provider '{self.agentv_provider}' is not supported here: {known}"
+        return (
+            f"provider '{self.agentv_provider}' is not a provider evals-pipeline knows (AgentV "
+            f"would run `bun run .agentv/providers/{self.agentv_provider}.ts {{PROMPT}}` as a "
+            "cli target; write that command in a provider: cli target)"
+        )
 
 
 class Healthcheck(BaseModel):
@@ -63,12 +136,8 @@ class CliTarget(TargetBase):
 
     @model_validator(mode="before")
     @classmethod
-    def _cli_verbose_alias(cls, data: Any) -> Any:
-        # AgentV's other name for verbose.
-        if isinstance(data, dict) and "cli_verbose" in data and "verbose" not in data:
-            data = {**data, "verbose": data["cli_verbose"]}
-            del data["cli_verbose"]
-        return data
+    def _cli_aliases(cls, data: Any) -> Any:
+        return _renamed(data, {"cli_verbose": "verbose"})
 
 
 class MockTarget(TargetBase):
@@ -79,13 +148,41 @@ class MockTarget(TargetBase):
 
 
 class ReplayTarget(TargetBase):
-    """Recorded sessions, one file per test id: grade existing sessions without running an agent."""
+    """Recorded outputs graded without running an agent: our folder of sessions (one file per
+    test id), or AgentV's fixtures file (`agentv eval --record-replay`)."""
 
     provider: Literal["replay"]
-    sessions_dir: str = Field(
+    sessions_dir: str | None = Field(
+        default=None,
         description="Folder with one `<test id>.json` (a cli output file) or `<test id>.jsonl` "
-        "(one message per line) per test."
+        "(one message per line, or an agent CLI's session) per test.",
     )
+    fixtures: str | None = Field(
+        default=None,
+        description="AgentV's replay fixtures: JSONL records (`agentv.replay_fixture.v1`), "
+        "relative to the eval file.",
+    )
+    source_target: str | None = Field(
+        default=None, description="With fixtures: the target whose recorded outputs are used."
+    )
+    suite: str | None = Field(
+        default=None, description="With fixtures: the recorded suite name; default: the suite's."
+    )
+    eval_path: str | None = Field(
+        default=None, description="With fixtures: the recorded eval path; default: the eval file."
+    )
+    variant: str | None = Field(default=None, description="With fixtures: the recorded variant.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ReplayTarget:
+        if (self.sessions_dir is None) == (self.fixtures is None):
+            raise ValueError(
+                "a replay target needs exactly one source: sessions_dir (a folder of sessions) "
+                "or fixtures (AgentV's replay JSONL)"
+            )
+        if self.fixtures is not None and not self.source_target:
+            raise ValueError("a replay target with fixtures needs source_target")
+        return self
 
 
 AuthMode = Literal["api_key", "subscription"]
@@ -132,6 +229,34 @@ class AgentTarget(TargetBase):
     args: list[str] = Field(default_factory=list, description="Extra command-line arguments.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
     pricing: Pricing | None = None
+    cwd: str | None = Field(
+        default=None,
+        description="AgentV's working directory for the agent; not used here: every run gets "
+        "a fresh workspace.",
+    )
+    system_prompt: str | None = Field(
+        default=None,
+        description="Text put before the prompt (codex, pi); Claude Code ignores it, as in AgentV.",
+    )
+    log_dir: str | None = Field(
+        default=None, description="AgentV's stream log folder; here the stream is kept per run."
+    )
+    log_format: Literal["summary", "json"] | None = Field(
+        default=None, description="AgentV's stream log format; no effect here."
+    )
+    stream_log: Literal["raw", "summary"] | bool | None = Field(
+        default=None, description="AgentV's stream logging; no effect here."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _agent_aliases(cls, data: Any) -> Any:
+        return _renamed(data, {"binary": "executable", "log_directory": "log_dir"})
+
+    def with_system_prompt(self, prompt: str) -> str:
+        """The prompt with `system_prompt` put before it (AgentV's codex and pi providers)."""
+        system = (self.system_prompt or "").strip()
+        return f"{system}\n\n{prompt}" if system else prompt
 
 
 class ClaudeCodeTarget(AgentTarget):
@@ -139,13 +264,28 @@ class ClaudeCodeTarget(AgentTarget):
 
     provider: Literal["claude-code"]
     max_turns: int | None = Field(default=None, ge=1)
+    max_budget_usd: float | None = Field(
+        default=None, ge=0, description="Accepted as in AgentV, which passes it on to nothing."
+    )
+    bypass_permissions: bool = Field(
+        default=True,
+        description="Run with --dangerously-skip-permissions (AgentV's default); false leaves "
+        "Claude Code's permission prompts on.",
+    )
 
 
 class CodexTarget(AgentTarget):
     """Codex CLI (`codex exec --json`)."""
 
     provider: Literal["codex"]
-    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    reasoning_effort: Literal["minimal", "low", "medium", "high", "xhigh"] | None = Field(
+        default=None, description="codex's model_reasoning_effort (AgentV's name is accepted)."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _effort_alias(cls, data: Any) -> Any:
+        return _renamed(data, {"model_reasoning_effort": "reasoning_effort"})
 
 
 PiApi = Literal["openai-completions", "anthropic-messages", "openai-responses"]
@@ -158,6 +298,13 @@ class PiAgentTarget(AgentTarget):
     api: PiApi = Field(
         default="openai-completions", description="The wire API pi speaks to the model."
     )
+    subprovider: str | None = Field(
+        default=None,
+        description="pi's --provider when no base_url, model server or key routes the run "
+        "through evals-pipeline's own provider entry.",
+    )
+    tools: str | None = Field(default=None, description="pi's --tools (comma-separated).")
+    thinking: str | None = Field(default=None, description="pi's --thinking level.")
 
 
 class LlmTarget(TargetBase):
@@ -168,7 +315,11 @@ class LlmTarget(TargetBase):
     """
 
     model: str = Field(min_length=1, description="The model id; pin a dated snapshot.")
-    base_url: str | None = Field(default=None, description="Default: the provider's own API.")
+    base_url: str | None = Field(
+        default=None,
+        description="Default: the provider's own API. For openai, `/v1` is appended unless the "
+        "URL ends with it, as AgentV does.",
+    )
     api_key: str | None = Field(
         default=None,
         description="Usually ${{ ANTHROPIC_API_KEY }} / ${{ OPENAI_API_KEY }}; default: that "
@@ -187,11 +338,26 @@ class LlmTarget(TargetBase):
         default=None, description="USD per million tokens, for the judges' cost."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _model_aliases(cls, data: Any) -> Any:
+        # AgentV reads the model id from model, else deployment, else variant.
+        if isinstance(data, dict) and "model" not in data:
+            for key in ("deployment", "variant"):
+                if key in data:
+                    data = {**data, "model": data[key]}
+                    del data[key]
+                    break
+        return data
+
 
 class AnthropicTarget(LlmTarget):
     """Anthropic's Messages API (`anthropic` SDK)."""
 
     provider: Literal["anthropic"]
+    thinking_budget: int | None = Field(
+        default=None, ge=1024, description="Extended thinking's token budget (AgentV's key)."
+    )
 
 
 class OpenAITarget(LlmTarget):
@@ -200,8 +366,49 @@ class OpenAITarget(LlmTarget):
     provider: Literal["openai"]
     api_format: Literal["chat", "responses"] = "chat"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _endpoint_alias(cls, data: Any) -> Any:
+        return _renamed(data, {"endpoint": "base_url"})
 
-LlmTargetSpec = Annotated[AnthropicTarget | OpenAITarget, Field(discriminator="provider")]
+
+class AzureTarget(LlmTarget):
+    """Azure OpenAI through the `openai` SDK: the Responses API at `<endpoint>/openai/v1`, as
+    AgentV calls it; `model` is the deployment name."""
+
+    provider: Literal["azure"]
+    base_url: str | None = Field(
+        default=None,
+        description="The resource's URL (AgentV's endpoint, e.g. https://NAME.openai.azure.com) "
+        "or just its name (AgentV's resource); `/openai/v1` is appended.",
+    )
+    api_version: str = Field(default="v1", description="Sent as ?api-version= (AgentV's version).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _azure_aliases(cls, data: Any) -> Any:
+        return _renamed(
+            data, {"endpoint": "base_url", "resource": "base_url", "version": "api_version"}
+        )
+
+
+class GeminiTarget(LlmTarget):
+    """Google Gemini through its OpenAI-compatible Chat Completions endpoint (`openai` SDK)."""
+
+    provider: Literal["gemini"]
+    model: str = Field(default="gemini-2.5-flash", min_length=1, description="AgentV's default.")
+
+
+class OpenRouterTarget(LlmTarget):
+    """OpenRouter's OpenAI-compatible Chat Completions API (`openai` SDK)."""
+
+    provider: Literal["openrouter"]
+
+
+LlmTargetSpec = Annotated[
+    AnthropicTarget | OpenAITarget | AzureTarget | GeminiTarget | OpenRouterTarget,
+    Field(discriminator="provider"),
+]
 
 TargetSpec = Annotated[
     CliTarget
@@ -211,7 +418,12 @@ TargetSpec = Annotated[
     | CodexTarget
     | PiAgentTarget
     | AnthropicTarget
-    | OpenAITarget,
+    | OpenAITarget
+    | AzureTarget
+    | GeminiTarget
+    | OpenRouterTarget
+    | DelegateTarget
+    | UnsupportedTarget,
     Field(discriminator="provider"),
 ]
 
@@ -224,8 +436,11 @@ PROVIDERS: tuple[str, ...] = (
     "pi-agent",
     "anthropic",
     "openai",
+    "azure",
+    "gemini",
+    "openrouter",
 )
-LLM_PROVIDERS: tuple[str, ...] = ("anthropic", "openai")
+LLM_PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "azure", "gemini", "openrouter")
 
 PROVIDER_ALIASES: dict[str, str] = {
     "claude": "claude-code",
@@ -234,21 +449,52 @@ PROVIDER_ALIASES: dict[str, str] = {
     "pi": "pi-agent",
     "pi-coding-agent": "pi-agent",
     "pi-cli": "pi-agent",
+    "azure-openai": "azure",
+    "google": "gemini",
+    "google-gemini": "gemini",
 }
-"""AgentV's names for the agent providers, accepted as they are written there."""
+"""AgentV's names for providers, accepted as they are written there."""
+
+
+def _renamed(data: Any, renames: dict[str, str | None]) -> Any:
+    """`data` with AgentV's alternative keys renamed (None: dropped); the canonical key wins."""
+    if not isinstance(data, dict) or not any(old in data for old in renames):
+        return data
+    data = dict(data)
+    for old, new in renames.items():
+        if old not in data:
+            continue
+        value = data.pop(old)
+        if new is not None and new not in data:
+            data[new] = value
+    return data
+
+
+def canonical_target(target: Any) -> Any:
+    """One raw target with AgentV's provider spelling made canonical (case-insensitive, as
+    AgentV reads it): an alias renamed, `use_target` without a provider a delegation, and a
+    provider evals-pipeline cannot run kept aside as `unsupported`."""
+    if not isinstance(target, dict):
+        return target
+    provider = target.get("provider")
+    if provider is None:
+        return {**target, "provider": "use_target"} if "use_target" in target else target
+    if not isinstance(provider, str):
+        return target
+    key = provider.strip().lower()
+    key = PROVIDER_ALIASES.get(key, key)
+    if key in PROVIDERS:
+        return {**target, "provider": key} if key != provider else target
+    if key in ("use_target", "unsupported"):
+        return target
+    return {**target, "provider": "unsupported", "agentv_provider": provider}
 
 
 def canonical_providers(data: Any) -> Any:
-    """Rewrite AgentV provider aliases in a raw `targets:` list before the union is resolved."""
+    """Rewrite AgentV provider spellings in a raw `targets:` list before the union is resolved."""
     if not isinstance(data, dict) or not isinstance(data.get("targets"), list):
         return data
-    targets = [
-        {**t, "provider": PROVIDER_ALIASES[t["provider"]]}
-        if isinstance(t, dict) and t.get("provider") in PROVIDER_ALIASES
-        else t
-        for t in data["targets"]
-    ]
-    return {**data, "targets": targets}
+    return {**data, "targets": [canonical_target(t) for t in data["targets"]]}
 
 
 class TargetsFile(BaseModel):

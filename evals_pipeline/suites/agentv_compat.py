@@ -6,6 +6,8 @@ the key is not a typo: it is a feature that is missing here.
 
 from __future__ import annotations
 
+from evals_pipeline.models.targets import UNSUPPORTED_PROVIDERS
+
 LLM_ASSERTION_TYPES: frozenset[str] = frozenset({"llm-rubric", "agent-rubric", "agent-judge"})
 """LLM grader types evals-pipeline does not implement (AgentV 5.x's promptfoo-style rubric and its
 agent graders); llm-grader and rubrics cover the same ground."""
@@ -23,51 +25,15 @@ assertion never grades there, so here it is dropped with a warning naming the ne
 
 UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset()
 
-AGENTV_PROVIDERS: frozenset[str] = frozenset(
-    {
-        "openrouter",
-        "azure",
-        "azure-openai",
-        "gemini",
-        "google",
-        "google-gemini",
-        "claude-sdk",
-        "cc-mirror",
-        "copilot",
-        "copilot-cli",
-        "copilot-sdk",
-        "copilot-log",
-        "vscode",
-        "vscode-insiders",
-        "agentv",
-    }
-)
+AGENTV_PROVIDERS: frozenset[str] = frozenset(UNSUPPORTED_PROVIDERS)
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
-    "TestSpec": frozenset({"mode", "turns", "aggregation", "on_turn_failure", "window_size"}),
-    "TargetRef": frozenset({"hooks"}),
-    "CliTarget": frozenset(
-        {
-            "grader_target",
-            "judge_target",
-            "fallback_targets",
-            "use_target",
-            "subagent_mode_allowed",
-            "max_retries",
-        }
-    ),
-    "MockTarget": frozenset({"grader_target", "judge_target", "use_target", "fallback_targets"}),
-    "ReplayTarget": frozenset({"fixtures", "source_target", "eval_path", "variant"}),
+    "ReplayTarget": frozenset({"execution_traces"}),
     "CodeGraderAssertion": frozenset(),
     "LlmGraderAssertion": frozenset({"max_steps"}),
     "RubricsAssertion": frozenset({"max_steps"}),
     "RubricItem": frozenset({"operator", "score_ranges"}),
-    "ClaudeCodeTarget": frozenset(
-        {"cwd", "system_prompt", "max_budget_usd", "bypass_permissions", "log_dir", "log_format"}
-    ),
-    "CodexTarget": frozenset({"cwd", "system_prompt", "log_dir", "log_format", "stream_log"}),
-    "PiAgentTarget": frozenset({"cwd", "system_prompt", "subprovider", "thinking", "tools"}),
 }
 """AgentV keys, by the model they would sit in, that evals-pipeline does not implement."""
 
@@ -77,20 +43,10 @@ RENAMED_KEYS: dict[str, str] = {
     "command_template": "command",
     "input_messages": "input",
     "expected_messages": "expected_output",
-    "binary": "executable",
-    "model_reasoning_effort": "reasoning_effort",
 }
 """Older AgentV key names, suggested as the fix when the new name is valid at that place."""
 
-NOT_ACCEPTED: dict[str, str] = {
-    "tests[].mode": "live multi-turn conversations (mode, turns, aggregation, on_turn_failure, "
-    "window_size) are not implemented yet",
-    "tests[].turns": "live multi-turn conversations are not implemented yet",
-    "tests[].aggregation": "live multi-turn conversations are not implemented yet",
-    "tests[].on_turn_failure": "live multi-turn conversations are not implemented yet",
-    "tests[].window_size": "live multi-turn conversations are not implemented yet",
-    "execution.targets[].hooks": "per-target hooks are not implemented: use workspace.hooks",
-}
+NOT_ACCEPTED: dict[str, str] = {}
 """Paths of AgentV 4.42.4's eval-file schema (`tests[]` also stands for `eval_cases[]`, and
 `execution` also for `tests[].execution`) that evals-pipeline rejects, with the reason. Every
 other path of the schema loads: evals_pipeline_tests/suites/test_agentv_schema.py checks both,

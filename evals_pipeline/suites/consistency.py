@@ -21,7 +21,7 @@ from evals_pipeline.models.assertions import (
 )
 from evals_pipeline.models.messages import ToolCall
 from evals_pipeline.models.suite import EvalSuite, MessageSpec, TestSpec
-from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
+from evals_pipeline.models.targets import LlmTarget, LlmTargetSpec, TargetSpec
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import absolute
 from evals_pipeline.suites.slugs import slugify
@@ -175,7 +175,7 @@ def ungradable_tests(
     """
     warnings: list[SuiteIssue] = []
     for index, test in enumerate(suite.tests):
-        if _assertions_of(suite, test):
+        if _assertions_of(suite, test) or test.mode == "conversation":
             continue
         gradable = bool(test.criteria or test.expected_output)
         if gradable and targets is not None and judges is not None:
@@ -210,11 +210,14 @@ def grader_target_of(
 ) -> str | None:
     """The LLM target that judges an agent's llm-graders, by the first rule that gives one.
 
-    The agent target's `grader_target`; else the first judge of the suite's `judging.panel`;
-    else the only LLM target, when exactly one is defined; else None.
+    The agent target's `grader_target`; else the target itself when it is an LLM target
+    (AgentV's rule); else the first judge of the suite's `judging.panel`; else the only LLM
+    target, when exactly one is defined; else None.
     """
     if target.grader_target:
         return target.grader_target
+    if isinstance(target, LlmTarget) and target.name in judges:
+        return target.name
     if suite.judging is not None and suite.judging.panel:
         return suite.judging.panel[0]
     if len(judges) == 1:
@@ -264,6 +267,9 @@ def grader_problems(
     for index, test in enumerate(suite.tests):
         agents = _agents_of(test, default_agents)
         checker.assertions(test.assertions, ("tests", index, "assertions"), agents)
+        for turn_index, turn in enumerate(test.turns or []):
+            at: DataPath = ("tests", index, "turns", turn_index, "assertions")
+            checker.assertions(turn.assertions, at, agents)
         skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
         if not skip:
             suite_agents += [a for a in agents if a not in suite_agents]
@@ -328,9 +334,25 @@ class _GraderChecker:
     ) -> None:
         for agent in agents:
             target = self.targets.get(agent)
-            if target is None or grader_target_of(target, self.suite, self.judges):
+            if target is None:
                 continue
+            named = grader_target_of(target, self.suite, self.judges)
             defined = ", ".join(self.judges)
+            if named in self.judges:
+                continue
+            if named:
+                # AgentV resolves grader_target only when an LLM grader needs it: here.
+                self.problems.append(
+                    GraderProblem(
+                        (*at, key) if key else at,
+                        f"{what} needs grader_target '{named}' of agent target "
+                        f"'{target.name}', which is not an LLM target (LLM targets: "
+                        f"{defined or 'none'})",
+                        "set grader_target to an LLM target (provider: anthropic, openai, "
+                        "azure, gemini or openrouter), or give the assertion a target:",
+                    )
+                )
+                continue
             self.problems.append(
                 GraderProblem(
                     (*at, key) if key else at,

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evals_pipeline.models.suite import EvalSuite
 from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
+from evals_pipeline.models.workspace import ResolvedHooks
 from evals_pipeline.suites.aliases import rewrite_suite_aliases
 from evals_pipeline.suites.consistency import (
     dependency_issues,
@@ -59,6 +60,16 @@ class LoadedSuite(BaseModel):
     judges: dict[str, LlmTargetSpec] = Field(
         default_factory=dict,
         description="LLM targets by name (paths absolute): judges, grader targets.",
+    )
+    target_hooks: dict[str, ResolvedHooks] = Field(
+        default_factory=dict, description="Agent slug → hooks of its execution.targets entry."
+    )
+    fallbacks: dict[str, list[TargetSpec]] = Field(
+        default_factory=dict, description="Agent slug → its fallback targets, in order."
+    )
+    agent_of: dict[str, str] = Field(
+        default_factory=dict,
+        description="Target names as written in the suite → agent slug (use_target resolved).",
     )
     targets_file: Path | None = Field(
         default=None, description="The .agentv/targets.yaml used; None for inline targets."
@@ -158,6 +169,9 @@ def load_suite(path: str | Path) -> LoadedSuite:
         targets=selection.targets,
         default_agents=selection.default_agents,
         judges=selection.judges,
+        target_hooks=selection.target_hooks,
+        agent_of=selection.agent_of,
+        fallbacks=selection.fallbacks,
         targets_file=targets_file,
         warnings=sorted(
             warnings

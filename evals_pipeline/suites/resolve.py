@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,9 @@ from evals_pipeline.models.assertions import (
     walk_assertions,
 )
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.conversation import Conversation, ConversationTurn
 from evals_pipeline.models.suite import (
     EvalSuite,
-    HookSpec,
     HooksSpec,
     InputSpec,
     TestSpec,
@@ -31,17 +32,10 @@ from evals_pipeline.models.suite import (
     WorkspaceSpec,
 )
 from evals_pipeline.models.targets import LlmTargetSpec
-from evals_pipeline.models.workspace import (
-    DEFAULT_SETUP_TIMEOUT_MS,
-    DEFAULT_TEARDOWN_TIMEOUT_MS,
-    ResolvedHook,
-    ResolvedHooks,
-    ResolvedRepo,
-    ResolvedWorkspace,
-    repo_source,
-)
+from evals_pipeline.models.workspace import ResolvedRepo, ResolvedWorkspace, repo_source
 from evals_pipeline.suites.consistency import grader_problems, grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.hooks import resolve_hooks
 from evals_pipeline.suites.loader import LoadedSuite, read_suite_document
 from evals_pipeline.suites.messages import MessageBuilder
 from evals_pipeline.suites.paths import absolute, find_in_search_dirs, resolve_preprocessor
@@ -86,13 +80,24 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
             target = loaded.targets[agent]
             grader_target = grader_target_of(target, suite, loaded.judges)
             assertions = _assertions(loaded, test)
-            if not assertions and grader_target and (test.criteria or test.expected_output):
+            conversation = _conversation(test, builder, base, grader_target, loaded.judges)
+            if (
+                not assertions
+                and conversation is None
+                and grader_target in loaded.judges
+                and (test.criteria or test.expected_output)
+            ):
                 implicit = LlmGraderAssertion(type="llm-grader")  # AgentV's implicit grader
                 assertions = [_with_preprocessors(implicit, loaded)]
+            turn_graders = (
+                [a for t in conversation.turns for a in t.assertions] if conversation else []
+            )
+            graders = [*assertions, *turn_graders]
             cases.append(
                 ResolvedCase(
                     suite=loaded.slug,
                     suite_path=str(loaded.path),
+                    suite_name=_agentv_suite_name(loaded),
                     case_key=slugify(test.id),
                     test_id=test.id,
                     agent=agent,
@@ -121,12 +126,58 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                         or DEFAULT_TIMEOUT_SECONDS
                     ),
                     workspace=workspace,
+                    target_hooks=loaded.target_hooks.get(agent),
+                    fallbacks=loaded.fallbacks.get(agent, []),
                     base_dir=str(base),
                     grader_target=grader_target,
-                    llm_targets=_llm_targets(assertions, grader_target, loaded.judges),
+                    llm_targets=_llm_targets(graders, grader_target, loaded.judges),
+                    conversation=conversation,
                 )
             )
     return cases
+
+
+def _agentv_suite_name(loaded: LoadedSuite) -> str:
+    """AgentV's suite name: `name:`, else the file name less `.eval.yaml` / `.yaml`."""
+    if loaded.suite.name and loaded.suite.name.strip():
+        return loaded.suite.name.strip()
+    name = re.sub(r"\.ya?ml$", "", re.sub(r"\.eval\.ya?ml$", "", loaded.path.name, flags=re.I))
+    return name or "eval"
+
+
+def _conversation(
+    test: TestSpec,
+    builder: MessageBuilder,
+    base_dir: Path,
+    grader_target: str | None,
+    judges: Mapping[str, LlmTargetSpec],
+) -> Conversation | None:
+    """A conversation test's turns, resolved; None for a single-turn test.
+
+    A turn with an expected output and no assertions is judged by the implicit llm-grader, as
+    a test is (AgentV's default grader), when a grader target resolves.
+    """
+    if test.mode != "conversation" or not test.turns:
+        return None
+    turns: list[ConversationTurn] = []
+    for turn in test.turns:
+        expected = builder.expand(turn.expected_output, "assistant")
+        graders = [_with_absolute_cwd(a, base_dir) for a in turn.assertions]
+        if not graders and expected and grader_target in judges:
+            graders = [LlmGraderAssertion(type="llm-grader")]
+        text = (
+            turn.input
+            if isinstance(turn.input, str)
+            # AgentV sends a structured turn input as JSON.stringify would write it.
+            else json.dumps(turn.input, ensure_ascii=False, separators=(",", ":"))
+        )
+        turns.append(ConversationTurn(input=text, expected_output=expected, assertions=graders))
+    return Conversation(
+        turns=turns,
+        aggregation=test.aggregation or "mean",
+        on_turn_failure=test.on_turn_failure or "continue",
+        window_size=test.window_size,
+    )
 
 
 def _check_graders(loaded: LoadedSuite) -> None:
@@ -260,22 +311,6 @@ def _workspace(
     preflight is the run's (`_preflight`), not its own `env`."""
     if spec is None:
         return None
-    hooks = spec.hooks or HooksSpec()
-
-    def hook(hook_spec: HookSpec | None, default_timeout_ms: int) -> ResolvedHook | None:
-        if hook_spec is None or not hooks.enabled:
-            return None
-        if hook_spec.command is None and hook_spec.reset in (None, "none"):
-            return None  # nothing to run: AgentV drops such a hook
-        return ResolvedHook(
-            command=hook_spec.command,
-            timeout_ms=hook_spec.timeout_ms or default_timeout_ms,
-            # AgentV's rule: hooks run from the eval file's folder unless they say otherwise
-            # (a workspace file's hooks got their folder as cwd when it was read).
-            cwd=str(absolute(hook_spec.cwd, base_dir) if hook_spec.cwd else base_dir),
-            reset=hook_spec.reset or "none",
-        )
-
     template = spec.template
     if spec.mode == "static" or (spec.mode is None and spec.path):
         # A static workspace's content is the starting point (AgentV resolves `path` from the
@@ -294,12 +329,7 @@ def _workspace(
             )
             for repo in spec.repos or []
         ],
-        hooks=ResolvedHooks(
-            before_all=hook(hooks.before_all, DEFAULT_SETUP_TIMEOUT_MS),
-            before_each=hook(hooks.before_each, DEFAULT_SETUP_TIMEOUT_MS),
-            after_each=hook(hooks.after_each, DEFAULT_TEARDOWN_TIMEOUT_MS),
-            after_all=hook(hooks.after_all, DEFAULT_TEARDOWN_TIMEOUT_MS),
-        ),
+        hooks=resolve_hooks(spec.hooks, base_dir),
         cleanup=spec.cleanup or "on_success",
         required_commands=tuple(env.required_commands) if env else (),
         required_python_modules=tuple(env.required_python_modules) if env else (),
@@ -309,7 +339,8 @@ def _workspace(
 
 def _agents_of(test: TestSpec, loaded: LoadedSuite) -> list[str]:
     if test.execution and test.execution.target:
-        return [slugify(test.execution.target)]
+        name = test.execution.target
+        return [loaded.agent_of.get(name) or slugify(name)]
     listed = test.execution.target_names() if test.execution else []
     if listed and len(loaded.default_agents) > 1:
         # AgentV: with several suite targets, a test's execution.targets keeps those it names.
@@ -323,7 +354,7 @@ def _wanted_agents(loaded: LoadedSuite, agents: list[str] | None) -> set[str] | 
     wanted: set[str] = set()
     for name in agents:
         try:
-            slug = slugify(name)
+            slug = loaded.agent_of.get(name) or slugify(name)
         except ValueError:
             slug = name
         if slug not in loaded.targets:

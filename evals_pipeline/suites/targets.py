@@ -16,16 +16,22 @@ from typing import cast
 
 from evals_pipeline.models.suite import EvalSuite, TargetRef
 from evals_pipeline.models.targets import (
+    PROVIDERS,
+    UNSUPPORTED_PROVIDERS,
     AgentTarget,
     CliTarget,
+    DelegateTarget,
     LlmTarget,
     LlmTargetSpec,
     ReplayTarget,
     TargetsFile,
     TargetSpec,
+    UnsupportedTarget,
 )
+from evals_pipeline.models.workspace import ResolvedHooks
 from evals_pipeline.suites.aliases import rewrite_target_aliases
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.hooks import target_hooks
 from evals_pipeline.suites.interpolation import interpolate
 from evals_pipeline.suites.paths import absolute
 from evals_pipeline.suites.slugs import slugify
@@ -33,6 +39,8 @@ from evals_pipeline.suites.validation import validate_document
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument, read_yaml_file
 
 TARGETS_FILE_NAMES = ("targets.yaml", "targets.yml")
+MAX_DELEGATION_DEPTH = 10
+"""AgentV's limit on use_target chains."""
 
 NO_TARGETS_FIX = """add a target to the suite (or to .agentv/targets.yaml next to it):
       targets:
@@ -101,6 +109,12 @@ class Selection:
     """Agents a test without its own `execution.target` runs on."""
     judges: dict[str, LlmTargetSpec] = field(default_factory=dict)
     """LLM targets by name: the judges a suite's graders and panel may name."""
+    target_hooks: dict[str, ResolvedHooks] = field(default_factory=dict)
+    """Hooks of `execution.targets[]` entries, by agent slug (run around the workspace's)."""
+    agent_of: dict[str, str] = field(default_factory=dict)
+    """Target names as the suite writes them → their agent slug (delegation resolved)."""
+    fallbacks: dict[str, list[TargetSpec]] = field(default_factory=dict)
+    """Agent slug → the concrete targets of its `fallback_targets`, in order."""
     issues: list[SuiteIssue] = field(default_factory=list)
 
 
@@ -111,6 +125,7 @@ class _Selector:
         self.catalog = catalog
         self.selection = Selection()
         self.by_name: dict[str, int] = {}
+        self.selected_names = self.selection.agent_of
         self._index_catalog()
 
     def _index_catalog(self) -> None:
@@ -154,10 +169,21 @@ class _Selector:
         mark = self.suite_doc.positions.value(path)
         return SuiteIssue(mark.file or self.suite_doc.file, mark.line, mark.column, "", "")
 
-    def select(self, name: str, path: DataPath, use_target: str | None = None) -> str | None:
-        """Add the target `name` (defined as `use_target`, if given); its agent slug, or None."""
+    def select(
+        self,
+        name: str,
+        path: DataPath,
+        use_target: str | None = None,
+        hooks: ResolvedHooks | None = None,
+    ) -> str | None:
+        """Add the target `name` (or the one `use_target` names), following `use_target`
+        delegation to a concrete target; its agent slug, or None (an issue is recorded).
+
+        As in AgentV, the agent is labelled with the concrete target's name, so names that
+        resolve to the same target (with the same hooks) are one agent.
+        """
         try:
-            slug = slugify(name)
+            slugify(name)
         except ValueError:
             self._issue(
                 self._suite_position(path),
@@ -165,38 +191,108 @@ class _Selector:
                 "name a target with letters, digits and '-'",
             )
             return None
-        if use_target is None and slug in self.selection.targets:
-            return slug  # e.g. a test naming a matrix entry `{name, use_target}`
-        defined_as = use_target or name
-        if defined_as not in self.by_name:
-            close = difflib.get_close_matches(defined_as, list(self.by_name), n=1, cutoff=0.6)
-            where = "targets: in the suite" if self.catalog.inline else self.catalog.doc.file
-            self._issue(
-                self._suite_position(path),
-                f"target '{defined_as}' is not defined; {self.catalog.describe()}",
-                f"did you mean '{close[0]}'?" if close else f"define it in {where}",
-            )
+        if use_target is None and name in self.selected_names:
+            return self.selected_names[
+                name
+            ]  # e.g. a test naming a matrix entry `{name, use_target}`
+        index = self._resolve(use_target or name, path)
+        if index is None:
             return None
-        index = self.by_name[defined_as]
-        if isinstance(self.catalog.specs[index], LlmTarget):
-            self._issue(
-                self._suite_position(path),
-                f"target '{defined_as}' is an LLM (provider "
-                f"{self.catalog.specs[index].provider}): it can judge but not run as an agent",
-                "run agents through claude-code, codex, pi-agent or cli targets; name LLM "
-                "targets in judging.panel, an agent's grader_target or an llm-grader's target",
-            )
+        spec = self.catalog.specs[index]
+        if isinstance(spec, UnsupportedTarget):
+            self._unsupported(spec, index)
             return None
-        if slug not in self.selection.targets:
-            self._check_grader_target(index)
-            spec = self._with_absolute_paths(self.catalog.specs[index], index)
-            if spec.name != name:
-                spec = spec.model_copy(update={"name": name})
-            self.selection.targets[slug] = spec
+        slug = slugify(spec.name)
+        taken = self.selection.targets.get(slug)
+        if taken is not None and self.selection.target_hooks.get(slug) != hooks:
+            slug = slugify(name)  # the same target with other hooks: an agent of its own
+            taken = self.selection.targets.get(slug)
+        if taken is None:
+            resolved = self._with_absolute_paths(spec, index)
+            if slug != slugify(resolved.name):
+                resolved = resolved.model_copy(update={"name": name})
+            self.selection.targets[slug] = resolved
+            if hooks is not None:
+                self.selection.target_hooks[slug] = hooks
+            fallbacks = self._fallbacks(spec)
+            if fallbacks:
+                self.selection.fallbacks[slug] = fallbacks
+        self.selected_names[name] = slug
         return slug
 
+    def _fallbacks(self, spec: TargetSpec) -> list[TargetSpec]:
+        """The runnable targets `fallback_targets` names; like AgentV, a name that does not
+        resolve (or cannot run) is skipped."""
+        found: list[TargetSpec] = []
+        for name in spec.fallback_targets:
+            index = self._quiet_resolve(name) if name in self.by_name else None
+            if index is None or isinstance(self.catalog.specs[index], UnsupportedTarget):
+                continue
+            found.append(self._with_absolute_paths(self.catalog.specs[index], index))
+        return found
+
+    def _unsupported(self, spec: UnsupportedTarget, index: int) -> None:
+        """The error for running a target whose provider has no adapter here, at its provider."""
+        written = spec.agentv_provider
+        close = difflib.get_close_matches(written.lower(), PROVIDERS, n=1, cutoff=0.6)
+        if close and written.strip().lower() not in UNSUPPORTED_PROVIDERS:
+            fix = f"did you mean '{close[0]}'? (providers: {', '.join(PROVIDERS)})"
+        else:
+            fix = (
+                f"run '{written}' through provider: cli with a command, e.g. command: my-agent "
+                "--prompt-file {PROMPT_FILE} --output {OUTPUT_FILE} (or choose another target)"
+            )
+        self._issue(
+            self.catalog.position(index, "provider"),
+            f"target '{spec.name}' cannot run: {spec.reason()}",
+            fix,
+        )
+
+    def _resolve(self, name: str, path: DataPath) -> int | None:
+        """The catalog index of the concrete target `name` stands for (use_target followed up
+        to 10 times, AgentV's limit), or None with an issue."""
+        chain = [name]
+        for _ in range(MAX_DELEGATION_DEPTH + 1):
+            current = chain[-1]
+            if current not in self.by_name:
+                close = difflib.get_close_matches(current, list(self.by_name), n=1, cutoff=0.6)
+                where = "targets: in the suite" if self.catalog.inline else self.catalog.doc.file
+                via = f" (reached through use_target from '{chain[0]}')" if len(chain) > 1 else ""
+                self._issue(
+                    self._suite_position(path),
+                    f"target '{current}' is not defined{via}; {self.catalog.describe()}",
+                    f"did you mean '{close[0]}'?" if close else f"define it in {where}",
+                )
+                return None
+            index = self.by_name[current]
+            delegate = self.catalog.specs[index].use_target
+            if delegate is None:
+                return index
+            delegate = delegate.strip()
+            if not delegate:
+                self._issue(
+                    self.catalog.position(index, "use_target"),
+                    f"target '{current}' has an empty use_target (an unset ${{{{ VAR }}}}?)",
+                    "set the variable to the name of a concrete target, or name one here",
+                )
+                return None
+            if delegate in chain:
+                self._issue(
+                    self.catalog.position(index, "use_target"),
+                    f"circular use_target: {' -> '.join([*chain, delegate])}",
+                    "point one of these targets at a concrete target (one with a provider)",
+                )
+                return None
+            chain.append(delegate)
+        self._issue(
+            self._suite_position(path),
+            f"use_target chain from '{name}' is deeper than {MAX_DELEGATION_DEPTH}: "
+            f"{' -> '.join(chain)}",
+            "point the target at a concrete target directly",
+        )
+        return None
+
     def _with_absolute_paths(self, spec: TargetSpec, index: int) -> TargetSpec:
-        base = self.catalog.base_dir
         if isinstance(spec, CliTarget):
             # AgentV resolves a cli target's cwd and its healthcheck's cwd from the eval file's
             # folder, wherever the targets file is (providers/targets.ts).
@@ -212,12 +308,27 @@ class _Selector:
                 update["healthcheck"] = spec.healthcheck.model_copy(update={"cwd": str(hc_cwd)})
             return spec.model_copy(update=update) if update else spec
         if isinstance(spec, ReplayTarget):
-            sessions = absolute(spec.sessions_dir, base)
-            self._require_dir(sessions, index, "sessions_dir", spec.sessions_dir)
-            return spec.model_copy(update={"sessions_dir": str(sessions)})
-        if isinstance(spec, AgentTarget):
+            return self._replay_paths(spec, index)
+        if isinstance(spec, AgentTarget | LlmTarget):
             return cast(TargetSpec, self._agent_paths(spec, index))
         return spec
+
+    def _replay_paths(self, spec: ReplayTarget, index: int) -> ReplayTarget:
+        if spec.sessions_dir is not None:
+            sessions = absolute(spec.sessions_dir, self.catalog.base_dir)
+            self._require_dir(sessions, index, "sessions_dir", spec.sessions_dir)
+            return spec.model_copy(update={"sessions_dir": str(sessions)})
+        assert spec.fixtures is not None
+        # AgentV resolves fixtures against the eval file's folder, wherever the target is defined.
+        fixtures = absolute(spec.fixtures, Path(self.suite_doc.file).parent)
+        if not fixtures.is_file():
+            self._issue(
+                self.catalog.position(index, "fixtures"),
+                f"replay fixtures file '{spec.fixtures}' not found",
+                f"looked for {fixtures}; record one with `agentv eval --record-replay FILE` or "
+                "correct the path (relative to the eval file)",
+            )
+        return spec.model_copy(update={"fixtures": str(fixtures)})
 
     def _agent_paths(self, spec: AgentTarget | LlmTarget, index: int) -> AgentTarget | LlmTarget:
         base = self.catalog.base_dir
@@ -269,7 +380,8 @@ class _Selector:
             requested.append((ref, at))
 
         for ref, at in requested:
-            slug = self.select(ref.name, at, ref.use_target)
+            hooks = target_hooks(ref.hooks, Path(self.suite_doc.file).parent)
+            slug = self.select(ref.name, at, ref.use_target, hooks)
             if slug and slug not in self.selection.default_agents:
                 self.selection.default_agents.append(slug)
 
@@ -286,31 +398,40 @@ class _Selector:
         self._index_judges()
         return self.selection
 
-    def _check_grader_target(self, index: int) -> None:
-        wanted = self.catalog.specs[index].grader_target
-        if wanted is None:
-            return
-        if wanted in self.by_name and isinstance(
-            self.catalog.specs[self.by_name[wanted]], LlmTarget
-        ):
-            return
-        self._issue(
-            self.catalog.position(index, "grader_target"),
-            f"grader_target '{wanted}' is not an LLM target; {self.catalog.describe()}",
-            "define a target with provider: anthropic or openai and a model, and name it here",
-        )
-
     def _index_judges(self) -> None:
-        """Every LLM target of the catalog, paths absolute: the judges graders may name."""
+        """Every LLM target of the catalog, paths absolute: the judges graders may name.
+
+        A delegating name (`use_target`) that leads to an LLM target is a judge too, under its
+        own name; a chain that goes nowhere is reported only when something selects it.
+        """
         for name, index in self.by_name.items():
-            spec = self.catalog.specs[index]
+            target = self._quiet_resolve(name)
+            spec = self.catalog.specs[target] if target is not None else None
             if isinstance(spec, LlmTarget):
-                self.selection.judges[name] = cast(LlmTargetSpec, self._agent_paths(spec, index))
+                judge = cast(LlmTargetSpec, self._agent_paths(spec, target or index))
+                if judge.name != name:
+                    judge = judge.model_copy(update={"name": name})
+                self.selection.judges[name] = judge
+
+    def _quiet_resolve(self, name: str) -> int | None:
+        issues = len(self.selection.issues)
+        index = self._resolve(name, ())
+        del self.selection.issues[issues:]
+        return index
 
     def _default_target(self) -> None:
-        specs = [
-            s for s in self.catalog.specs if s.name in self.by_name and not isinstance(s, LlmTarget)
+        if "default" in self.by_name:  # AgentV's fallback when a suite names no target
+            slug = self.select("default", ())
+            if slug:
+                self.selection.default_agents.append(slug)
+            return
+        specs: list[TargetSpec] = [
+            s
+            for s in self.catalog.specs
+            if s.name in self.by_name and not isinstance(s, LlmTarget | DelegateTarget)
         ]
+        runnable: list[TargetSpec] = [s for s in specs if not isinstance(s, UnsupportedTarget)]
+        specs = runnable or specs  # only targets that cannot run: say why the one cannot
         if len(specs) == 1:
             slug = self.select(specs[0].name, ())
             if slug:

@@ -1,7 +1,9 @@
 """A run's workspace from start to end, in AgentV's order (format §7.1):
 
-template copy → repos (worktrees) → before_all → before_each → git baseline → [agent] →
-file changes → after_each → after_all → cleanup.
+template copy → repos (worktrees) → before_all → target before_all → before_each →
+target before_each → git baseline → [agent] → file changes → target after_each → reset →
+after_each → target after_all → after_all → cleanup. Target hooks are those of the suite's
+`execution.targets[]` entry for the run's agent.
 
 Each run gets its own workspace (AgentV's `isolation: per_test`), so `before_all` and `after_all`
 run once per run. The baseline comes after the setup hooks, as in AgentV 4.42.4 (the reference's
@@ -23,7 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals_pipeline.models.workspace import CleanupPolicy, ResolvedHook, ResolvedWorkspace
+from evals_pipeline.models.workspace import (
+    CleanupPolicy,
+    ResolvedHook,
+    ResolvedHooks,
+    ResolvedWorkspace,
+)
 from evals_pipeline.process import child_env, run_process
 from evals_pipeline.workspaces.baseline import Baseline, capture_changes, take_baseline
 from evals_pipeline.workspaces.git import GitError
@@ -58,10 +65,17 @@ class PreparedWorkspace:
     baseline: Baseline
     setup_hooks: tuple[HookResult, ...]
     """before_all and before_each, with their output."""
+    target_hooks: ResolvedHooks | None = None
+    """The agent's target hooks (run inside the workspace's)."""
 
 
 def prepare_workspace(
-    workspace: ResolvedWorkspace | None, path: Path, context: HookContext, *, git_cache: Path
+    workspace: ResolvedWorkspace | None,
+    path: Path,
+    context: HookContext,
+    *,
+    git_cache: Path,
+    target_hooks: ResolvedHooks | None = None,
 ) -> PreparedWorkspace:
     """Build a fresh workspace at `path` and take its baseline, running the setup hooks.
 
@@ -93,14 +107,18 @@ def prepare_workspace(
             ) from exc
     hooks = workspace.hooks if workspace else None
     ran: list[HookResult] = []
-    if hooks and hooks.before_all and hooks.before_all.command is not None:
-        ran.append(_setup_hook("before_all", hooks.before_all, path, context))
-    if hooks and hooks.before_each and hooks.before_each.command is not None:
-        ran.append(_setup_hook("before_each", hooks.before_each, path, context))
-    # After before_each, as AgentV 4.42.4 takes it (workspace/setup.ts: a before_each that ran
-    # asks for a fresh baseline): what the hooks set up is not part of file_changes.
+    for name, hook in (
+        ("before_all", hooks.before_all if hooks else None),
+        ("target before_all", target_hooks.before_all if target_hooks else None),
+        ("before_each", hooks.before_each if hooks else None),
+        ("target before_each", target_hooks.before_each if target_hooks else None),
+    ):
+        if hook and hook.command is not None:
+            ran.append(_setup_hook(name, hook, path, context))
+    # After the setup hooks, as AgentV 4.42.4 takes it (workspace/setup.ts: a before_each that
+    # ran asks for a fresh baseline): what the hooks set up is not part of file_changes.
     baseline = take_baseline(path, state_dir(path))
-    return PreparedWorkspace(path, workspace, tuple(repos), baseline, tuple(ran))
+    return PreparedWorkspace(path, workspace, tuple(repos), baseline, tuple(ran), target_hooks)
 
 
 def file_changes(prepared: PreparedWorkspace) -> str | None:
@@ -129,28 +147,38 @@ def missing_requirements(workspace: ResolvedWorkspace) -> list[str]:
 
 
 def finish_workspace(prepared: PreparedWorkspace, context: HookContext) -> list[str]:
-    """Reset (after_each's `reset`), run after_each, then after_all; a failure is a warning
-    (AgentV's rule), never raised."""
+    """Run the after hooks (target after_each, after_each's `reset`, after_each, target
+    after_all, after_all); a failure is a warning (AgentV's rule), never raised."""
     hooks = prepared.spec.hooks if prepared.spec else None
-    if hooks is None:
-        return []
-    warnings: list[str] = []
-    if hooks.after_each and hooks.after_each.reset != "none":
+    target = prepared.target_hooks
+    warnings = _after_hook(
+        "target after_each", target.after_each if target else None, prepared, context
+    )
+    if hooks and hooks.after_each and hooks.after_each.reset != "none":
         try:
             _reset(prepared, hooks.after_each.reset)
         except (GitError, OSError) as exc:
             warnings.append(f"after_each reset ({hooks.after_each.reset}) failed: {exc}")
-    for name, hook in (("after_each", hooks.after_each), ("after_all", hooks.after_all)):
-        if hook is None or hook.command is None:
-            continue
-        try:
-            result = run_hook(name, hook, prepared.path, context)
-        except Exception as exc:  # a teardown problem must not turn a graded run into a crash
-            warnings.append(f"{name} hook could not run: {exc}")
-            continue
-        if not result.ok:
-            warnings.append(result.describe())
+    for name, hook in (
+        ("after_each", hooks.after_each if hooks else None),
+        ("target after_all", target.after_all if target else None),
+        ("after_all", hooks.after_all if hooks else None),
+    ):
+        warnings += _after_hook(name, hook, prepared, context)
     return warnings
+
+
+def _after_hook(
+    name: str, hook: ResolvedHook | None, prepared: PreparedWorkspace, context: HookContext
+) -> list[str]:
+    """Run one teardown hook; its failure is a warning, never raised."""
+    if hook is None or hook.command is None:
+        return []
+    try:
+        result = run_hook(name, hook, prepared.path, context)
+    except Exception as exc:  # a teardown problem must not turn a graded run into a crash
+        return [f"{name} hook could not run: {exc}"]
+    return [] if result.ok else [result.describe()]
 
 
 def remove_workspace(path: Path) -> None:

@@ -270,3 +270,18 @@ def test_the_config_home_is_removed_after_the_run(tmp_path: Path) -> None:
     # ... while the CLI's own transcript is kept with the run.
     assert Path(run.side_files["transcript"]).is_file()
     shutil.rmtree(tmp_path / "run")
+
+
+@pytest.mark.parametrize("kind", ["codex", "pi-agent"])
+def test_system_prompt_goes_before_the_prompt(tmp_path: Path, kind: str) -> None:
+    # AgentV's codex and pi providers put `system_prompt` ahead of the prompt, a blank line apart.
+    require_agent(kind)
+    case = make_case(tmp_path, kind, SCRIPTS / "hello.json", system_prompt="  Work quietly.  ")
+    run, _ = run_and_enrich(tmp_path, case)
+    assert run.error is None, run.stderr
+    requests = [
+        json.loads(line)
+        for line in Path(run.side_files["model_server_log"]).read_text().splitlines()
+    ]
+    first = next(r for r in requests if r.get("event") == "request" and "hello.py" in str(r))
+    assert "Work quietly.\\n\\nCreate hello.py that prints a greeting" in json.dumps(first)

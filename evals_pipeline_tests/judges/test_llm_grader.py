@@ -176,8 +176,9 @@ def test_rubrics_weighted_with_a_failing_required_criterion(
         "overall_reasoning": "fine apart from the emoji",
     }
     criteria = [
-        {"id": "greets", "outcome": "Greets the user", "weight": 3},
-        "Names the world",  # a string item: id rubric-2
+        # AgentV makes a criterion required unless it says otherwise.
+        {"id": "greets", "outcome": "Greets the user", "weight": 3, "required": False},
+        "Names the world",  # a string item: id rubric-2, required
         {"id": "no-emoji", "outcome": "Uses no emoji", "required": True},
     ]
     checks["checks"][1]["id"] = "rubric-2"
@@ -338,9 +339,7 @@ def test_prompt_variables_are_rendered(
     sent = texts(body)
     assert "Q: Say hello.\nA: Hello, world!\nREF: Hello!\nCRIT: Greets the user.\n" in sent
     assert 'META: {"level": "easy"}' in sent
-    assert (
-        'RUBRICS: [{"id": "r1", "outcome": "Is short", "weight": 1.0, "required": false}]' in sent
-    )
+    assert 'RUBRICS: [{"id": "r1", "outcome": "Is short", "weight": 1.0, "required": true}]' in sent
     assert "DIFF: diff --git a/hello.py b/hello.py\n+print('hi')" in sent
     assert 'TOOLS: - Bash {"command": "echo hi"} → hi' in sent
     assert "KEEP: {{unknown}}" in sent

@@ -68,10 +68,11 @@ def test_a_per_test_script_needs_only_its_folder(project: Project) -> None:
 
 def test_agentv_keys_without_support_say_so(project: Project) -> None:
     project.write(
-        ".agentv/targets.yaml", "targets: [{name: a, provider: claude, max_budget_usd: 1}]\n"
+        ".agentv/targets.yaml",
+        "targets: [{name: a, provider: replay, sessions_dir: ., execution_traces: t.jsonl}]\n",
     )
     issue = only(project.issues("s.eval.yaml", SUITE))
-    assert "'max_budget_usd'" in issue.message
+    assert "'execution_traces'" in issue.message
     assert "does not support" in issue.message
 
 

@@ -3,7 +3,8 @@
 AgentV's prompts and scoring (reference §4, §4.1): the model answers strict JSON, freeform
 `{score, assertions, details}` or, in rubric mode, `{checks: [{id, satisfied, reasoning}]}`; a
 rubric score is the weighted share of satisfied criteria and an unsatisfied required criterion
-fails the grader. Where AgentV turns an unusable reply into a `skip`, here it is an `error`
+fails the grader. When any criterion has `score_ranges` the rubric is analytic (AgentV's
+score-range mode): `{checks: [{id, score: 0..10, reasoning}]}`, the weighted mean of score/10. Where AgentV turns an unusable reply into a `skip`, here it is an `error`
 verdict carrying the reason and the start of what the model said, so the trial is an error and
 never a silent 0 or 1.
 """
@@ -27,6 +28,8 @@ from evals_pipeline.judges.scoring import grade
 from evals_pipeline.llm import LlmConfigError, LlmRequest, LlmUsage, complete_structured
 from evals_pipeline.llm.client import LlmClient
 from evals_pipeline.models.assertions import (
+    SCORE_MAX,
+    SCORE_MIN,
     AssertionBase,
     LlmGraderAssertion,
     LlmGraderBase,
@@ -36,7 +39,7 @@ from evals_pipeline.models.assertions import (
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
 from evals_pipeline.models.messages import Message, ToolCall, content_text
 
-Mode = Literal["freeform", "rubric"]
+Mode = Literal["freeform", "rubric", "score_range"]
 
 VARIABLES: tuple[str, ...] = (
     "input",
@@ -122,6 +125,35 @@ RUBRIC_SYSTEM = (
     "paths, diffs, tool calls, or answer excerpts in reasoning when available.\n" + RUBRIC_FORMAT
 )
 
+SCORE_RANGE_SYSTEM = """You are an expert grader. Score the candidate answer on each criterion.
+You must return a valid JSON object matching this schema:
+{
+  "checks": [
+    {
+      "id": "string (criterion id)",
+      "score": integer (0-10),
+      "reasoning": "string (brief explanation for score)"
+    }
+  ],
+  "overall_reasoning": "string (summary, optional)"
+}
+
+Important: The "score" must be an integer from 0 to 10 that falls within one of the defined \
+score ranges for that criterion."""
+"""AgentV's system prompt in score-range mode (buildScoreRangeOutputSchema)."""
+
+OPERATOR_GUIDANCE: dict[str, str] = {
+    "correctness": "Correctness: mark satisfied only when the answer positively supports or "
+    "fulfills the outcome. Omission or contradiction should not satisfy it.",
+    "contradiction": "Contradiction guard: mark satisfied when the answer does not make a claim "
+    "that contradicts the outcome. Do not require the answer to mention the outcome; mark "
+    "unsatisfied only for incompatible claims.",
+}
+"""AgentV's words for each rubric `operator` (rubric-operators.ts), once per operator used."""
+
+SCORE_RANGE_PASS = 7
+"""A score-range criterion passes at 7/10 or more (and at or above its gate)."""
+
 NO_TARGET = (
     "no grader target: add grader_target: <llm target> to the agent target, or target: "
     "<llm target> to the assertion"
@@ -173,6 +205,40 @@ class RubricReply(BaseModel):
     overall_reasoning: str = ""
 
 
+class ScoreRangeCheck(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    score: int = Field(ge=SCORE_MIN, le=SCORE_MAX)
+    reasoning: str | None = None
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _integer(cls, value: Any) -> Any:
+        # AgentV's zod schema: a JSON number that is an integer (7.0 is 7); no strings or booleans.
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("score must be an integer from 0 to 10")
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError(f"score must be an integer from 0 to 10, not {value}")
+        return int(value)
+
+
+class ScoreRangeReply(BaseModel):
+    """`{checks: [{id, score, reasoning}], overall_reasoning}`: a 0..10 score per criterion."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    checks: list[ScoreRangeCheck]
+    overall_reasoning: str | None = None
+
+
+REPLY_TYPES: dict[Mode, type[FreeformReply | RubricReply | ScoreRangeReply]] = {
+    "freeform": FreeformReply,
+    "rubric": RubricReply,
+    "score_range": ScoreRangeReply,
+}
+
+
 # --- an evaluation that also carries the judge's usage ----------------------------------------
 
 
@@ -222,10 +288,7 @@ def evaluate_llm_grader(spec: LlmGraderBase, ctx: GradingContext) -> Evaluation:
         request, mode = build_request(spec, ctx)
     except OSError as exc:
         return Evaluation.failed(f"cannot read the grader prompt: {exc}")
-    model_type: type[FreeformReply | RubricReply] = (
-        RubricReply if mode == "rubric" else FreeformReply
-    )
-    reply = complete_structured(client, request, model_type, repairs=1)
+    reply = complete_structured(client, request, REPLY_TYPES[mode], repairs=1)
     details: dict[str, Any] = {
         "grader_target": key,
         "model": client.model,
@@ -239,6 +302,8 @@ def evaluate_llm_grader(spec: LlmGraderBase, ctx: GradingContext) -> Evaluation:
         return JudgedEvaluation(score=None, error=error, details=details, judge_usage=reply.usage)
     if isinstance(reply.value, RubricReply):
         return _rubric_evaluation(reply.value, spec.rubric_items, details, reply.usage)
+    if isinstance(reply.value, ScoreRangeReply):
+        return _score_range_evaluation(reply.value, spec.rubric_items, details, reply.usage)
     value = reply.value
     assert isinstance(value, FreeformReply)
     if value.details:
@@ -307,13 +372,71 @@ def _rubric_evaluation(
     )
 
 
+def _score_range_evaluation(
+    value: ScoreRangeReply, items: list[RubricItem], details: dict[str, Any], usage: LlmUsage
+) -> JudgedEvaluation:
+    """AgentV's calculateScoreRangeResult: the weighted mean of score/10 over the checks the
+    model returned (unknown ids ignored, as there); a check below its gate fails the grader."""
+    by_id = {item.id: item for item in items}
+    total = earned = 0.0
+    outcomes: list[AssertionOutcome] = []
+    raw_scores: dict[str, int] = {}
+    failed_required: list[str] = []
+    for check in value.checks:
+        item = by_id.get(check.id)
+        if item is None:
+            continue
+        normalized = check.score / SCORE_MAX
+        raw_scores[item.id] = check.score
+        total += item.weight
+        earned += normalized * item.weight
+        gate = item.score_gate
+        below_gate = gate is not None and normalized < gate
+        if below_gate:
+            failed_required.append(item.id)
+        band = next(
+            (
+                r.outcome
+                for r in item.score_ranges or []
+                if r.score_range[0] <= check.score <= r.score_range[1]
+            ),
+            "",
+        )
+        outcomes.append(
+            AssertionOutcome(
+                text=f"[{item.id}] {item.outcome or item.id} - Score: {check.score}/10 ({band})",
+                passed=not below_gate and check.score >= SCORE_RANGE_PASS,
+                evidence=check.reasoning or None,
+            )
+        )
+    details = {
+        **details,
+        "raw_scores": raw_scores,
+        "normalization": "score / 10",
+        "aggregation": "weighted_average",
+    }
+    if value.overall_reasoning:
+        details["overall_reasoning"] = value.overall_reasoning
+    if failed_required:
+        details["failed_required"] = failed_required
+    return JudgedEvaluation(
+        score=min(1.0, max(0.0, earned / total)) if total > 0 else 0.0,
+        assertions=outcomes,
+        details=details,
+        judge_usage=usage,
+        required_failed=bool(failed_required),
+    )
+
+
 # --- the prompt -------------------------------------------------------------------------------
 
 
 def build_request(spec: LlmGraderBase, ctx: GradingContext) -> tuple[LlmRequest, Mode]:
     """The system prompt and question for this grader on this session, and its mode."""
     rubrics = spec.rubric_items
-    mode: Mode = "rubric" if rubrics else "freeform"
+    mode: Mode = "freeform"
+    if rubrics:
+        mode = "score_range" if any(item.score_ranges for item in rubrics) else "rubric"
     custom = read_prompt(spec)
     variables = prompt_variables(ctx, rubrics)
     answer = preprocessed_answer(ctx, spec.preprocessors)
@@ -321,11 +444,17 @@ def build_request(spec: LlmGraderBase, ctx: GradingContext) -> tuple[LlmRequest,
         variables["output"] = answer.strip()  # file blocks as text, as AgentV's grader reads them
     if custom is not None and has_variables(custom):
         user = substitute(custom, variables)
-        system = RUBRIC_FORMAT if rubrics else FREEFORM_SCHEMA
+        system = {
+            "freeform": FREEFORM_SCHEMA,
+            "rubric": RUBRIC_FORMAT,
+            "score_range": SCORE_RANGE_SYSTEM,
+        }[mode]
     else:
         if custom is not None and custom.strip():
             variables["criteria"] = custom.strip()  # a prompt without variables is the criteria
-        if rubrics:
+        if mode == "score_range":
+            user, system = _score_range_prompt(variables, rubrics), SCORE_RANGE_SYSTEM
+        elif rubrics:
             user, system = _rubric_prompt(variables, rubrics), RUBRIC_SYSTEM
         else:
             user, system = _freeform_prompt(variables), FREEFORM_SCHEMA
@@ -413,12 +542,79 @@ def _rubric_prompt(variables: dict[str, str], rubrics: list[RubricItem]) -> str:
     if variables["tool_calls"]:
         parts += ["[[ ## tool_calls ## ]]", variables["tool_calls"], ""]
     parts.append("[[ ## rubrics ## ]]")
+    guidance = operator_guidance(rubrics)
+    if guidance:
+        parts += ["", "Operator guidance:", *(f"- {line}" for line in guidance), ""]
     for item in rubrics:
         required = " (REQUIRED)" if item.is_required else ""
-        weight = f" (weight: {item.weight:g})" if item.weight != 1.0 else ""
-        parts.append(f"- [{item.id}]{required}{weight}: {item.outcome}")
+        weight = f" (weight: {js_number(item.weight)})" if item.weight != 1.0 else ""
+        operator = f" (operator: {item.operator})" if item.operator else ""
+        parts.append(f"- [{item.id}]{required}{weight}{operator}: {item.outcome}")
     parts += ["", "For each rubric, determine if it is satisfied and provide brief reasoning."]
     return "\n".join(parts)
+
+
+def _score_range_prompt(variables: dict[str, str], rubrics: list[RubricItem]) -> str:
+    """AgentV's buildScoreRangePrompt: the task, the answer, then each criterion's bands."""
+    parts = [
+        "You are an expert grader. Score the candidate answer on each criterion below using "
+        "the provided score ranges.",
+        "For each criterion, output an integer score from 0 to 10 based on which score range "
+        "best matches the answer.",
+        "",
+        "[[ ## question ## ]]",
+        variables["input"],
+        "",
+        "[[ ## criteria ## ]]",
+        variables["criteria"],
+        "",
+    ]
+    if variables["expected_output"]:
+        parts += ["[[ ## reference_answer ## ]]", variables["expected_output"], ""]
+    parts += ["[[ ## answer ## ]]", variables["output"], ""]
+    if variables["file_changes"]:
+        parts += ["[[ ## file_changes ## ]]", variables["file_changes"], ""]
+    if variables["tool_calls"]:
+        parts += ["[[ ## tool_calls ## ]]", variables["tool_calls"], ""]
+    parts.append("[[ ## scoring_criteria ## ]]")
+    for item in rubrics:
+        weight = f" (weight: {js_number(item.weight)})" if item.weight != 1.0 else ""
+        gate = (
+            f" [REQUIRED: min score {js_number(item.min_score)}]"
+            if item.min_score is not None
+            else ""
+        )
+        parts += ["", f"### Criterion: {item.id}{weight}{gate}"]
+        if item.operator:
+            parts.append(f"Operator: {item.operator}")
+        if item.outcome:
+            parts.append(f"Description: {item.outcome}")
+        if item.score_ranges:
+            parts.append("Score ranges:")
+            for band in item.score_ranges:
+                low, high = band.score_range
+                label = f"{low}" if low == high else f"{low}-{high}"
+                parts.append(f"  - Score {label}: {band.outcome}")
+    guidance = operator_guidance(rubrics)
+    if guidance:
+        parts += ["", *guidance]
+    parts += [
+        "",
+        "For each criterion, provide an integer score 0-10 that matches one of its defined "
+        "score ranges.",
+    ]
+    return "\n".join(parts)
+
+
+def operator_guidance(rubrics: list[RubricItem]) -> list[str]:
+    """AgentV's guidance for each operator the criteria use, in order of first use."""
+    used = dict.fromkeys(item.operator for item in rubrics if item.operator)
+    return [OPERATOR_GUIDANCE[operator] for operator in used]
+
+
+def js_number(value: float) -> str:
+    """A number as JavaScript prints it in a template string (3, 1.5, 0.7)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def render_messages(messages: list[Message]) -> str:

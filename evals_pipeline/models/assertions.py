@@ -7,6 +7,7 @@ and normalised, as AgentV does.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -247,29 +248,143 @@ class CodeGraderAssertion(AssertionBase):
         return self.name or "code-grader"
 
 
+RubricOperator = Literal["correctness", "contradiction"]
+"""How a checklist criterion is judged (AgentV): `correctness` needs the answer to support the
+outcome; `contradiction` is satisfied unless the answer contradicts it."""
+
+SCORE_MIN, SCORE_MAX = 0, 10
+"""A score-range criterion is scored by the model as an integer in 0..10 (AgentV)."""
+
+
+class ScoreRange(BaseModel):
+    """One band of an analytic criterion: the integer scores it spans and what they mean."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score_range: tuple[
+        Annotated[int, Field(ge=SCORE_MIN, le=SCORE_MAX, strict=True)],
+        Annotated[int, Field(ge=SCORE_MIN, le=SCORE_MAX, strict=True)],
+    ] = Field(description="[min, max], integers in 0..10, min <= max.")
+    outcome: str = Field(min_length=1, description="What an answer in this band looks like.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ScoreRange:
+        low, high = self.score_range
+        if low > high:
+            raise ValueError(
+                f"score_range [{low}, {high}]: min must be <= max; write [{high}, {low}]"
+            )
+        return self
+
+
 class RubricItem(BaseModel):
     """One criterion an LLM grader checks: satisfied or not, weighted, possibly required.
 
-    AgentV's plain-string items become `{id: rubric-N, outcome: <text>}`.
+    AgentV's plain-string items become `{id: rubric-N, outcome: <text>}`. With `score_ranges`
+    the criterion is analytic: the model scores it 0..10 and the grader averages those scores.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1)
-    outcome: str = Field(min_length=1, description="What must be true of the answer.")
+    outcome: str | None = Field(
+        default=None,
+        min_length=1,
+        description="What must be true of the answer; optional with score_ranges.",
+    )
+    operator: RubricOperator | None = Field(
+        default=None, description="`correctness` or `contradiction`: how the judge reads it."
+    )
     weight: float = Field(default=1.0, ge=0)
     required: bool = Field(
         default=True,
         description="An unsatisfied required criterion fails the grader; AgentV makes every "
-        "criterion required unless it says `required: false`.",
+        "checklist criterion required unless it says `required: false`.",
     )
     min_score: float | None = Field(
-        default=None, gt=0, le=1, description="Checklist mode: any min_score makes it required."
+        default=None,
+        gt=0,
+        le=1,
+        description="Checklist mode: any min_score makes it required. Score-range mode: the "
+        "lowest score/10 that passes.",
     )
+    score_ranges: list[ScoreRange] | None = Field(
+        default=None,
+        description="Analytic bands covering 0..10 without overlap; also written as a map "
+        "{lower bound: outcome} starting at 0.",
+    )
+
+    @field_validator("score_ranges", mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        return score_ranges_shorthand(value)
+
+    @model_validator(mode="after")
+    def _complete(self) -> RubricItem:
+        if self.score_ranges is None:
+            if self.outcome is None:
+                raise ValueError(
+                    f"criterion '{self.id}' has no outcome: add outcome: <what must be true>, "
+                    "or score_ranges"
+                )
+            return self
+        check_score_ranges(self.score_ranges)
+        return self
 
     @property
     def is_required(self) -> bool:
         return self.required or self.min_score is not None
+
+    @property
+    def score_gate(self) -> float | None:
+        """Score-range mode: the lowest score/10 that does not fail the grader (AgentV: the
+        min_score, else 1.0 when required; a criterion with score_ranges is required only when
+        it says `required: true`, a checklist one unless it says `required: false`)."""
+        if self.min_score is not None:
+            return self.min_score
+        if self.score_ranges is not None and "required" not in self.model_fields_set:
+            return None
+        return 1.0 if self.required else None
+
+
+def score_ranges_shorthand(value: Any) -> Any:
+    """AgentV's `{0: Bad, 3: OK, 7: Good}`: each key a lower bound, up to the next key - 1."""
+    if not isinstance(value, dict) or not value:
+        return value
+    bounds: dict[int, Any] = {}
+    for key, outcome in value.items():
+        try:
+            bound = int(str(key))
+        except ValueError:
+            return value
+        if not SCORE_MIN <= bound <= SCORE_MAX or not isinstance(outcome, str) or not outcome:
+            return value
+        bounds[bound] = outcome
+    keys = sorted(bounds)
+    if keys[0] != SCORE_MIN:
+        raise ValueError(
+            f"score_ranges shorthand map must start at 0 (got {keys[0]}): add 0: <outcome>"
+        )
+    highs = [*(k - 1 for k in keys[1:]), SCORE_MAX]
+    return [{"score_range": [k, h], "outcome": bounds[k]} for k, h in zip(keys, highs, strict=True)]
+
+
+def check_score_ranges(ranges: list[ScoreRange]) -> None:
+    """AgentV's rules: bands do not overlap and together cover every integer 0..10."""
+    ordered = sorted(ranges, key=lambda r: r.score_range[0])
+    for previous, current in pairwise(ordered):
+        if current.score_range[0] <= previous.score_range[1]:
+            raise ValueError(
+                f"score_ranges {list(previous.score_range)} and {list(current.score_range)} "
+                "overlap: make each score belong to one band"
+            )
+    covered = {n for r in ranges for n in range(r.score_range[0], r.score_range[1] + 1)}
+    missing = [str(n) for n in range(SCORE_MIN, SCORE_MAX + 1) if n not in covered]
+    if missing:
+        raise ValueError(
+            f"score_ranges miss the scores {', '.join(missing)}: the bands must cover every "
+            "integer 0..10"
+        )
 
 
 def _unique_ids(items: list[RubricItem]) -> list[RubricItem]:
@@ -307,6 +422,13 @@ class LlmGraderBase(AssertionBase):
     )
     model: str | None = Field(default=None, description="Override of the target's model.")
     temperature: float | None = Field(default=None, ge=0, le=2)
+    max_steps: int | None = Field(
+        default=None,
+        ge=1,
+        le=50,
+        description="Accepted, no effect: AgentV 4.42.4 bounds only its built-in grader agent "
+        "(`provider: agentv`, not run here) with it; every other grader target ignores it.",
+    )
     config: dict[str, Any] = Field(default_factory=dict)
     preprocessors: list[PreprocessorSpec] = Field(
         default_factory=list,

@@ -31,9 +31,9 @@ AGENTV_PROVIDERS: frozenset[str] = frozenset(UNSUPPORTED_PROVIDERS)
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
     "ReplayTarget": frozenset({"execution_traces"}),
     "CodeGraderAssertion": frozenset(),
-    "LlmGraderAssertion": frozenset({"max_steps"}),
-    "RubricsAssertion": frozenset({"max_steps"}),
-    "RubricItem": frozenset({"operator", "score_ranges"}),
+    "LlmGraderAssertion": frozenset(),
+    "RubricsAssertion": frozenset(),
+    "RubricItem": frozenset(),
 }
 """AgentV keys, by the model they would sit in, that evals-pipeline does not implement."""
 

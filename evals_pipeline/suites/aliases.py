@@ -10,7 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evals_pipeline.models.assertions import ASSERTION_TYPES, normalize_assertion_type
+from evals_pipeline.models.assertions import (
+    ASSERTION_TYPES,
+    LLM_GRADER_TYPES,
+    normalize_assertion_type,
+)
 from evals_pipeline.suites.agentv_compat import SKIPPED_JUDGE_TYPES
 from evals_pipeline.suites.custom_types import RunnerMissing, find_custom_grader, grader_command
 from evals_pipeline.suites.errors import SuiteIssue
@@ -293,6 +297,16 @@ class _Rewriter:
             self._custom(assertion, path, kind)
         for old, new in CAMEL_CASE_KEYS.get(str(kind), {}).items():
             self.rename(assertion, path, old, new)
+        if kind in LLM_GRADER_TYPES and "max_steps" in assertion:
+            self.warnings.append(
+                self._at(
+                    (*path, "max_steps"),
+                    "max_steps has no effect: AgentV 4.42.4 uses it only for its built-in grader "
+                    "agent (a grader target with provider: agentv, which evals-pipeline does not "
+                    "run) and ignores it for every other grader target, as here",
+                    "remove max_steps",
+                )
+            )
         return True
 
     def _rubric(self, assertion: dict[str, Any], path: DataPath) -> None:
@@ -448,6 +462,7 @@ MEMBER_IGNORED_KEYS: tuple[str, ...] = ("weight", "required", "min_score", "nega
 """Keys AgentV's composite grader never reads on its members."""
 
 CAMEL_CASE_KEYS: dict[str, dict[str, str]] = {
+    "llm-grader": {"maxSteps": "max_steps"},
     "tool-trajectory": {"argsMatch": "args_match", "maxDurationMs": "max_duration_ms"},
     "token-usage": {"maxTotal": "max_total", "maxInput": "max_input", "maxOutput": "max_output"},
     "execution-metrics": {

@@ -119,42 +119,6 @@ def test_an_executable_prompt_is_not_supported(project: Project) -> None:
     assert issue.fix.startswith("write the prompt inline, or as prompt: file://")
 
 
-def test_unsupported_rubric_keys_are_named(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            """\
-            tests:
-              - id: a
-                input: hi
-                assertions:
-                  - type: rubrics
-                    criteria:
-                      - id: tone
-                        outcome: Polite
-                        score_ranges: []
-            """,
-        )
-    )
-    assert issue.line == 9
-    assert issue.message == (
-        "'score_ranges' in tests[0].assertions[0].criteria[0] is an AgentV setting "
-        "evals-pipeline does not support"
-    )
-
-
-def test_agent_mode_keys_of_an_llm_grader_are_named(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            "tests: [{id: a, input: hi, assertions: [{type: llm-grader, max_steps: 5}]}]\n",
-        )
-    )
-    assert issue.message == (
-        "'max_steps' in tests[0].assertions[0] is an AgentV setting evals-pipeline does not support"
-    )
-
-
 def test_a_rubric_without_type_gets_one_suggested(project: Project) -> None:
     issue = only(
         project.issues(

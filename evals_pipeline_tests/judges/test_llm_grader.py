@@ -217,6 +217,105 @@ def test_llm_grader_rubrics_and_a_skipped_criterion(
     assert result.assertions[1].evidence == "the grader did not report on this criterion"
 
 
+# --- score-range (analytic) rubrics --------------------------------------------------------
+
+BANDS = {0: "Bad", 4: "Fair", 8: "Good"}
+
+
+def test_score_ranges_weighted_mean_of_score_over_ten(
+    make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
+) -> None:
+    answer = {
+        "checks": [
+            {"id": "accuracy", "score": 9, "reasoning": "right"},
+            {"id": "style", "score": 6.0},  # 6.0 is the integer 6, as in JavaScript
+            {"id": "ghost", "score": 0, "reasoning": "no such criterion"},
+        ],
+        "overall_reasoning": "good",
+    }
+    spec = judge(tmp_path, [reply(answer)])
+    criteria = [
+        {"id": "accuracy", "outcome": "Is right", "weight": 3, "score_ranges": BANDS},
+        {"id": "style", "score_ranges": BANDS, "operator": "correctness"},
+        {"id": "skipped", "outcome": "Never reported", "score_ranges": BANDS},
+    ]
+    case = judged_case(make_case, spec, [{"type": "rubrics", "criteria": criteria}])
+    logs = tmp_path / "logs"
+    result = only_grader(grade(case, make_session(), logs))
+    # AgentV counts only the checks returned: (0.9 * 3 + 0.6) / 4; `skipped` weighs nothing.
+    assert result.score == pytest.approx(0.825)
+    assert result.verdict == "pass"
+    assert [(a.text, a.passed) for a in result.assertions] == [
+        ("[accuracy] Is right - Score: 9/10 (Good)", True),
+        ("[style] style - Score: 6/10 (Fair)", False),
+    ]
+    assert result.details is not None
+    assert result.details["raw_scores"] == {"accuracy": 9, "style": 6}
+    sent = texts(requests(logs)[0])
+    assert "### Criterion: accuracy (weight: 3)\nDescription: Is right\nScore ranges:" in sent
+    assert "  - Score 0-3: Bad\n  - Score 4-7: Fair\n  - Score 8-10: Good" in sent
+    assert "### Criterion: style\nOperator: correctness\nScore ranges:" in sent
+    assert '"score": integer (0-10),' in sent
+
+
+@pytest.mark.parametrize(
+    ("criterion", "score", "verdict"),
+    [
+        ({"min_score": 0.8}, 7, "fail"),  # 0.7 < 0.8: the grader fails, its score stays 0.7
+        ({"min_score": 0.7}, 7, "fail"),  # at the gate, yet below 0.8: fails by score
+        ({"required": True}, 9, "fail"),  # required: true means 10/10
+        ({"required": True}, 10, "pass"),
+        ({}, 8, "pass"),
+    ],
+)
+def test_score_range_gates(
+    make_case: CaseFactory,
+    make_session: SessionFactory,
+    tmp_path: Path,
+    criterion: dict[str, Any],
+    score: int,
+    verdict: str,
+) -> None:
+    spec = judge(tmp_path, [reply({"checks": [{"id": "c", "score": score}]})])
+    item = {"id": "c", "score_ranges": BANDS, **criterion}
+    case = judged_case(make_case, spec, [{"type": "llm-grader", "rubrics": [item]}])
+    result = only_grader(grade(case, make_session(), tmp_path / "logs"))
+    assert (result.score, result.verdict) == (pytest.approx(score / 10), verdict)
+
+
+@pytest.mark.parametrize("bad", [11, 7.5, "7", True])
+def test_a_score_that_is_not_an_integer_0_to_10_is_asked_again(
+    make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path, bad: Any
+) -> None:
+    spec = judge(
+        tmp_path,
+        [
+            reply({"checks": [{"id": "c", "score": bad}]}),
+            reply({"checks": [{"id": "c", "score": 4}]}),
+        ],
+    )
+    item = {"id": "c", "score_ranges": BANDS}
+    case = judged_case(make_case, spec, [{"type": "rubrics", "criteria": [item]}])
+    result = only_grader(grade(case, make_session(), tmp_path / "logs"))
+    assert (result.score, result.verdict) == (pytest.approx(0.4), "fail")
+    assert result.details is not None and result.details["repaired"] is True
+
+
+def test_checklist_operators_add_agentv_guidance(
+    make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
+) -> None:
+    answer = {"checks": [{"id": "a", "satisfied": True, "reasoning": "ok"}]}
+    spec = judge(tmp_path, [reply(answer)])
+    rubrics = [{"id": "a", "outcome": "Costs 5 euros", "operator": "contradiction"}]
+    case = judged_case(make_case, spec, [{"type": "llm-grader", "rubrics": rubrics}])
+    logs = tmp_path / "logs"
+    assert only_grader(grade(case, make_session(), logs)).score == 1.0
+    sent = texts(requests(logs)[0])
+    assert "[[ ## rubrics ## ]]\n\nOperator guidance:\n- Contradiction guard:" in sent
+    assert "- [a] (REQUIRED) (operator: contradiction): Costs 5 euros" in sent
+    assert "Correctness:" not in sent
+
+
 # --- unusable replies and failed calls ------------------------------------------------------
 
 

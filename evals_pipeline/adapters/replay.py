@@ -1,7 +1,8 @@
 """The `replay` provider: grade a recorded session instead of running an agent.
 
-Two sources: our folder of sessions (one file per test id), or AgentV's replay fixtures (the
-JSONL `agentv eval --record-replay` writes), looked up as AgentV looks them up.
+Three sources: our folder of sessions (one file per test id), AgentV's replay fixtures (the
+JSONL `agentv eval --record-replay` writes), or AgentV's execution traces (adapters/
+execution_traces.py); fixtures and traces are looked up as AgentV looks them up.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evals_pipeline.adapters.base import RunContext
+from evals_pipeline.adapters.execution_traces import TraceError, read_traces, replayed_output
 from evals_pipeline.enrichers.streams import detect_stream_kind
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
@@ -66,10 +68,16 @@ def read_fixtures(path: Path) -> list[dict[str, Any]]:
 
 
 def find_fixture(
-    records: list[dict[str, Any]], target: ReplayTarget, case: ResolvedCase, suite_name: str
+    records: list[dict[str, Any]],
+    target: ReplayTarget,
+    case: ResolvedCase,
+    suite_name: str,
+    *,
+    what: str = "replay fixture",
 ) -> dict[str, Any]:
     """The one record for this test, by AgentV's identity (suite or eval path, test id, source
-    target, attempt 0, variant); FixtureError when none or several match."""
+    target, attempt 0, variant); FixtureError when none or several match. `what` names the
+    source in that error (AgentV's words: "replay fixture", "Execution trace replay")."""
     suite = target.suite or suite_name
     eval_path = target.eval_path or case.suite_path
 
@@ -94,8 +102,8 @@ def find_fixture(
         f"source_target={target.source_target} attempt=0 variant={target.variant or '<none>'}"
     )
     if not found:
-        raise FixtureError(f"replay fixture lookup found no record for {key}")
-    raise FixtureError(f"replay fixture lookup found {len(found)} duplicate records for {key}")
+        raise FixtureError(f"{what} lookup found no record for {key}")
+    raise FixtureError(f"{what} lookup found {len(found)} duplicate records for {key}")
 
 
 def _same_eval_path(recorded: str, lookup: str) -> bool:
@@ -119,7 +127,7 @@ def fixture_output(record: dict[str, Any]) -> dict[str, Any]:
 class ReplayAdapter:
     def run(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
         assert isinstance(case.target, ReplayTarget)
-        if case.target.fixtures is not None:
+        if case.target.fixtures is not None or case.target.execution_traces is not None:
             return self._from_fixtures(case, ctx)
         start = now_ms()
         assert case.target.sessions_dir is not None
@@ -152,16 +160,14 @@ class ReplayAdapter:
         )
 
     def _from_fixtures(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
+        """A fixture's or an execution trace's output, or the lookup's error as the run's."""
         target = case.target
-        assert isinstance(target, ReplayTarget) and target.fixtures is not None
+        assert isinstance(target, ReplayTarget)
         start = now_ms()
         error = None
         try:
-            record = find_fixture(
-                read_fixtures(Path(target.fixtures)), target, case, case.suite_name
-            )
-            ctx.output_path.write_text(json.dumps(fixture_output(record), indent=2))
-        except FixtureError as exc:
+            ctx.output_path.write_text(json.dumps(_recorded_output(target, case), indent=2))
+        except (FixtureError, TraceError) as exc:
             error = str(exc)
         return AgentRun(
             case_key=case.case_key,
@@ -174,3 +180,19 @@ class ReplayAdapter:
             error=error,
             workspace_path=str(ctx.workspace),
         )
+
+
+def _recorded_output(target: ReplayTarget, case: ResolvedCase) -> dict[str, Any]:
+    """The cli output file of this test from the target's fixtures or execution traces."""
+    if target.fixtures is not None:
+        records = read_fixtures(Path(target.fixtures))
+        return fixture_output(find_fixture(records, target, case, case.suite_name))
+    assert target.execution_traces is not None
+    path = Path(target.execution_traces)
+    envelopes = read_traces(path)
+    identities = [
+        {**envelope.identity(), "index": index} for index, (envelope, _) in enumerate(envelopes)
+    ]
+    found = find_fixture(identities, target, case, case.suite_name, what="Execution trace replay")
+    envelope, line = envelopes[found["index"]]
+    return replayed_output(envelope, f"{path}:{line}" if line is not None else str(path))

@@ -149,7 +149,8 @@ class MockTarget(TargetBase):
 
 class ReplayTarget(TargetBase):
     """Recorded outputs graded without running an agent: our folder of sessions (one file per
-    test id), or AgentV's fixtures file (`agentv eval --record-replay`)."""
+    test id), AgentV's fixtures file (`agentv eval --record-replay`), or AgentV's execution
+    traces (`agentv.trace.v1`, the `outputs/trace.json` of each test of an `agentv eval` run)."""
 
     provider: Literal["replay"]
     sessions_dir: str | None = Field(
@@ -162,26 +163,39 @@ class ReplayTarget(TargetBase):
         description="AgentV's replay fixtures: JSONL records (`agentv.replay_fixture.v1`), "
         "relative to the eval file.",
     )
+    execution_traces: str | None = Field(
+        default=None,
+        description="AgentV's execution traces (`agentv.trace.v1`): one JSON envelope, a JSON "
+        "array of them, or JSONL, relative to the eval file.",
+    )
     source_target: str | None = Field(
-        default=None, description="With fixtures: the target whose recorded outputs are used."
+        default=None,
+        description="With fixtures or execution_traces: the target whose recorded outputs are "
+        "used.",
     )
     suite: str | None = Field(
-        default=None, description="With fixtures: the recorded suite name; default: the suite's."
+        default=None,
+        description="With fixtures or execution_traces: the recorded suite name; default: the suite's.",
     )
     eval_path: str | None = Field(
-        default=None, description="With fixtures: the recorded eval path; default: the eval file."
+        default=None,
+        description="With fixtures or execution_traces: the recorded eval path; default: the eval file.",
     )
-    variant: str | None = Field(default=None, description="With fixtures: the recorded variant.")
+    variant: str | None = Field(
+        default=None, description="With fixtures or execution_traces: the recorded variant."
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> ReplayTarget:
-        if (self.sessions_dir is None) == (self.fixtures is None):
+        sources = [self.sessions_dir, self.fixtures, self.execution_traces]
+        if sum(source is not None for source in sources) != 1:
             raise ValueError(
-                "a replay target needs exactly one source: sessions_dir (a folder of sessions) "
-                "or fixtures (AgentV's replay JSONL)"
+                "a replay target needs exactly one source: sessions_dir (a folder of sessions), "
+                "fixtures (AgentV's replay JSONL) or execution_traces (AgentV's trace files)"
             )
-        if self.fixtures is not None and not self.source_target:
-            raise ValueError("a replay target with fixtures needs source_target")
+        if self.sessions_dir is None and not self.source_target:
+            source = "fixtures" if self.fixtures is not None else "execution_traces"
+            raise ValueError(f"a replay target with {source} needs source_target")
         return self
 
 

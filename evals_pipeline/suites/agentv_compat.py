@@ -29,7 +29,7 @@ AGENTV_PROVIDERS: frozenset[str] = frozenset(UNSUPPORTED_PROVIDERS)
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
 
 UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
-    "ReplayTarget": frozenset({"execution_traces"}),
+    "ReplayTarget": frozenset(),
     "CodeGraderAssertion": frozenset(),
     "LlmGraderAssertion": frozenset(),
     "RubricsAssertion": frozenset(),

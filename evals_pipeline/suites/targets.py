@@ -318,17 +318,23 @@ class _Selector:
             sessions = absolute(spec.sessions_dir, self.catalog.base_dir)
             self._require_dir(sessions, index, "sessions_dir", spec.sessions_dir)
             return spec.model_copy(update={"sessions_dir": str(sessions)})
-        assert spec.fixtures is not None
-        # AgentV resolves fixtures against the eval file's folder, wherever the target is defined.
-        fixtures = absolute(spec.fixtures, Path(self.suite_doc.file).parent)
-        if not fixtures.is_file():
-            self._issue(
-                self.catalog.position(index, "fixtures"),
-                f"replay fixtures file '{spec.fixtures}' not found",
-                f"looked for {fixtures}; record one with `agentv eval --record-replay FILE` or "
-                "correct the path (relative to the eval file)",
+        key = "fixtures" if spec.fixtures is not None else "execution_traces"
+        written = spec.fixtures or spec.execution_traces
+        assert written is not None
+        # AgentV resolves both files against the eval file's folder, wherever the target is.
+        source = absolute(written, Path(self.suite_doc.file).parent)
+        if not source.is_file():
+            record = (
+                "record one with `agentv eval --record-replay FILE`"
+                if key == "fixtures"
+                else "use the outputs/trace.json an `agentv eval` run writes for each test"
             )
-        return spec.model_copy(update={"fixtures": str(fixtures)})
+            self._issue(
+                self.catalog.position(index, key),
+                f"replay {key} file '{written}' not found",
+                f"looked for {source}; {record} or correct the path (relative to the eval file)",
+            )
+        return spec.model_copy(update={key: str(source)})
 
     def _agent_paths(self, spec: AgentTarget | LlmTarget, index: int) -> AgentTarget | LlmTarget:
         base = self.catalog.base_dir

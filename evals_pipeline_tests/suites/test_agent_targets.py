@@ -66,14 +66,15 @@ def test_a_per_test_script_needs_only_its_folder(project: Project) -> None:
     assert str(project.root / "missing") in issue.fix
 
 
-def test_agentv_keys_without_support_say_so(project: Project) -> None:
+def test_a_replay_target_with_two_sources_names_the_three(project: Project) -> None:
     project.write(
         ".agentv/targets.yaml",
         "targets: [{name: a, provider: replay, sessions_dir: ., execution_traces: t.jsonl}]\n",
     )
     issue = only(project.issues("s.eval.yaml", SUITE))
-    assert "'execution_traces'" in issue.message
-    assert "does not support" in issue.message
+    assert issue.line == 1
+    assert "exactly one source" in issue.message
+    assert "execution_traces (AgentV's trace files)" in issue.message
 
 
 def test_an_unknown_auth_mode_lists_the_valid_ones(project: Project) -> None:

@@ -342,29 +342,37 @@ def llm_client(key: str | None, ctx: GradingContext) -> LlmClient | Evaluation:
 def _rubric_evaluation(
     value: RubricReply, items: list[RubricItem], details: dict[str, Any], usage: LlmUsage
 ) -> JudgedEvaluation:
-    """Weighted share of satisfied criteria; a criterion the model skipped counts as unmet."""
-    checks = {check.id: check for check in value.checks}
+    """AgentV's calculateRubricScore: the weighted share of satisfied criteria among the checks
+    the model returned (a criterion it left out, or an id that is no criterion, counts for
+    nothing there, so here too: they are listed in details as `unreported`)."""
+    by_id = {item.id: item for item in items}
     total = earned = 0.0
     outcomes: list[AssertionOutcome] = []
     failed_required: list[str] = []
-    for item in items:
-        check = checks.get(item.id)
-        satisfied = check.satisfied if check else False
-        reasoning = check.reasoning if check else "the grader did not report on this criterion"
+    for check in value.checks:
+        item = by_id.get(check.id)
+        if item is None:
+            continue
         total += item.weight
-        earned += item.weight if satisfied else 0.0
+        earned += item.weight if check.satisfied else 0.0
         outcomes.append(
             AssertionOutcome(
-                text=f"[{item.id}] {item.outcome}", passed=satisfied, evidence=reasoning or None
+                text=f"[{item.id}] {item.outcome}",
+                passed=check.satisfied,
+                evidence=check.reasoning or None,
             )
         )
-        if not satisfied and item.is_required:
+        if not check.satisfied and item.required:
             failed_required.append(item.id)
     details = {**details, "overall_reasoning": value.overall_reasoning}
+    reported = {check.id for check in value.checks}
+    unreported = [item.id for item in items if item.id not in reported]
+    if unreported:
+        details["unreported"] = unreported
     if failed_required:
         details["failed_required"] = failed_required
     return JudgedEvaluation(
-        score=earned / total if total > 0 else 0.0,
+        score=min(1.0, max(0.0, earned / total)) if total > 0 else 0.0,
         assertions=outcomes,
         details=details,
         judge_usage=usage,
@@ -546,7 +554,7 @@ def _rubric_prompt(variables: dict[str, str], rubrics: list[RubricItem]) -> str:
     if guidance:
         parts += ["", "Operator guidance:", *(f"- {line}" for line in guidance), ""]
     for item in rubrics:
-        required = " (REQUIRED)" if item.is_required else ""
+        required = " (REQUIRED)" if item.required else ""
         weight = f" (weight: {js_number(item.weight)})" if item.weight != 1.0 else ""
         operator = f" (operator: {item.operator})" if item.operator else ""
         parts.append(f"- [{item.id}]{required}{weight}{operator}: {item.outcome}")

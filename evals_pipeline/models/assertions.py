@@ -305,8 +305,8 @@ class RubricItem(BaseModel):
         default=None,
         gt=0,
         le=1,
-        description="Checklist mode: any min_score makes it required. Score-range mode: the "
-        "lowest score/10 that passes.",
+        description="Score-range mode: the lowest score/10 that passes; checklist mode ignores "
+        "it (AgentV 4.42.4: only `required` fails the grader there).",
     )
     score_ranges: list[ScoreRange] | None = Field(
         default=None,
@@ -330,10 +330,6 @@ class RubricItem(BaseModel):
             return self
         check_score_ranges(self.score_ranges)
         return self
-
-    @property
-    def is_required(self) -> bool:
-        return self.required or self.min_score is not None
 
     @property
     def score_gate(self) -> float | None:

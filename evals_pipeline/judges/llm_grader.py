@@ -12,6 +12,7 @@ never a silent 0 or 1.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -362,7 +363,7 @@ def _rubric_evaluation(
                 evidence=check.reasoning or None,
             )
         )
-        if not check.satisfied and item.required:
+        if not check.satisfied and item.must_pass:
             failed_required.append(item.id)
     details = {**details, "overall_reasoning": value.overall_reasoning}
     reported = {check.id for check in value.checks}
@@ -493,7 +494,7 @@ def substitute(template: str, variables: dict[str, str]) -> str:
 def prompt_variables(ctx: GradingContext, rubrics: list[RubricItem]) -> dict[str, str]:
     """Every variable's value for this session, as AgentV fills them."""
     case, session = ctx.case, ctx.session
-    rubric_dicts = [r.model_dump(mode="json", exclude_none=True) for r in rubrics]
+    rubric_dicts = [agentv_rubric(r) for r in rubrics]
     return {
         "input": render_messages(case.input).strip(),
         "output": ctx.output.strip(),
@@ -502,14 +503,57 @@ def prompt_variables(ctx: GradingContext, rubrics: list[RubricItem]) -> dict[str
         "metadata": json.dumps(case.metadata, indent=2, ensure_ascii=False)
         if case.metadata is not None
         else "",
-        "metadata_json": json.dumps(case.metadata, ensure_ascii=False)
-        if case.metadata is not None
-        else "",
+        "metadata_json": compact_json(case.metadata) if case.metadata is not None else "",
         "rubrics": json.dumps(rubric_dicts, indent=2, ensure_ascii=False) if rubrics else "",
-        "rubrics_json": json.dumps(rubric_dicts, ensure_ascii=False) if rubrics else "",
+        "rubrics_json": compact_json(rubric_dicts) if rubrics else "",
         "file_changes": _cut(session.file_changes or ""),
         "tool_calls": _cut(format_tool_calls(ctx.tool_calls)) if _has_tool_calls(ctx) else "",
     }
+
+
+def compact_json(value: Any) -> str:
+    """JSON as JavaScript's JSON.stringify writes it: no spaces after `,` and `:`."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def agentv_rubric(item: RubricItem) -> dict[str, Any]:
+    """A criterion as AgentV 4.42.4's parser leaves it (the `{{rubrics}}` variable): its keys in
+    AgentV's order, whole numbers as integers, `required_min_score` (min_score * 10, rounded)
+    beside a min_score, and `required` on a banded criterion only when written."""
+    gate = {}
+    if item.min_score is not None:
+        gate = {"min_score": _js(item.min_score), "required_min_score": _round(item.min_score * 10)}
+    if item.score_ranges is None:
+        return {
+            "id": item.id,
+            "outcome": item.outcome,
+            **({"operator": item.operator} if item.operator else {}),
+            "weight": _js(item.weight),
+            "required": item.must_pass,
+            **gate,
+        }
+    banded: dict[str, Any] = {"id": item.id, "weight": _js(item.weight)}
+    if item.outcome:
+        banded["outcome"] = item.outcome
+    if item.operator:
+        banded["operator"] = item.operator
+    if item.required is not None:
+        banded["required"] = item.required
+    banded |= gate
+    banded["score_ranges"] = [
+        {"score_range": list(band.score_range), "outcome": band.outcome}
+        for band in item.score_ranges
+    ]
+    return banded
+
+
+def _js(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def _round(value: float) -> int:
+    # JavaScript's Math.round: halves go up (Python's round goes to even).
+    return math.floor(value + 0.5)
 
 
 def _has_tool_calls(ctx: GradingContext) -> bool:
@@ -554,7 +598,7 @@ def _rubric_prompt(variables: dict[str, str], rubrics: list[RubricItem]) -> str:
     if guidance:
         parts += ["", "Operator guidance:", *(f"- {line}" for line in guidance), ""]
     for item in rubrics:
-        required = " (REQUIRED)" if item.required else ""
+        required = " (REQUIRED)" if item.must_pass else ""
         weight = f" (weight: {js_number(item.weight)})" if item.weight != 1.0 else ""
         operator = f" (operator: {item.operator})" if item.operator else ""
         parts.append(f"- [{item.id}]{required}{weight}{operator}: {item.outcome}")
@@ -622,7 +666,7 @@ def operator_guidance(rubrics: list[RubricItem]) -> list[str]:
 
 def js_number(value: float) -> str:
     """A number as JavaScript prints it in a template string (3, 1.5, 0.7)."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+    return str(_js(value))
 
 
 def render_messages(messages: list[Message]) -> str:

@@ -296,10 +296,10 @@ class RubricItem(BaseModel):
         default=None, description="`correctness` or `contradiction`: how the judge reads it."
     )
     weight: float = Field(default=1.0, ge=0)
-    required: bool = Field(
-        default=True,
-        description="An unsatisfied required criterion fails the grader; AgentV makes every "
-        "checklist criterion required unless it says `required: false`.",
+    required: bool | None = Field(
+        default=None,
+        description="A required criterion that is unsatisfied (or below its gate) fails the "
+        "grader; unset, AgentV makes a checklist criterion required and a banded one not.",
     )
     min_score: float | None = Field(
         default=None,
@@ -332,15 +332,18 @@ class RubricItem(BaseModel):
         return self
 
     @property
+    def must_pass(self) -> bool:
+        """`required`, defaulted as AgentV does: a checklist criterion is required unless it
+        says `required: false`, a criterion with score_ranges only when it says `required: true`."""
+        return self.required if self.required is not None else self.score_ranges is None
+
+    @property
     def score_gate(self) -> float | None:
         """Score-range mode: the lowest score/10 that does not fail the grader (AgentV: the
-        min_score, else 1.0 when required; a criterion with score_ranges is required only when
-        it says `required: true`, a checklist one unless it says `required: false`)."""
+        min_score, else 10/10 when the criterion must pass, else no gate)."""
         if self.min_score is not None:
             return self.min_score
-        if self.score_ranges is not None and "required" not in self.model_fields_set:
-            return None
-        return 1.0 if self.required else None
+        return 1.0 if self.must_pass else None
 
 
 def score_ranges_shorthand(value: Any) -> Any:

@@ -107,7 +107,8 @@ FREEFORM_SCHEMA = """You must respond with a single JSON object matching this sc
 }
 Return only the JSON object: no Markdown fences, no text before or after it."""
 
-RUBRIC_FORMAT = """You must return a valid JSON object matching this schema:
+RUBRIC_SYSTEM = """You are an expert grader. Evaluate the candidate answer against each rubric item.
+You must return a valid JSON object matching this schema:
 {
   "checks": [
     {
@@ -117,14 +118,8 @@ RUBRIC_FORMAT = """You must return a valid JSON object matching this schema:
     }
   ],
   "overall_reasoning": "string (summary)"
-}
-Give one check per rubric id. Return only the JSON object: no Markdown fences, no text around it."""
-
-RUBRIC_SYSTEM = (
-    "You are an expert grader. Evaluate the candidate answer against each rubric item.\n"
-    "Be skeptical: mark a rubric satisfied only when concrete evidence supports it, and cite "
-    "paths, diffs, tool calls, or answer excerpts in reasoning when available.\n" + RUBRIC_FORMAT
-)
+}"""
+"""AgentV 4.42.4's system prompt in rubric mode (buildRubricOutputSchema), default or custom."""
 
 SCORE_RANGE_SYSTEM = """You are an expert grader. Score the candidate answer on each criterion.
 You must return a valid JSON object matching this schema:
@@ -455,7 +450,7 @@ def build_request(spec: LlmGraderBase, ctx: GradingContext) -> tuple[LlmRequest,
         user = substitute(custom, variables)
         system = {
             "freeform": FREEFORM_SCHEMA,
-            "rubric": RUBRIC_FORMAT,
+            "rubric": RUBRIC_SYSTEM,
             "score_range": SCORE_RANGE_SYSTEM,
         }[mode]
     else:
@@ -571,13 +566,9 @@ def _freeform_prompt(variables: dict[str, str]) -> str:
 
 
 def _rubric_prompt(variables: dict[str, str], rubrics: list[RubricItem]) -> str:
-    """AgentV's checklist prompt: the task, the answer, then one line per criterion."""
+    """AgentV 4.42.4's buildRubricPrompt: the task, the answer, then one line per criterion."""
     parts = [
         "You are an expert grader. Evaluate the candidate answer against each rubric item below.",
-        "Be skeptical: mark a rubric satisfied only when the answer, file changes, tool calls, "
-        "or concrete workspace paths support it.",
-        "Cite paths, diffs, tool calls, or answer excerpts in reasoning whenever they are "
-        "available.",
         "",
         "[[ ## question ## ]]",
         variables["input"],

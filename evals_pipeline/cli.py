@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, slugify
+from evals_pipeline.suites import LoadedSuite, RunOptions, SuiteError, load_suite, slugify
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
@@ -58,6 +58,11 @@ def _select_agents(suite: LoadedSuite, names: list[str]) -> list[str] | str:
 def _selected(test_id: str, patterns: list[str]) -> bool:
     """AgentV's `--test-id`: any of the glob patterns matches the test id (all when none)."""
     return not patterns or any(fnmatch.fnmatchcase(test_id, p) for p in patterns)
+
+
+def _tags_match(tags: list[str], required: list[str], excluded: list[str]) -> bool:
+    """AgentV's `--tag` (the file has every one) and `--exclude-tag` (it has none of them)."""
+    return all(t in tags for t in required) and not any(t in tags for t in excluded)
 
 
 def _instance() -> DagsterInstance:
@@ -127,6 +132,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     instance = _instance()
     status = EXIT_OK
     for suite in loaded:
+        if not _tags_match(suite.suite.tags, args.tag, args.exclude_tag):
+            print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
+            continue
         agents = _select_agents(suite, args.target)
         if isinstance(agents, str):
             return _error(agents)
@@ -136,7 +144,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not cases:
             return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
         keys = list(dict.fromkeys(c.case_key for c in cases))
-        outcome = run_suite(instance, suite, storage, agents=agents, case_keys=keys)
+        options = RunOptions(threshold=args.threshold, keep_workspaces=args.keep_workspaces)
+        outcome = run_suite(
+            instance, suite, storage, agents=agents, case_keys=keys, options=options
+        )
         report = outcome.report
         print()
         print(render_text_table(report))
@@ -282,6 +293,13 @@ def _print_verdict(verdict: standalone_types.Verdict, *, as_json: bool) -> None:
         print(f"error: {evaluation.error}")
 
 
+def _unit_interval(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evals-pipeline",
@@ -318,6 +336,34 @@ def build_parser() -> argparse.ArgumentParser:
         "--storage",
         metavar="DIR",
         help="storage root (default: $EVALS_PIPELINE_STORAGE or .evals/storage)",
+    )
+    run.add_argument(
+        "--threshold",
+        type=_unit_interval,
+        metavar="X",
+        help="pass score (0-1) of every test that sets no execution.threshold (default 0.8)",
+    )
+    run.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only suites whose tags include TAG (repeatable: all of them)",
+    )
+    run.add_argument(
+        "--exclude-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="skip suites whose tags include TAG (repeatable)",
+    )
+    run.add_argument(
+        "--keep-workspaces",
+        action="store_true",
+        help="keep every run's workspace (default: kept only when the case fails or errors)",
+    )
+    run.add_argument(
+        "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
     )
     run.set_defaults(func=cmd_run)
 

@@ -1,0 +1,1 @@
+"""The deterministic AgentV assertion types: one evaluator module per family of types."""

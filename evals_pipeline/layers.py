@@ -12,8 +12,8 @@ from evals_pipeline.adapters.cli import check_health
 from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_batching, run_batch
 from evals_pipeline.enrichers import enrich_run, run_cost
 from evals_pipeline.grading import aggregate_trials, grade_trial
-from evals_pipeline.judging.pairwise import PairReadings
-from evals_pipeline.judging.panel import (
+from evals_pipeline.judging import (
+    PairReadings,
     TrialVotes,
     compare_agents,
     judge_case,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from evals_pipeline.grading.context import GradingContext
+from evals_pipeline.grading import GradingContext
 from evals_pipeline.judging.attribution import attribute_failure
 from evals_pipeline.judging.category import judge_category
 from evals_pipeline.judging.dimension import DimensionVote, Subject, judge_dimension

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from evals_pipeline.judging.attribution import capability, environmental, resource
+from evals_pipeline.judging.attribution.capability import RULES as CAPABILITY_RULES
+from evals_pipeline.judging.attribution.environmental import RULES as ENVIRONMENTAL_RULES
+from evals_pipeline.judging.attribution.resource import RULES as RESOURCE_RULES
 from evals_pipeline.judging.attribution.rule import FailedTrial, Firing, Rule
 from evals_pipeline.judging.attribution.tags import secondary_tags
 from evals_pipeline.models.events import EnrichedEvent
@@ -12,7 +14,7 @@ from evals_pipeline.models.grade import TrialGrade
 from evals_pipeline.models.judging import FailureClassification
 from evals_pipeline.models.session import Session
 
-_RULES: tuple[Rule, ...] = (*environmental.RULES, *resource.RULES, *capability.RULES)
+_RULES: tuple[Rule, ...] = (*ENVIRONMENTAL_RULES, *RESOURCE_RULES, *CAPABILITY_RULES)
 
 
 def attribute_failure(

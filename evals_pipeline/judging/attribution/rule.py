@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from evals_pipeline.grading.assertions.file_changes import changed_files
+from evals_pipeline.grading import changed_files
 from evals_pipeline.models.events import EnrichedEvent
 from evals_pipeline.models.grade import TrialGrade
 from evals_pipeline.models.judging import FAILURE_TAXONOMY, FailureCategory, FailureTier

@@ -1,8 +1,9 @@
 """Which evaluator judges which assertion model, registered with `@evaluator` next to each one.
 
 Each evaluator module decorates its function with the assertion model(s) it judges; the type
-names come from the models' `type` literals (models/assertions.py), so a type, its model and
-its evaluator cannot drift apart: `check_registry` fails when a model has no evaluator or two.
+names come from the models' `type` literals (models/assertions/, one module per evaluator, named
+like it), so a type, its model and its evaluator cannot drift apart: `check_registry` fails when a
+model has no evaluator or two.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The deterministic AgentV assertion types: one evaluator module per spec module of
-models/assertions/ (same name), each registered with `@evaluator` against its spec classes."""
+"""The AgentV assertion types judged in-process (and custom types, run as code graders): one
+evaluator module per spec module of models/assertions/ (same name), each registered with
+`@evaluator` against its spec classes."""
 
 from evals_pipeline.grading.assertions.file_changes import changed_files
 

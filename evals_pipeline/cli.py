@@ -17,7 +17,7 @@ from evals_pipeline.suites import LoadedSuite, RunOptions, SuiteError, load_suit
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
-    from evals_pipeline.judges import standalone as standalone_types
+    from evals_pipeline.grading import standalone as standalone_types
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 DEFAULT_DAGSTER_HOME = ".evals/dagster"
@@ -229,7 +229,7 @@ def cmd_model_server(args: argparse.Namespace) -> int:
 
 def cmd_assert(args: argparse.Namespace) -> int:
     """Run one grader without an agent and print its verdict; exit 0 at score >= 0.5, else 1."""
-    from evals_pipeline.judges import standalone
+    from evals_pipeline.grading import standalone
     from evals_pipeline.suites import resolve_cases
 
     try:
@@ -269,7 +269,7 @@ def cmd_assert(args: argparse.Namespace) -> int:
 
 
 def _print_verdict(verdict: standalone_types.Verdict, *, as_json: bool) -> None:
-    from evals_pipeline.judges.standalone import PASS_SCORE
+    from evals_pipeline.grading.standalone import PASS_SCORE
 
     evaluation = verdict.evaluation
     if evaluation.stderr:

@@ -500,8 +500,13 @@ def canonical_providers(data: Any) -> Any:
 class TargetsFile(BaseModel):
     """`.agentv/targets.yaml`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
+    schema_version: str | None = Field(
+        default=None,
+        alias="$schema",
+        description="AgentV's schema tag (e.g. agentv-targets-v2.2); accepted, not checked.",
+    )
     targets: list[TargetSpec]
 
     @model_validator(mode="before")

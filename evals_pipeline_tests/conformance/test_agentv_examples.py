@@ -39,7 +39,6 @@ KNOWN_GAPS: frozenset[str] = frozenset(
         "examples/features/docker-workspace/evals/docker-example.EVAL.yaml",
         "examples/features/env-interpolation/evals/dataset.eval.yaml",
         "examples/features/eval-assert-demo/evals/dataset.eval.yaml",
-        "examples/features/execution-metrics/evals/dataset.eval.yaml",
         "examples/features/experiments/evals/coding-ability.eval.yaml",
         "examples/features/external-datasets/evals/dataset.eval.yaml",
         "examples/features/file-changes-graders/evals/dataset.eval.yaml",

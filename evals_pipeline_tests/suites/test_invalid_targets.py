@@ -1,0 +1,99 @@
+"""A targets file with a broken entry: AgentV validates only the targets a run selects, so the
+entry's problems are reported when something runs, delegates to or falls back on it."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals_pipeline.suites import load_suite
+from evals_pipeline_tests.suites.conftest import Project, only
+
+# Line 6 is the broken target's empty model (an unset ${{ VAR }} interpolates to "").
+BROKEN_AND_GOOD = """\
+targets:
+  - name: good
+    provider: mock
+    response: hi
+  - name: broken
+    model: ${{ UNSET_MODEL_FOR_TEST }}
+    provider: openai
+    api_key: sk-test
+  - name: alias
+    use_target: broken
+  - name: with-fallback
+    provider: mock
+    fallback_targets: [broken]
+"""
+
+
+@pytest.fixture
+def broken(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+    monkeypatch.delenv("UNSET_MODEL_FOR_TEST", raising=False)
+    project.write(".agentv/targets.yaml", BROKEN_AND_GOOD)
+    return project
+
+
+def test_a_suite_not_running_the_broken_target_loads(broken: Project) -> None:
+    suite = "execution: {target: good}\ntests: [{id: a, input: hi}]\n"
+    loaded = load_suite(broken.write("s.eval.yaml", suite))
+    assert list(loaded.targets) == ["good"]
+
+
+def test_running_the_broken_target_reports_its_problem_in_the_targets_file(
+    broken: Project,
+) -> None:
+    suite = "execution: {target: broken}\ntests: [{id: a, input: hi}]\n"
+    issue = only(broken.issues("s.eval.yaml", suite))
+    assert issue.file == str(broken.root / ".agentv/targets.yaml")
+    assert (issue.line, issue.column) == (6, 12)
+    assert issue.message == "targets[1].model must not be empty"
+
+
+def test_delegating_to_the_broken_target_reports_its_problem(broken: Project) -> None:
+    suite = "execution: {target: alias}\ntests: [{id: a, input: hi}]\n"
+    assert only(broken.issues("s.eval.yaml", suite)).message == "targets[1].model must not be empty"
+
+
+def test_a_broken_fallback_of_a_selected_target_is_reported(broken: Project) -> None:
+    suite = "execution: {target: with-fallback}\ntests: [{id: a, input: hi}]\n"
+    issue = only(broken.issues("s.eval.yaml", suite))
+    assert (issue.line, issue.message) == (6, "targets[1].model must not be empty")
+
+
+def test_an_entry_agentv_cannot_read_stays_a_load_error(project: Project) -> None:
+    # AgentV's targets-file reader refuses an entry without a name or provider (targets-file.ts).
+    project.write(".agentv/targets.yaml", "targets:\n  - name: a\n    provider: mock\n  - x: 1\n")
+    suite = "execution: {target: a}\ntests: [{id: a, input: hi}]\n"
+    issue = only(project.issues("s.eval.yaml", suite))
+    assert issue.line == 4
+    assert issue.message == "targets[1] has no 'provider'"
+
+
+def test_a_bad_value_under_an_alias_names_the_key_not_the_entry(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # model_reasoning_effort is AgentV's spelling of reasoning_effort, renamed before validation.
+    monkeypatch.delenv("UNSET_EFFORT_FOR_TEST", raising=False)
+    project.write(
+        ".agentv/targets.yaml",
+        """\
+        targets:
+          - name: c
+            provider: codex
+            model: gpt-5
+            model_reasoning_effort: ${{ UNSET_EFFORT_FOR_TEST }}
+        """,
+    )
+    issue = only(project.issues("s.eval.yaml", "execution: {target: c}\ntests: [{id: a}]\n"))
+    assert "got a mapping" not in issue.message
+    assert issue.message.startswith("targets[0].reasoning_effort must be ")
+    assert issue.message.endswith("got an empty string") or "''" in issue.message
+
+
+def test_schema_tag_in_a_targets_file_is_accepted(project: Project) -> None:
+    project.write(
+        ".agentv/targets.yaml",
+        "$schema: agentv-targets-v2.2\ntargets: [{name: m, provider: mock, response: hi}]\n",
+    )
+    loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    assert list(loaded.targets) == ["m"]

@@ -18,6 +18,7 @@ from evals_pipeline.suites.consistency import (
     dependency_issues,
     duplicate_test_ids,
     llm_grader_issues,
+    llm_grader_warnings,
     malformed_tool_calls,
     ungradable_tests,
 )
@@ -176,6 +177,9 @@ def load_suite(path: str | Path) -> LoadedSuite:
         warnings=sorted(
             warnings
             + (catalog.warnings if catalog is not None else [])
+            + llm_grader_warnings(
+                suite, doc, selection.targets, selection.default_agents, selection.judges
+            )
             + ungradable_tests(
                 suite, doc, selection.targets, selection.default_agents, selection.judges
             ),

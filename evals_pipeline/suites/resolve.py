@@ -182,9 +182,13 @@ def _conversation(
 
 def _check_graders(loaded: LoadedSuite) -> None:
     """Raise the LLM-grader problems (load_suite reports them too, when it checks graders)."""
-    problems = grader_problems(
-        loaded.suite, loaded.base_dir, loaded.targets, loaded.default_agents, loaded.judges
-    )
+    problems = [
+        problem
+        for problem in grader_problems(
+            loaded.suite, loaded.base_dir, loaded.targets, loaded.default_agents, loaded.judges
+        )
+        if not problem.warning
+    ]
     if not problems:
         return
     doc, _, _ = read_suite_document(loaded.path)  # positions as when the suite loaded

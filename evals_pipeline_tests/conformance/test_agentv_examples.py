@@ -104,8 +104,6 @@ KNOWN_GAPS: frozenset[str] = frozenset(
         "examples/showcase/directory-discovery/EVAL.yaml",
         "examples/showcase/grader-conformance/EVAL.yaml",
         "examples/showcase/multi-model-benchmark/evals/benchmark.eval.yaml",
-        "examples/showcase/offline-grader-benchmark/evals/setup-a.eval.yaml",
-        "examples/showcase/offline-grader-benchmark/evals/setup-b.eval.yaml",
         "examples/showcase/psychotherapy/evals/encouragement.eval.yaml",
         "examples/showcase/psychotherapy/evals/listening.eval.yaml",
         "examples/showcase/psychotherapy/evals/routing.eval.yaml",

@@ -3,6 +3,8 @@ entry's problems are reported when something runs, delegates to or falls back on
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from evals_pipeline.suites import load_suite
@@ -97,3 +99,24 @@ def test_schema_tag_in_a_targets_file_is_accepted(project: Project) -> None:
     )
     loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
     assert list(loaded.targets) == ["m"]
+
+
+def test_an_llm_grader_naming_an_undefined_target_loads_with_a_warning(project: Project) -> None:
+    # AgentV loads it and scores that grader 0 when it runs (conformance/llm-grader-undefined-target).
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: llm-grader
+                    target: nowhere
+                    prompt: Is it polite?
+            """,
+        )
+    )
+    warning = only(loaded.warnings)
+    assert (Path(warning.file).name, warning.line, warning.column) == ("s.eval.yaml", 6, 17)
+    assert warning.message.startswith("llm-grader target 'nowhere' is not defined")

@@ -234,6 +234,9 @@ class GraderProblem:
     fix: str
     warning: bool = False
     """Reported at load but not an error: AgentV fails only that grader, when it runs."""
+    at_run: bool = False
+    """An error raised when the cases are resolved, not at load: it depends on the environment
+    (a grader_target that is a `use_target: ${{ VAR }}`), which AgentV reads when it runs."""
 
     def at(self, doc: YamlDocument) -> SuiteIssue:
         mark = doc.positions.value(self.path)
@@ -253,7 +256,7 @@ def llm_grader_issues(
     """
     base_dir = Path(doc.file).parent
     problems = grader_problems(suite, base_dir, targets, default_agents, judges)
-    return [problem.at(doc) for problem in problems if not problem.warning]
+    return [problem.at(doc) for problem in problems if not (problem.warning or problem.at_run)]
 
 
 def llm_grader_warnings(
@@ -365,6 +368,7 @@ class _GraderChecker:
                         f"{defined or 'none'})",
                         "set grader_target to an LLM target (provider: anthropic, openai, "
                         "azure, gemini or openrouter), or give the assertion a target:",
+                        at_run=True,
                     )
                 )
                 continue

@@ -76,6 +76,12 @@ class LoadedSuite(BaseModel):
         default=None, description="The .agentv/targets.yaml used; None for inline targets."
     )
     warnings: list[SuiteIssue] = Field(default_factory=list)
+    run_issues: list[SuiteIssue] = Field(
+        default_factory=list,
+        description="Why a target the suite runs cannot be resolved (an undefined name, an "
+        "unset ${{ VAR }} in use_target, an invalid or unsupported target). As in AgentV these "
+        "fail the run, not the load: resolve_cases raises them.",
+    )
 
     @property
     def base_dir(self) -> Path:
@@ -160,8 +166,8 @@ def load_suite(path: str | Path) -> LoadedSuite:
     issues += dependency_issues(suite, doc)
     issues += malformed_tool_calls(suite, doc)
     issues += missing_references(suite, doc, file.parent)
-    if issues:
-        raise SuiteError(issues)
+    if issues:  # the file must change anyway: say everything at once
+        raise SuiteError(issues + selection.run_issues)
 
     return LoadedSuite(
         path=file,
@@ -174,6 +180,7 @@ def load_suite(path: str | Path) -> LoadedSuite:
         agent_of=selection.agent_of,
         fallbacks=selection.fallbacks,
         targets_file=targets_file,
+        run_issues=selection.run_issues,
         warnings=sorted(
             warnings
             + (catalog.warnings if catalog is not None else [])

@@ -56,6 +56,8 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
     its grader target and the LLM targets its graders use; a test without assertions gets the
     implicit llm-grader over its criteria when a grader target resolves.
     """
+    if loaded.run_issues:
+        raise SuiteError(loaded.run_issues)
     _check_graders(loaded)
     wanted = _wanted_agents(loaded, agents)
     suite = loaded.suite

@@ -182,6 +182,10 @@ class Selection:
     fallbacks: dict[str, list[TargetSpec]] = field(default_factory=dict)
     """Agent slug → the concrete targets of its `fallback_targets`, in order."""
     issues: list[SuiteIssue] = field(default_factory=list)
+    run_issues: list[SuiteIssue] = field(default_factory=list)
+    """Why a target the suite runs cannot be resolved (an undefined name, an unset `${{ VAR }}`
+    in use_target, an invalid or unsupported target): AgentV fails the run on these, not the
+    load, so they are raised when the suite's cases are resolved."""
 
 
 class _Selector:
@@ -231,6 +235,11 @@ class _Selector:
             SuiteIssue(at.file, at.line, at.column, message=message, fix=fix)
         )
 
+    def _run_issue(self, at: SuiteIssue, message: str, fix: str) -> None:
+        self.selection.run_issues.append(
+            SuiteIssue(at.file, at.line, at.column, message=message, fix=fix)
+        )
+
     def _suite_position(self, path: DataPath) -> SuiteIssue:
         mark = self.suite_doc.positions.value(path)
         return SuiteIssue(mark.file or self.suite_doc.file, mark.line, mark.column, "", "")
@@ -266,7 +275,7 @@ class _Selector:
             return None
         spec = self.catalog.specs[index]
         if isinstance(spec, InvalidTarget):
-            self.selection.issues.extend(spec.issues)
+            self.selection.run_issues.extend(spec.issues)
             return None
         if isinstance(spec, UnsupportedTarget):
             self._unsupported(spec, index)
@@ -298,7 +307,7 @@ class _Selector:
             fallback = self.catalog.specs[index] if index is not None else None
             if isinstance(fallback, InvalidTarget):
                 # AgentV resolves a fallback when it builds the run: a broken one fails it.
-                self.selection.issues.extend(fallback.issues)
+                self.selection.run_issues.extend(fallback.issues)
             if fallback is None or isinstance(fallback, InvalidTarget | UnsupportedTarget):
                 continue
             assert index is not None
@@ -316,7 +325,7 @@ class _Selector:
                 f"run '{written}' through provider: cli with a command, e.g. command: my-agent "
                 "--prompt-file {PROMPT_FILE} --output {OUTPUT_FILE} (or choose another target)"
             )
-        self._issue(
+        self._run_issue(
             self.catalog.position(index, "provider"),
             f"target '{spec.name}' cannot run: {spec.reason()}",
             fix,
@@ -332,7 +341,7 @@ class _Selector:
                 close = difflib.get_close_matches(current, list(self.by_name), n=1, cutoff=0.6)
                 where = "targets: in the suite" if self.catalog.inline else self.catalog.doc.file
                 via = f" (reached through use_target from '{chain[0]}')" if len(chain) > 1 else ""
-                self._issue(
+                self._run_issue(
                     self._suite_position(path),
                     f"target '{current}' is not defined{via}; {self.catalog.describe()}",
                     f"did you mean '{close[0]}'?" if close else f"define it in {where}",
@@ -344,21 +353,21 @@ class _Selector:
                 return index
             delegate = delegate.strip()
             if not delegate:
-                self._issue(
+                self._run_issue(
                     self.catalog.position(index, "use_target"),
                     f"target '{current}' has an empty use_target (an unset ${{{{ VAR }}}}?)",
                     "set the variable to the name of a concrete target, or name one here",
                 )
                 return None
             if delegate in chain:
-                self._issue(
+                self._run_issue(
                     self.catalog.position(index, "use_target"),
                     f"circular use_target: {' -> '.join([*chain, delegate])}",
                     "point one of these targets at a concrete target (one with a provider)",
                 )
                 return None
             chain.append(delegate)
-        self._issue(
+        self._run_issue(
             self._suite_position(path),
             f"use_target chain from '{name}' is deeper than {MAX_DELEGATION_DEPTH}: "
             f"{' -> '.join(chain)}",
@@ -488,9 +497,9 @@ class _Selector:
                 self.selection.judges[name] = judge
 
     def _quiet_resolve(self, name: str) -> int | None:
-        issues = len(self.selection.issues)
+        issues = len(self.selection.run_issues)
         index = self._resolve(name, ())
-        del self.selection.issues[issues:]
+        del self.selection.run_issues[issues:]
         return index
 
     def _default_target(self) -> None:
@@ -515,7 +524,7 @@ class _Selector:
             return
         if len(specs) > 1:
             names = [s.name for s in specs]
-            self._issue(
+            self._run_issue(
                 self._suite_position(("execution",)),
                 f"the suite does not say which target to run; {self.catalog.describe()}",
                 f"add 'execution: {{target: {names[0]}}}', or 'targets: [{', '.join(names)}]' "

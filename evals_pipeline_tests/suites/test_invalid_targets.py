@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evals_pipeline.suites import load_suite
+from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
 from evals_pipeline_tests.suites.conftest import Project, only
 
 # Line 6 is the broken target's empty model (an unset ${{ VAR }} interpolates to "").
@@ -120,3 +120,66 @@ def test_an_llm_grader_naming_an_undefined_target_loads_with_a_warning(project: 
     warning = only(loaded.warnings)
     assert (Path(warning.file).name, warning.line, warning.column) == ("s.eval.yaml", 6, 17)
     assert warning.message.startswith("llm-grader target 'nowhere' is not defined")
+
+
+def test_an_unresolvable_run_target_fails_the_run_not_the_load(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # AgentV: `agentv validate` accepts it; `agentv eval` fails with "Failed to resolve target".
+    monkeypatch.delenv("UNSET_TARGET_FOR_TEST", raising=False)
+    project.write(
+        ".agentv/targets.yaml",
+        "targets:\n  - name: llm\n    use_target: ${{ UNSET_TARGET_FOR_TEST }}\n",
+    )
+    path = project.write("s.eval.yaml", "execution: {target: llm}\ntests: [{id: a, input: hi}]\n")
+    loaded = load_suite(path)
+    issue = only(loaded.run_issues)
+    assert (issue.line, issue.message) == (
+        3,
+        "target 'llm' has an empty use_target (an unset ${{ VAR }}?)",
+    )
+    with pytest.raises(SuiteError) as caught:
+        resolve_cases(loaded)
+    assert caught.value.issues == [issue]
+
+
+def test_an_undefined_run_target_is_a_run_issue(project: Project) -> None:
+    loaded = load_suite(
+        project.write("s.eval.yaml", "execution: {target: nowhere}\ntests: [{id: a, input: hi}]\n")
+    )
+    assert only(loaded.run_issues).message.startswith("target 'nowhere' is not defined")
+
+
+def test_run_issues_come_with_the_load_errors_of_a_broken_file(project: Project) -> None:
+    suite = "execution: {target: nowhere}\ntests: [{id: a, input: hi}, {id: a, input: hi}]\n"
+    messages = [issue.message for issue in project.issues("s.eval.yaml", suite)]
+    assert any(m.startswith("target 'nowhere' is not defined") for m in messages)
+    assert any("duplicate" in m for m in messages)
+
+
+def test_a_grader_target_from_an_unset_variable_fails_when_cases_resolve(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("UNSET_GRADER_FOR_TEST", raising=False)
+    project.write(
+        ".agentv/targets.yaml",
+        """\
+        targets:
+          - name: agent
+            provider: mock
+            response: hi
+            grader_target: grader
+          - name: grader
+            use_target: ${{ UNSET_GRADER_FOR_TEST }}
+        """,
+    )
+    suite = """\
+        tests:
+          - id: a
+            input: hi
+            assertions: [{type: llm-grader, prompt: "Polite?"}]
+        """
+    loaded = load_suite(project.write("s.eval.yaml", suite))
+    with pytest.raises(SuiteError) as caught:
+        resolve_cases(loaded)
+    assert "needs grader_target 'grader'" in only(caught.value.issues).message

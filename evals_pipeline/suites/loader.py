@@ -23,6 +23,7 @@ from evals_pipeline.suites.consistency import (
     ungradable_tests,
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.ignored_keys import drop_ignored_top_level_keys
 from evals_pipeline.suites.interpolation import interpolate, load_env_files
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
@@ -100,6 +101,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
         return doc, [], []
     issues = splice_suite_parts(doc)
     warnings, renamed = rewrite_suite_aliases(doc)
+    warnings += drop_ignored_top_level_keys(doc)
     load_env_files(file)
     doc.data = interpolate(doc.data)
     tests = doc.data.get("tests")

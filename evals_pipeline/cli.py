@@ -33,6 +33,8 @@ def _load(paths: Sequence[str]) -> list[LoadedSuite] | int:
     for path in paths:
         try:
             suite = load_suite(path)
+            if suite.run_issues:  # every command goes on to resolve the suite's targets
+                raise SuiteError(suite.run_issues)
         except SuiteError as exc:
             print(exc, file=sys.stderr)
             failed = True

@@ -214,6 +214,14 @@ def grade_assertion(
 def evaluate_llm_grader(spec: LlmGraderBase, ctx: GradingContext) -> Evaluation:
     """Ask the grader target to judge the session; score it by AgentV's rules."""
     key = spec.client_key(ctx.case.grader_target)
+    if spec.target is not None and key not in ctx.case.llm_targets:
+        # AgentV builds this grader at run time and fails it, scoring 0 (builtin-graders.ts).
+        name = spec.display_name()
+        return Evaluation.check(
+            False,
+            f"Grader '{name}' failed: llm-grader evaluator '{name}': target '{spec.target}' "
+            "not found in targets",
+        )
     client = llm_client(key, ctx)
     if isinstance(client, Evaluation):
         return client

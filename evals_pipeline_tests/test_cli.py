@@ -172,6 +172,32 @@ def test_validate_names_file_line_and_fix_for_a_typo(tmp_path: Path) -> None:
     assert "ok:" not in done.stdout
 
 
+def test_validate_accepts_a_suite_whose_target_resolves_only_when_run(tmp_path: Path) -> None:
+    # As `agentv validate`: the file is valid; a target that is not defined is the run's problem.
+    path = write(
+        tmp_path,
+        "env-target.eval.yaml",
+        """\
+        execution:
+          target: elsewhere
+        targets:
+          - name: m
+            provider: mock
+            response: hi
+        tests:
+          - id: a
+            input: hi
+            assertions: [{type: contains, value: hi}]
+        """,
+    )
+    done = cli("validate", str(path), home=tmp_path)
+    assert done.code == 0, done.explain()
+    assert f"ok: {path} (1 tests; its targets do not resolve)" in done.stdout
+    assert "warning: when run: " in done.stderr and f"{path}:2:" in done.stderr, done.explain()
+    done = cli("run", str(path), home=tmp_path)
+    assert done.code == 2 and f"{path}:2:" in done.stderr, done.explain()
+
+
 def test_validate_a_folder_without_suites_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     done = cli("validate", str(tmp_path / "empty"), home=tmp_path)

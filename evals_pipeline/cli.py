@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, slugify
+from evals_pipeline.suites import LoadedSuite, RunOptions, SuiteError, load_suite, slugify
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
-    from evals_pipeline.judges import standalone as standalone_types
+    from evals_pipeline.grading import standalone as standalone_types
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 DEFAULT_DAGSTER_HOME = ".evals/dagster"
@@ -28,17 +28,23 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
-def _load(paths: Sequence[str]) -> list[LoadedSuite] | int:
+def _load(paths: Sequence[str], *, to_run: bool = True) -> list[LoadedSuite] | int:
+    """Load suites, printing their errors and warnings. `to_run`: the targets must resolve too
+    (every command but `validate`, which, as `agentv validate`, checks the files only)."""
     loaded, failed = [], False
     for path in paths:
         try:
             suite = load_suite(path)
+            if suite.run_issues and to_run:
+                raise SuiteError(suite.run_issues)
         except SuiteError as exc:
             print(exc, file=sys.stderr)
             failed = True
             continue
         for warning in suite.warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        for issue in [] if to_run else suite.run_issues:
+            print(f"warning: when run: {issue}", file=sys.stderr)
         loaded.append(suite)
     return EXIT_USAGE if failed else loaded
 
@@ -60,6 +66,11 @@ def _selected(test_id: str, patterns: list[str]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(test_id, p) for p in patterns)
 
 
+def _tags_match(tags: list[str], required: list[str], excluded: list[str]) -> bool:
+    """AgentV's `--tag` (the file has every one) and `--exclude-tag` (it has none of them)."""
+    return all(t in tags for t in required) and not any(t in tags for t in excluded)
+
+
 def _instance() -> DagsterInstance:
     """The local Dagster instance: DAGSTER_HOME, else `.evals/dagster` (created on first use)."""
     import dagster as dg
@@ -76,10 +87,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     paths = discover_suites(args.paths)
     if not paths:
         return _error(f"no suite files (*.eval.yaml, EVAL.yaml) under {', '.join(args.paths)}")
-    loaded = _load([str(p) for p in paths])
+    loaded = _load([str(p) for p in paths], to_run=False)
     if isinstance(loaded, int):
         return loaded
     for suite in loaded:
+        if suite.run_issues:
+            print(f"ok: {suite.path} ({len(suite.suite.tests)} tests; its targets do not resolve)")
+            continue
         cases = resolve_cases(suite)
         print(
             f"ok: {suite.path} ({len(suite.suite.tests)} tests x {len(suite.targets)} targets = {len(cases)} partitions)"
@@ -127,6 +141,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     instance = _instance()
     status = EXIT_OK
     for suite in loaded:
+        if not _tags_match(suite.suite.tags, args.tag, args.exclude_tag):
+            print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
+            continue
         agents = _select_agents(suite, args.target)
         if isinstance(agents, str):
             return _error(agents)
@@ -136,7 +153,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not cases:
             return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
         keys = list(dict.fromkeys(c.case_key for c in cases))
-        outcome = run_suite(instance, suite, storage, agents=agents, case_keys=keys)
+        options = RunOptions(threshold=args.threshold, keep_workspaces=args.keep_workspaces)
+        outcome = run_suite(
+            instance, suite, storage, agents=agents, case_keys=keys, options=options
+        )
         report = outcome.report
         print()
         print(render_text_table(report))
@@ -218,7 +238,7 @@ def cmd_model_server(args: argparse.Namespace) -> int:
 
 def cmd_assert(args: argparse.Namespace) -> int:
     """Run one grader without an agent and print its verdict; exit 0 at score >= 0.5, else 1."""
-    from evals_pipeline.judges import standalone
+    from evals_pipeline.grading import standalone
     from evals_pipeline.suites import resolve_cases
 
     try:
@@ -258,7 +278,7 @@ def cmd_assert(args: argparse.Namespace) -> int:
 
 
 def _print_verdict(verdict: standalone_types.Verdict, *, as_json: bool) -> None:
-    from evals_pipeline.judges.standalone import PASS_SCORE
+    from evals_pipeline.grading.standalone import PASS_SCORE
 
     evaluation = verdict.evaluation
     if evaluation.stderr:
@@ -280,6 +300,13 @@ def _print_verdict(verdict: standalone_types.Verdict, *, as_json: bool) -> None:
         print("details: " + json.dumps(evaluation.details, ensure_ascii=False))
     if evaluation.error:
         print(f"error: {evaluation.error}")
+
+
+def _unit_interval(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -318,6 +345,34 @@ def build_parser() -> argparse.ArgumentParser:
         "--storage",
         metavar="DIR",
         help="storage root (default: $EVALS_PIPELINE_STORAGE or .evals/storage)",
+    )
+    run.add_argument(
+        "--threshold",
+        type=_unit_interval,
+        metavar="X",
+        help="pass score (0-1) of every test that sets no execution.threshold (default 0.8)",
+    )
+    run.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only suites whose tags include TAG (repeatable: all of them)",
+    )
+    run.add_argument(
+        "--exclude-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="skip suites whose tags include TAG (repeatable)",
+    )
+    run.add_argument(
+        "--keep-workspaces",
+        action="store_true",
+        help="keep every run's workspace (default: kept only when the case fails or errors)",
+    )
+    run.add_argument(
+        "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
     )
     run.set_defaults(func=cmd_run)
 

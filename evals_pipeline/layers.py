@@ -11,8 +11,9 @@ from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.adapters.cli import check_health
 from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_batching, run_batch
 from evals_pipeline.enrichers import enrich_run, run_cost
-from evals_pipeline.judges import aggregate_trials, grade_trial
-from evals_pipeline.judges.judgment import (
+from evals_pipeline.grading import aggregate_trials, grade_trial
+from evals_pipeline.judging import (
+    PairReadings,
     TrialVotes,
     compare_agents,
     judge_case,
@@ -21,7 +22,6 @@ from evals_pipeline.judges.judgment import (
     read_pairs,
     trial_votes,
 )
-from evals_pipeline.judges.pairwise import PairReadings
 from evals_pipeline.llm import LlmClients
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade, TrialGrade

@@ -172,6 +172,32 @@ def test_validate_names_file_line_and_fix_for_a_typo(tmp_path: Path) -> None:
     assert "ok:" not in done.stdout
 
 
+def test_validate_accepts_a_suite_whose_target_resolves_only_when_run(tmp_path: Path) -> None:
+    # As `agentv validate`: the file is valid; a target that is not defined is the run's problem.
+    path = write(
+        tmp_path,
+        "env-target.eval.yaml",
+        """\
+        execution:
+          target: elsewhere
+        targets:
+          - name: m
+            provider: mock
+            response: hi
+        tests:
+          - id: a
+            input: hi
+            assertions: [{type: contains, value: hi}]
+        """,
+    )
+    done = cli("validate", str(path), home=tmp_path)
+    assert done.code == 0, done.explain()
+    assert f"ok: {path} (1 tests; its targets do not resolve)" in done.stdout
+    assert "warning: when run: " in done.stderr and f"{path}:2:" in done.stderr, done.explain()
+    done = cli("run", str(path), home=tmp_path)
+    assert done.code == 2 and f"{path}:2:" in done.stderr, done.explain()
+
+
 def test_validate_a_folder_without_suites_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     done = cli("validate", str(tmp_path / "empty"), home=tmp_path)
@@ -364,3 +390,59 @@ def test_run_with_test_id_matching_nothing_exits_2(tmp_path: Path) -> None:
     assert done.code == 2, done.explain()
     assert "no test of" in done.stderr and "nope-*" in done.stderr
     assert not (tmp_path / "storage").exists()
+
+
+HALF_SUITE = """\
+name: half
+tags: [nightly]
+targets:
+  - name: greeter
+    provider: mock
+    response: hello
+tests:
+  - id: half-right
+    input: Say hello world.
+    assertions:
+      - type: contains
+        value: hello
+      - type: contains
+        value: world
+  - id: strict
+    input: Say hello world.
+    execution:
+      threshold: 0.9
+    assertions:
+      - type: contains
+        value: hello
+      - type: contains
+        value: world
+"""
+
+
+def test_run_threshold_is_the_pass_score_of_tests_without_their_own(tmp_path: Path) -> None:
+    suite = write(tmp_path / "project", "half.eval.yaml", HALF_SUITE)
+    done = cli("run", str(suite), "--threshold", "0.5", home=tmp_path)
+    assert done.code == 1, done.explain()  # `strict` keeps its own 0.9
+    results = printed_report_folder(done.stdout) / "results.jsonl"
+    status = {
+        row["test_id"]: row["execution_status"]
+        for row in map(json.loads, results.read_text().splitlines())
+    }
+    assert status == {"half-right": "ok", "strict": "quality_failure"}
+
+
+def test_run_threshold_outside_0_to_1_is_a_usage_error(tmp_path: Path) -> None:
+    suite = write(tmp_path / "project", "half.eval.yaml", HALF_SUITE)
+    done = cli("run", str(suite), "--threshold", "80", home=tmp_path)
+    assert done.code == 2 and "80 is not between 0 and 1" in done.stderr, done.explain()
+
+
+def test_run_tag_filters_pick_suites_by_their_tags(tmp_path: Path) -> None:
+    tagged = write(tmp_path / "project", "half.eval.yaml", HALF_SUITE)
+    untagged = write(tmp_path / "project", "mini.eval.yaml", MIXED_SUITE)
+    done = cli("run", str(tagged), str(untagged), "--exclude-tag", "nightly", home=tmp_path)
+    assert f"{tagged}: skipped (tags ['nightly'])" in done.stdout, done.explain()
+    assert "mini: 3 cases" in done.stdout and "half: " not in done.stdout
+    done = cli("run", str(tagged), str(untagged), "--tag", "nightly", home=tmp_path)
+    assert f"{untagged}: skipped (tags none)" in done.stdout, done.explain()
+    assert "half: 2 cases" in done.stdout and "mini: " not in done.stdout

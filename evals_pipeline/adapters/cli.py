@@ -82,6 +82,17 @@ def process_failure(result: ProcessResult, stdout_path: Path, timeout_seconds: f
     return result.error
 
 
+def missing_output(target: CliTarget, ctx: RunContext) -> str | None:
+    """The error when a command that exited 0 left no {OUTPUT_FILE}, or None when its stdout
+    is the answer. A command that names {OUTPUT_FILE} must write it (AgentV reads only that
+    file); one that does not name it answers on stdout (an evals-pipeline convenience)."""
+    if "{OUTPUT_FILE}" in target.command:
+        return f"Failed to read output file '{ctx.output_path}': the command did not write it"
+    if ctx.stdout_path.stat().st_size == 0:
+        return "exited 0 but wrote nothing on stdout (and its command has no {OUTPUT_FILE})"
+    return None
+
+
 class CliAdapter:
     def run(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
         target = case.target
@@ -102,8 +113,8 @@ class CliAdapter:
             stdout_path=ctx.stdout_path,
         )
         error = process_failure(result, ctx.stdout_path, case.timeout_seconds)
-        if error is None and not ctx.output_path.exists() and ctx.stdout_path.stat().st_size == 0:
-            error = "exited 0 but wrote neither {OUTPUT_FILE} nor anything on stdout"
+        if error is None and not ctx.output_path.exists():
+            error = missing_output(target, ctx)
         return AgentRun(
             case_key=case.case_key,
             agent=case.agent,

@@ -30,9 +30,24 @@ from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting import build_report, load_labels, render_markdown, write_report
-from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, resolve_cases
+from evals_pipeline.suites import (
+    LoadedSuite,
+    RunOptions,
+    SuiteError,
+    apply_run_options,
+    load_suite,
+    resolve_cases,
+)
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
+
+
+class CaseOptions(dg.Config):
+    """Launch-time options of the cases asset (RunOptions as Dagster config, so a UI launch or
+    `dagster asset materialize --config` can set them as `evals-pipeline run` does)."""
+
+    threshold: float | None = None
+    keep_workspaces: bool = False
 
 
 def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
@@ -61,10 +76,13 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         return dg.AssetIn(key=[suite, name])
 
     @dg.asset(name="cases", kinds={"yaml"}, **layer)
-    def cases(context: dg.AssetExecutionContext) -> Records:
-        """The frozen spec of each test as each agent receives it, re-read from the suite file."""
+    def cases(context: dg.AssetExecutionContext, config: CaseOptions) -> Records:
+        """The frozen spec of each test as each agent receives it, re-read from the suite file
+        (with the run's options, e.g. `--threshold`, laid over it)."""
+        options = RunOptions(**config.model_dump())
         try:
-            resolved = {(c.case_key, c.agent): c for c in resolve_cases(load_suite(path))}
+            current = apply_run_options(load_suite(path), options)
+            resolved = {(c.case_key, c.agent): c for c in resolve_cases(current)}
         except SuiteError as exc:
             raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
         out: Records = []

@@ -29,7 +29,10 @@ def load_suites(paths: Iterable[str | Path]) -> list[LoadedSuite]:
     loaded, issues = [], []
     for path in discover_suites(paths):
         try:
-            loaded.append(load_suite(path))
+            suite = load_suite(path)
+            if suite.run_issues:  # the assets resolve every target the suite runs
+                raise SuiteError(suite.run_issues)
+            loaded.append(suite)
         except SuiteError as exc:
             issues.extend(exc.issues)
     if issues:

@@ -14,8 +14,7 @@ from evals_pipeline.defs.automation import nightly
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, Records, keyed
 from evals_pipeline.defs.partitions import CASE, SINGLE_RUN, case_partitions_name
 from evals_pipeline.defs.resources import EvalStorage
-from evals_pipeline.judges.judgment import TrialVotes
-from evals_pipeline.judges.pairwise import PairReadings
+from evals_pipeline.judging import PairReadings, TrialVotes
 from evals_pipeline.layers import (
     collect_readings,
     collect_votes,

@@ -15,7 +15,7 @@ from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.models.report import EvalReport
-from evals_pipeline.suites import LoadedSuite
+from evals_pipeline.suites import LoadedSuite, RunOptions
 
 
 def register_cases(
@@ -83,6 +83,7 @@ def run_suite(
     *,
     agents: list[str],
     case_keys: list[str],
+    options: RunOptions | None = None,
     echo: Callable[[str], None] = print,
 ) -> SuiteRun:
     """Materialize every layer for `case_keys` x `agents`, then the report, in-process."""
@@ -107,12 +108,17 @@ def run_suite(
     )
     # Only our logger: the layers' progress lines, not Dagster's event stream.
     run_config: dict[str, Any] = {"loggers": {"progress": {}}}
+    cases_op = next(a.op.name for a in layers if a.key.path[-1] == "cases")
+    layers_config = {
+        **run_config,
+        "ops": {cases_op: {"config": (options or RunOptions()).model_dump()}},
+    }
     run_ids = []
     for group in contiguous_groups(agents, list(suite.targets)):
         echo(f"{suite.slug}: {len(order)} cases x {', '.join(group)}")
         result = defs.resolve_job_def("layers").execute_in_process(
             instance=instance,
-            run_config=run_config,
+            run_config=layers_config,
             tags={
                 "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
                 "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),

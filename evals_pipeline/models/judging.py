@@ -4,7 +4,7 @@ the return types of the pure functions in `evals_pipeline.statistics`.
 
 Every model is frozen with `extra="forbid"`: a judge's JSON that carries an unknown field is
 rejected rather than silently trimmed. Fields are snake_case, in JSON too. Fields marked "set by
-grounding" keep their defaults until `evals_pipeline.judges.grounding` has checked the verdict.
+grounding" keep their defaults until `evals_pipeline.judging.grounding` has checked the verdict.
 """
 
 from __future__ import annotations

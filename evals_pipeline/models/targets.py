@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -96,9 +97,8 @@ class UnsupportedTarget(TargetBase):
         if known:
             return f"provider '{self.agentv_provider}' is not supported here: {known}"
         return (
-            f"provider '{self.agentv_provider}' is not a provider evals-pipeline knows (AgentV "
-            f"would run `bun run .agentv/providers/{self.agentv_provider}.ts {{PROMPT}}` as a "
-            "cli target; write that command in a provider: cli target)"
+            f"provider '{self.agentv_provider}' is not a provider evals-pipeline knows (nor "
+            "AgentV: it is too close to a known one to be a .agentv/providers/ script)"
         )
 
 
@@ -501,7 +501,24 @@ def canonical_target(target: Any) -> Any:
         return {**target, "provider": key} if key != provider else target
     if key in ("use_target", "unsupported"):
         return target
-    return {**target, "provider": "unsupported", "agentv_provider": provider}
+    known = [*PROVIDERS, *PROVIDER_ALIASES, *UNSUPPORTED_PROVIDERS]
+    # A near miss of a known provider is a typo (AgentV would look for a script of that name
+    # and fail): kept aside so selecting it says "did you mean".
+    if key in UNSUPPORTED_PROVIDERS or difflib.get_close_matches(key, known, n=1, cutoff=0.8):
+        return {**target, "provider": "unsupported", "agentv_provider": provider}
+    return discovered_provider(target, provider.strip())
+
+
+def discovered_provider(target: dict[str, Any], provider: str) -> dict[str, Any]:
+    """A provider AgentV does not know, as AgentV runs it: a `cli` target whose command is the
+    one written, else `bun run .agentv/providers/<provider>.ts {PROMPT}`, with `cwd` and
+    `timeout_seconds`; its other settings are not read (targets.ts,
+    resolveDiscoveredProviderConfig). The command runs in the eval file's folder (or the
+    workspace) like any cli target, so the relative script path is found from there."""
+    read = {"cwd", "judge_target", *TargetBase.model_fields}
+    kept = {k: v for k, v in target.items() if k in read}
+    command = target.get("command") or f"bun run .agentv/providers/{provider}.ts {{PROMPT}}"
+    return {**kept, "provider": "cli", "command": command}
 
 
 def canonical_providers(data: Any) -> Any:
@@ -514,8 +531,13 @@ def canonical_providers(data: Any) -> Any:
 class TargetsFile(BaseModel):
     """`.agentv/targets.yaml`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
+    schema_version: str | None = Field(
+        default=None,
+        alias="$schema",
+        description="AgentV's schema tag (e.g. agentv-targets-v2.2); accepted, not checked.",
+    )
     targets: list[TargetSpec]
 
     @model_validator(mode="before")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evals_pipeline.judges.attribution import failure_breakdown
+from evals_pipeline.judging import failure_breakdown
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, FailureClassification
 from evals_pipeline.models.report import AgentFailures

@@ -232,6 +232,11 @@ class GraderProblem:
     path: DataPath
     message: str
     fix: str
+    warning: bool = False
+    """Reported at load but not an error: AgentV fails only that grader, when it runs."""
+    at_run: bool = False
+    """An error raised when the cases are resolved, not at load: it depends on the environment
+    (a grader_target that is a `use_target: ${{ VAR }}`), which AgentV reads when it runs."""
 
     def at(self, doc: YamlDocument) -> SuiteIssue:
         mark = doc.positions.value(self.path)
@@ -251,7 +256,20 @@ def llm_grader_issues(
     """
     base_dir = Path(doc.file).parent
     problems = grader_problems(suite, base_dir, targets, default_agents, judges)
-    return [problem.at(doc) for problem in problems]
+    return [problem.at(doc) for problem in problems if not (problem.warning or problem.at_run)]
+
+
+def llm_grader_warnings(
+    suite: EvalSuite,
+    doc: YamlDocument,
+    targets: Mapping[str, TargetSpec],
+    default_agents: Sequence[str],
+    judges: Mapping[str, LlmTargetSpec],
+) -> list[SuiteIssue]:
+    """llm-graders naming a target that is not defined: AgentV loads the suite and that grader
+    scores 0 when it runs ('target ... not found in targets'); said at load so users learn early."""
+    problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
+    return [problem.at(doc) for problem in problems if problem.warning]
 
 
 def grader_problems(
@@ -350,6 +368,7 @@ class _GraderChecker:
                         f"{defined or 'none'})",
                         "set grader_target to an LLM target (provider: anthropic, openai, "
                         "azure, gemini or openrouter), or give the assertion a target:",
+                        at_run=True,
                     )
                 )
                 continue
@@ -382,10 +401,12 @@ class _GraderChecker:
         close = difflib.get_close_matches(name, list(self.judges), n=1, cutoff=0.6)
         return GraderProblem(
             at,
-            f"llm-grader target '{name}' is not defined (LLM targets: {defined})",
+            f"llm-grader target '{name}' is not defined (LLM targets: {defined}); this grader "
+            "will score 0, as in AgentV",
             f"did you mean '{close[0]}'?"
             if close
             else "define it under targets: with provider: anthropic or openai and a model",
+            warning=True,
         )
 
 

@@ -18,10 +18,12 @@ from evals_pipeline.suites.consistency import (
     dependency_issues,
     duplicate_test_ids,
     llm_grader_issues,
+    llm_grader_warnings,
     malformed_tool_calls,
     ungradable_tests,
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.ignored_keys import drop_ignored_top_level_keys
 from evals_pipeline.suites.interpolation import interpolate, load_env_files
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
@@ -75,6 +77,12 @@ class LoadedSuite(BaseModel):
         default=None, description="The .agentv/targets.yaml used; None for inline targets."
     )
     warnings: list[SuiteIssue] = Field(default_factory=list)
+    run_issues: list[SuiteIssue] = Field(
+        default_factory=list,
+        description="Why a target the suite runs cannot be resolved (an undefined name, an "
+        "unset ${{ VAR }} in use_target, an invalid or unsupported target). As in AgentV these "
+        "fail the run, not the load: resolve_cases raises them.",
+    )
 
     @property
     def base_dir(self) -> Path:
@@ -93,6 +101,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
         return doc, [], []
     issues = splice_suite_parts(doc)
     warnings, renamed = rewrite_suite_aliases(doc)
+    warnings += drop_ignored_top_level_keys(doc)
     load_env_files(file)
     doc.data = interpolate(doc.data)
     tests = doc.data.get("tests")
@@ -159,8 +168,8 @@ def load_suite(path: str | Path) -> LoadedSuite:
     issues += dependency_issues(suite, doc)
     issues += malformed_tool_calls(suite, doc)
     issues += missing_references(suite, doc, file.parent)
-    if issues:
-        raise SuiteError(issues)
+    if issues:  # the file must change anyway: say everything at once
+        raise SuiteError(issues + selection.run_issues)
 
     return LoadedSuite(
         path=file,
@@ -173,9 +182,13 @@ def load_suite(path: str | Path) -> LoadedSuite:
         agent_of=selection.agent_of,
         fallbacks=selection.fallbacks,
         targets_file=targets_file,
+        run_issues=selection.run_issues,
         warnings=sorted(
             warnings
             + (catalog.warnings if catalog is not None else [])
+            + llm_grader_warnings(
+                suite, doc, selection.targets, selection.default_agents, selection.judges
+            )
             + ungradable_tests(
                 suite, doc, selection.targets, selection.default_agents, selection.judges
             ),

@@ -56,6 +56,8 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
     its grader target and the LLM targets its graders use; a test without assertions gets the
     implicit llm-grader over its criteria when a grader target resolves.
     """
+    if loaded.run_issues:
+        raise SuiteError(loaded.run_issues)
     _check_graders(loaded)
     wanted = _wanted_agents(loaded, agents)
     suite = loaded.suite
@@ -182,9 +184,13 @@ def _conversation(
 
 def _check_graders(loaded: LoadedSuite) -> None:
     """Raise the LLM-grader problems (load_suite reports them too, when it checks graders)."""
-    problems = grader_problems(
-        loaded.suite, loaded.base_dir, loaded.targets, loaded.default_agents, loaded.judges
-    )
+    problems = [
+        problem
+        for problem in grader_problems(
+            loaded.suite, loaded.base_dir, loaded.targets, loaded.default_agents, loaded.judges
+        )
+        if not problem.warning
+    ]
     if not problems:
         return
     doc, _, _ = read_suite_document(loaded.path)  # positions as when the suite loaded

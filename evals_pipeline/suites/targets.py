@@ -10,9 +10,13 @@ eval file's folder (or the workspace), as in AgentV, so `cwd` is left unset then
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from evals_pipeline.models.suite import EvalSuite, TargetRef
 from evals_pipeline.models.targets import (
@@ -27,6 +31,7 @@ from evals_pipeline.models.targets import (
     TargetsFile,
     TargetSpec,
     UnsupportedTarget,
+    canonical_target,
 )
 from evals_pipeline.models.workspace import ResolvedHooks
 from evals_pipeline.suites.aliases import rewrite_target_aliases
@@ -35,7 +40,7 @@ from evals_pipeline.suites.hooks import target_hooks
 from evals_pipeline.suites.interpolation import interpolate
 from evals_pipeline.suites.paths import absolute
 from evals_pipeline.suites.slugs import slugify
-from evals_pipeline.suites.validation import validate_document
+from evals_pipeline.suites.validation import error_issues
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument, read_yaml_file
 
 TARGETS_FILE_NAMES = ("targets.yaml", "targets.yml")
@@ -49,12 +54,27 @@ NO_TARGETS_FIX = """add a target to the suite (or to .agentv/targets.yaml next t
           command: my-agent --prompt-file {PROMPT_FILE} --output {OUTPUT_FILE}"""
 
 
+@dataclass(frozen=True)
+class InvalidTarget:
+    """A targets-file entry that failed validation, with its issues: reported only when
+    something selects or delegates to it (a run target, a fallback, a grader target)."""
+
+    name: str
+    issues: list[SuiteIssue]
+    use_target: None = None
+
+
+CatalogEntry = TargetSpec | InvalidTarget
+
+_TARGET: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)
+
+
 @dataclass
 class TargetCatalog:
     """The targets a suite may name, and the file (and data path) that defines them."""
 
     doc: YamlDocument
-    specs: list[TargetSpec]
+    specs: Sequence[CatalogEntry]
     base_dir: Path
     """Relative paths inside these targets resolve against this folder."""
     inline: bool
@@ -90,13 +110,59 @@ def load_targets_file(path: Path) -> TargetCatalog:
     if issues:
         raise SuiteError(issues)
     doc.data = interpolate(doc.data)
-    parsed = validate_document(TargetsFile, doc)
     return TargetCatalog(
         doc=doc,
-        specs=parsed.targets,
+        specs=_validated_entries(doc),
         base_dir=path.parent.parent,
         inline=False,
         warnings=warnings,
+    )
+
+
+def _validated_entries(doc: YamlDocument) -> list[CatalogEntry]:
+    """The file's targets, an entry that fails validation kept as an InvalidTarget.
+
+    AgentV validates and resolves only the targets a run selects, so one broken target (e.g.
+    `model: ${{ CODEX_MODEL }}` with the variable unset) must not stop suites that never run
+    it. A file AgentV itself refuses to read (no `targets` list, an entry that is not a
+    mapping, has no name, or neither provider nor use_target) stays a load error.
+    """
+    try:
+        return list(TargetsFile.model_validate(doc.data).targets)
+    except ValidationError as exc:
+        errors = exc.errors()
+    entries = doc.data.get("targets") if isinstance(doc.data, dict) else None
+    per_entry: dict[int, list[ErrorDetails]] = {}
+    for error in errors:
+        index = error["loc"][1] if len(error["loc"]) > 1 else None
+        if (
+            error["loc"][0] != "targets"
+            or not isinstance(index, int)
+            or not isinstance(entries, list)
+            or not _readable_entry(entries[index])
+        ):
+            raise SuiteError(error_issues(errors, doc, TargetsFile)) from None
+        per_entry.setdefault(index, []).append(error)
+    assert isinstance(entries, list)
+    specs: list[CatalogEntry] = []
+    for index, entry in enumerate(entries):
+        if index in per_entry:
+            issues = error_issues(per_entry[index], doc, TargetsFile)
+            specs.append(InvalidTarget(name=entry["name"], issues=issues))
+        else:
+            specs.append(_TARGET.validate_python(canonical_target(entry)))
+    return specs
+
+
+def _readable_entry(entry: Any) -> bool:
+    """Whether AgentV's targets-file reader accepts the entry (targets-file.ts)."""
+    if not isinstance(entry, dict):
+        return False
+    name, provider, delegate = entry.get("name"), entry.get("provider"), entry.get("use_target")
+    return (
+        isinstance(name, str)
+        and bool(name.strip())
+        and any(isinstance(v, str) and v.strip() for v in (provider, delegate))
     )
 
 
@@ -116,6 +182,10 @@ class Selection:
     fallbacks: dict[str, list[TargetSpec]] = field(default_factory=dict)
     """Agent slug → the concrete targets of its `fallback_targets`, in order."""
     issues: list[SuiteIssue] = field(default_factory=list)
+    run_issues: list[SuiteIssue] = field(default_factory=list)
+    """Why a target the suite runs cannot be resolved (an undefined name, an unset `${{ VAR }}`
+    in use_target, an invalid or unsupported target): AgentV fails the run on these, not the
+    load, so they are raised when the suite's cases are resolved."""
 
 
 class _Selector:
@@ -165,6 +235,11 @@ class _Selector:
             SuiteIssue(at.file, at.line, at.column, message=message, fix=fix)
         )
 
+    def _run_issue(self, at: SuiteIssue, message: str, fix: str) -> None:
+        self.selection.run_issues.append(
+            SuiteIssue(at.file, at.line, at.column, message=message, fix=fix)
+        )
+
     def _suite_position(self, path: DataPath) -> SuiteIssue:
         mark = self.suite_doc.positions.value(path)
         return SuiteIssue(mark.file or self.suite_doc.file, mark.line, mark.column, "", "")
@@ -199,6 +274,9 @@ class _Selector:
         if index is None:
             return None
         spec = self.catalog.specs[index]
+        if isinstance(spec, InvalidTarget):
+            self.selection.run_issues.extend(spec.issues)
+            return None
         if isinstance(spec, UnsupportedTarget):
             self._unsupported(spec, index)
             return None
@@ -226,9 +304,14 @@ class _Selector:
         found: list[TargetSpec] = []
         for name in spec.fallback_targets:
             index = self._quiet_resolve(name) if name in self.by_name else None
-            if index is None or isinstance(self.catalog.specs[index], UnsupportedTarget):
+            fallback = self.catalog.specs[index] if index is not None else None
+            if isinstance(fallback, InvalidTarget):
+                # AgentV resolves a fallback when it builds the run: a broken one fails it.
+                self.selection.run_issues.extend(fallback.issues)
+            if fallback is None or isinstance(fallback, InvalidTarget | UnsupportedTarget):
                 continue
-            found.append(self._with_absolute_paths(self.catalog.specs[index], index))
+            assert index is not None
+            found.append(self._with_absolute_paths(fallback, index))
         return found
 
     def _unsupported(self, spec: UnsupportedTarget, index: int) -> None:
@@ -242,7 +325,7 @@ class _Selector:
                 f"run '{written}' through provider: cli with a command, e.g. command: my-agent "
                 "--prompt-file {PROMPT_FILE} --output {OUTPUT_FILE} (or choose another target)"
             )
-        self._issue(
+        self._run_issue(
             self.catalog.position(index, "provider"),
             f"target '{spec.name}' cannot run: {spec.reason()}",
             fix,
@@ -258,7 +341,7 @@ class _Selector:
                 close = difflib.get_close_matches(current, list(self.by_name), n=1, cutoff=0.6)
                 where = "targets: in the suite" if self.catalog.inline else self.catalog.doc.file
                 via = f" (reached through use_target from '{chain[0]}')" if len(chain) > 1 else ""
-                self._issue(
+                self._run_issue(
                     self._suite_position(path),
                     f"target '{current}' is not defined{via}; {self.catalog.describe()}",
                     f"did you mean '{close[0]}'?" if close else f"define it in {where}",
@@ -270,21 +353,21 @@ class _Selector:
                 return index
             delegate = delegate.strip()
             if not delegate:
-                self._issue(
+                self._run_issue(
                     self.catalog.position(index, "use_target"),
                     f"target '{current}' has an empty use_target (an unset ${{{{ VAR }}}}?)",
                     "set the variable to the name of a concrete target, or name one here",
                 )
                 return None
             if delegate in chain:
-                self._issue(
+                self._run_issue(
                     self.catalog.position(index, "use_target"),
                     f"circular use_target: {' -> '.join([*chain, delegate])}",
                     "point one of these targets at a concrete target (one with a provider)",
                 )
                 return None
             chain.append(delegate)
-        self._issue(
+        self._run_issue(
             self._suite_position(path),
             f"use_target chain from '{name}' is deeper than {MAX_DELEGATION_DEPTH}: "
             f"{' -> '.join(chain)}",
@@ -420,9 +503,9 @@ class _Selector:
                 self.selection.judges[name] = judge
 
     def _quiet_resolve(self, name: str) -> int | None:
-        issues = len(self.selection.issues)
+        issues = len(self.selection.run_issues)
         index = self._resolve(name, ())
-        del self.selection.issues[issues:]
+        del self.selection.run_issues[issues:]
         return index
 
     def _default_target(self) -> None:
@@ -431,12 +514,14 @@ class _Selector:
             if slug:
                 self.selection.default_agents.append(slug)
             return
-        specs: list[TargetSpec] = [
+        specs: list[CatalogEntry] = [
             s
             for s in self.catalog.specs
             if s.name in self.by_name and not isinstance(s, LlmTarget | DelegateTarget)
         ]
-        runnable: list[TargetSpec] = [s for s in specs if not isinstance(s, UnsupportedTarget)]
+        runnable: list[CatalogEntry] = [
+            s for s in specs if not isinstance(s, InvalidTarget | UnsupportedTarget)
+        ]
         specs = runnable or specs  # only targets that cannot run: say why the one cannot
         if len(specs) == 1:
             slug = self.select(specs[0].name, ())
@@ -445,7 +530,7 @@ class _Selector:
             return
         if len(specs) > 1:
             names = [s.name for s in specs]
-            self._issue(
+            self._run_issue(
                 self._suite_position(("execution",)),
                 f"the suite does not say which target to run; {self.catalog.describe()}",
                 f"add 'execution: {{target: {names[0]}}}', or 'targets: [{', '.join(names)}]' "

@@ -95,7 +95,14 @@ def validation_issues(
     error: ValidationError, doc: YamlDocument, root: type[BaseModel]
 ) -> list[SuiteIssue]:
     """One issue per place the user has to change, from a pydantic ValidationError."""
-    located = _drop_unmeant_branches([_locate(e, doc.data) for e in error.errors()])
+    return error_issues(error.errors(), doc, root)
+
+
+def error_issues(
+    errors: Sequence[ErrorDetails], doc: YamlDocument, root: type[BaseModel]
+) -> list[SuiteIssue]:
+    """`validation_issues` for some of a ValidationError's errors (e.g. one list entry's)."""
+    located = _drop_unmeant_branches([_locate(e, doc.data) for e in errors])
     groups: dict[tuple[DataPath, str | None], list[_Located]] = {}
     for item in located:
         groups.setdefault((item.path, item.missing), []).append(item)
@@ -204,27 +211,33 @@ class _Describer:
 
     def wrong_type(self, path: DataPath, errors: Sequence[ErrorDetails]) -> SuiteIssue:
         value = self.value_at(path)
+        where = self.where(path)
         if _in_assertion_list(path) and isinstance(value, str):
             return self.issue(
                 path,
-                f"{self.where(path)} is a plain sentence; an assertion must be a mapping with "
-                "a 'type'",
+                f"{where} is a plain sentence; an assertion must be a mapping with a 'type'",
                 RUBRIC_FIX.replace("<the sentence>", value.replace('"', "'")),
             )
-        if _in_assertion_list(path) or _in_target_list(path):
+        in_list = _in_assertion_list(path) or _in_target_list(path)
+        if in_list and not isinstance(value, dict):
             return self.issue(
                 path,
-                f"{self.where(path)} must be a mapping, got {_describe_value(value)}",
+                f"{where} must be a mapping, got {_describe_value(value)}",
                 "write it as key: value lines, starting with "
                 + ("'- type: contains'" if _in_assertion_list(path) else "'- name: my-agent'"),
             )
+        inner = _unwritten_key(errors[0], value) if in_list else None
+        if inner is not None:
+            # The key is in the model but not in the data: written under an alias AgentV
+            # accepts (model_reasoning_effort) and renamed before validation.
+            where, value = f"{where}.{inner}", errors[0].get("input")
         expected: list[str] = []
         for error in errors:
             text = _TYPE_ERRORS[error["type"]] or _literal_text(error)
             if text not in expected:
                 expected.append(text)
-        key = _example_key(path)
-        message = f"{self.where(path)} must be {_or(expected)}, got {_describe_value(value)}"
+        key = inner or _example_key(path)
+        message = f"{where} must be {_or(expected)}, got {_describe_value(value)}"
         if path[-1:] == ("value",) and _in_assertion_list(path[:-1]) and isinstance(value, list):
             fix = "for a list of values use type: contains-any or contains-all"
         else:
@@ -404,6 +417,15 @@ def _display_path(path: DataPath) -> str:
     for segment in path:
         text += f"[{segment}]" if isinstance(segment, int) else (f".{segment}" if text else segment)
     return text
+
+
+def _unwritten_key(error: ErrorDetails, value: Any) -> str | None:
+    """The key a type error inside a list entry of a tagged union (`loc` ends in the tag and
+    the key) is about, when the entry as written has no such key."""
+    key = next((s for s in reversed(error["loc"]) if isinstance(s, str)), None)
+    if isinstance(value, dict) and key is not None and key not in value:
+        return key
+    return None
 
 
 def _example_key(path: DataPath) -> str:

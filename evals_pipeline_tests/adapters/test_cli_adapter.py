@@ -78,6 +78,22 @@ def test_cli_runs_in_the_workspace_copy_of_the_template(tmp_path: Path) -> None:
     assert any("stdout was taken" in w for w in session.parse_warnings)
 
 
+def test_a_command_naming_output_file_must_write_it_as_in_agentv(tmp_path: Path) -> None:
+    target = {"name": "a", "provider": "cli", "command": "echo on stdout only # {OUTPUT_FILE}"}
+    run = run_agent(make_case(tmp_path, target), ctx(tmp_path))
+    assert run.error is not None and run.error.startswith("Failed to read output file '")
+    assert enrich_run(run, tmp_path / "session").status == "agent_error"
+
+
+def test_a_command_without_output_file_that_prints_nothing_is_an_error(tmp_path: Path) -> None:
+    run = run_agent(
+        make_case(tmp_path, {"name": "a", "provider": "cli", "command": "true"}), ctx(tmp_path)
+    )
+    assert (
+        run.error == "exited 0 but wrote nothing on stdout (and its command has no {OUTPUT_FILE})"
+    )
+
+
 def test_cli_non_zero_exit_is_an_agent_error_with_stderr(tmp_path: Path) -> None:
     target = {
         "name": "a",

@@ -100,7 +100,7 @@ def test_a_replay_target_needs_one_source(tmp_path: Path) -> None:
         "targets: [{name: replayed, provider: replay, fixtures: fixtures.jsonl}]\n"
     )
     with pytest.raises(SuiteError, match="needs source_target"):
-        load_suite(suite)
+        resolve_cases(load_suite(suite))  # an invalid target fails the run that selects it
     (tmp_path / "p/.agentv/targets.yaml").write_text(
         "targets: [{name: replayed, provider: replay, source_target: live, fixtures: nope.jsonl}]\n"
     )

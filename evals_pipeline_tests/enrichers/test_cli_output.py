@@ -368,7 +368,7 @@ def test_the_50000_character_rule_counts_the_json_encoding(tmp_path: Path) -> No
 
 def test_a_non_ascii_answer_under_the_limit_stays_inline(tmp_path: Path) -> None:
     # docs/grader-contract.md: inline when the JSON encoding of the answer is at most 50,000
-    # characters; judges/payload.py measures it with ensure_ascii=False (as AgentV's
+    # characters; grading/code_grader/payload.py measures it with ensure_ascii=False (as AgentV's
     # JSON.stringify does). 30,000 "é" encode to 30,002 characters.
     answer = "é" * 30_000
     session = enrich_run(agent_run(tmp_path, doc(text=answer)), tmp_path / "session")
@@ -376,7 +376,7 @@ def test_a_non_ascii_answer_under_the_limit_stays_inline(tmp_path: Path) -> None
         "BUG: evals_pipeline/enrichers/session.py measures len(json.dumps(answer)) with the "
         "default ensure_ascii=True, so each non-ASCII character counts as a 6-character \\uXXXX "
         "escape and a 30,000-character answer is moved to output.json; the contract (and "
-        "judges/payload.py) use ensure_ascii=False"
+        "grading/code_grader/payload.py) use ensure_ascii=False"
     )
 
 

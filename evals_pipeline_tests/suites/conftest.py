@@ -8,7 +8,7 @@ from textwrap import dedent
 
 import pytest
 
-from evals_pipeline.suites import SuiteError, SuiteIssue, load_suite
+from evals_pipeline.suites import SuiteError, SuiteIssue, load_suite, resolve_cases
 
 MOCK_TARGETS = """\
 targets:
@@ -32,10 +32,12 @@ class Project:
         return path
 
     def issues(self, relative: str, text: str | None = None) -> list[SuiteIssue]:
-        """The issues load_suite raises for a suite (written first when `text` is given)."""
+        """The issues load_suite raises for a suite (written first when `text` is given), or
+        else the run issues it defers to when the suite runs (its targets' resolution)."""
         path = self.write(relative, text) if text is not None else self.root / relative
         with pytest.raises(SuiteError) as caught:
-            load_suite(path)
+            loaded = load_suite(path)
+            resolve_cases(loaded)
         assert str(caught.value) == "\n".join(str(i) for i in caught.value.issues)
         return caught.value.issues
 

@@ -144,6 +144,9 @@ def _not_accepted(path: str) -> str | None:
     return None
 
 
+CONVERSATION_KEYS = {"mode", "turns", "aggregation", "on_turn_failure", "window_size"}
+
+
 def suite_for(path: str) -> dict[str, Any]:
     data = build(SCHEMA, _steps(path), "")
     key = "eval_cases" if path.startswith("eval_cases") else "tests"
@@ -151,6 +154,9 @@ def suite_for(path: str) -> dict[str, Any]:
     tests = data.get(key)
     if isinstance(tests, list) and tests:
         walked = tests[0] if isinstance(tests[0], dict) else {}
+        if CONVERSATION_KEYS & walked.keys():
+            # AgentV's validator accepts these only in a conversation with turns.
+            walked = {"mode": "conversation", "turns": [{"input": "hi"}], **walked}
         data[key] = [base, {"input": "hi", "criteria": "c", **walked}]
     else:
         data[key] = [base]

@@ -161,12 +161,14 @@ def test_agentv_settings_that_are_not_supported_say_so(project: Project) -> None
             tests:
               - id: a
                 input: hi
-                mode: conversation
+                assertions:
+                  - type: llm-grader
+                    max_steps: 3
             """,
         )
     )
-    assert issue.line == 4
-    assert (
-        issue.message == "'mode' in tests[0] is an AgentV setting evals-pipeline does not support"
+    assert issue.line == 6
+    assert issue.message == (
+        "'max_steps' in tests[0].assertions[0] is an AgentV setting evals-pipeline does not support"
     )
-    assert issue.fix == "remove 'mode'"
+    assert issue.fix == "remove 'max_steps'"

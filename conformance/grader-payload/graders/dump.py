@@ -1,5 +1,5 @@
 """Keep the payload exactly as received (dumps/<test>--<target>.json), for the field-by-field
-comparison in evals_pipeline_tests/judges/test_payload_parity.py; always scores 1."""
+comparison in evals_pipeline_tests/grading/test_payload_parity.py; always scores 1."""
 
 import json
 import os

@@ -1,0 +1,166 @@
+"""The code-grader stdin payload: AgentV's contract (reference §6.1), with paths for the bulk.
+
+Every field agentv 4.42.4 sends, with its values and its snake_case keys, plus `answer` (the
+final answer's old name, still in AgentV's grader docs) and our paths. One rule decides what
+travels inline: a field whose JSON encoding is longer than 50,000 characters (AgentV's
+FILE_BACKED_OUTPUT_THRESHOLD) goes by path instead (`output_path`, `messages_json_path`,
+`trace_path`; the inline field is null, or absent for `messages`), so stdin stays small however long the session was. `messages_path`, the
+session's Parquet transcript, is always sent.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evals_pipeline.grading.agentv_trace import compact_json, iso, to_snake_case_deep, wire_message
+from evals_pipeline.grading.context import GradingContext
+from evals_pipeline.models.assertions import CodeGraderAssertion
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.messages import Message
+from evals_pipeline.models.session import INLINE_OUTPUT_LIMIT, Session, fits_inline
+
+
+def build_grader_payload(
+    case: ResolvedCase, session: Session, spec: CodeGraderAssertion
+) -> dict[str, Any]:
+    """The JSON document a code grader reads on stdin, snake_case as AgentV sends it."""
+    return grader_payload(spec, GradingContext(case, session))
+
+
+def grader_payload(spec: CodeGraderAssertion, ctx: GradingContext) -> dict[str, Any]:
+    """`build_grader_payload` for a context whose lazily loaded fields other graders share."""
+    case, session, trace = ctx.case, ctx.session, ctx.agentv_trace
+    usage = session.token_usage
+    output = _output_fields(ctx)
+    messages = _messages_fields(ctx)
+    traced = _trace_fields(ctx)
+    # AgentV's own fields, in its order, keys converted as its toSnakeCaseDeep converts them.
+    payload: dict[str, Any] = to_snake_case_deep(
+        {
+            "criteria": case.criteria,
+            "expected_output": [wire_message(m) for m in case.expected_output],
+            "output": output["output"],
+            "messages": None,  # set below: already converted
+            **({"output_path": output["output_path"]} if "output_path" in output else {}),
+            "input_files": input_files(case.input),
+            "input": [wire_message(_agentv_file_blocks(m)) for m in case.input],
+            "metadata": case.metadata,
+            "trace": None,  # set below: already converted
+            "trace_summary": trace.summary_fields(),
+            "token_usage": usage.model_dump(mode="json") if usage else None,
+            "cost_usd": session.cost_usd,
+            "duration_ms": session.duration_ms,
+            "start_time": iso(trace.start_ms),
+            "end_time": iso(trace.end_ms),
+            "file_changes": session.file_changes,
+            # Every run here has a folder (an empty one when the suite configures no workspace);
+            # AgentV sends null then, having run the agent in the eval's folder.
+            "workspace_path": session.workspace_path,
+            "config": spec.config or None,
+        }
+    )
+    # A file-backed transcript leaves `messages` out: null would fail the AgentV SDK's schema
+    # (an optional array), absent gives its default [] and lets raw graders test for the key.
+    if "messages" in messages:
+        payload["messages"] = messages.pop("messages")
+    else:
+        del payload["messages"]
+    payload["trace"] = traced.pop("trace")
+    # Ours: AgentV's documented alias, the paths, the instants in epoch ms, which case this is.
+    payload["answer"] = output["output"]
+    payload["messages_path"] = os.path.abspath(session.messages_path)
+    payload.update(messages)
+    if spec.messages_format == "json" and "messages_json_path" not in payload:
+        payload["messages_json_path"] = str(messages_json_copy(ctx))
+    payload.update(traced)
+    payload["start_time_ms"] = trace.start_ms
+    payload["end_time_ms"] = trace.end_ms
+    payload["test_id"] = case.test_id
+    payload["agent"] = case.agent
+    return payload
+
+
+def input_files(messages: list[Message]) -> list[str]:
+    """Every file block's absolute path in the input, in order (AgentV's `file_paths`)."""
+    return [
+        str(block["path"])
+        for message in messages
+        if isinstance(message.content, list)
+        for block in message.content
+        if isinstance(block, dict) and block.get("type") == "file" and block.get("path")
+    ]
+
+
+def messages_json_copy(ctx: GradingContext) -> Path:
+    """The transcript (the payload's `messages`) as a JSON file, written once per session."""
+    return _write_once(_sidecar(ctx.session, ".json"), lambda: ctx.agentv_trace.encoded_messages)
+
+
+def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
+    """`messages` inline when small, else only `messages_json_path`."""
+    trace = ctx.agentv_trace
+    if len(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
+        return {"messages": trace.wire_messages}
+    return {"messages_json_path": str(messages_json_copy(ctx))}
+
+
+def _trace_fields(ctx: GradingContext) -> dict[str, Any]:
+    """`trace` inline when small, else null plus `trace_path`."""
+    trace = ctx.agentv_trace
+    if len(trace.encoded_trace) <= INLINE_OUTPUT_LIMIT:
+        return {"trace": trace.wire_trace}
+    path = _write_once(_sidecar(ctx.session, ".trace.json"), lambda: trace.encoded_trace)
+    return {"trace": None, "trace_path": str(path)}
+
+
+def _output_fields(ctx: GradingContext) -> dict[str, Any]:
+    """`output` inline when its JSON encoding is small, else null plus `output_path`."""
+    session = ctx.session
+    # An answer the enricher already put in a file is passed on without reading it.
+    path = session.output_path if session.output is None else None
+    if path is None:
+        if fits_inline(ctx.output):
+            return {"output": ctx.output}
+        encoded = compact_json(ctx.output)
+        path = session.output_path or str(
+            _write_once(_sidecar(session, ".output.json"), lambda: encoded)
+        )
+    return {"output": None, "output_path": os.path.abspath(path)}
+
+
+def _sidecar(session: Session, suffix: str) -> Path:
+    """A file beside the session's Parquet transcript: `messages.parquet` → `messages<suffix>`."""
+    return Path(session.messages_path).with_suffix(suffix)
+
+
+def _write_once(path: Path, render: Callable[[], str]) -> Path:
+    """Write `render()` to `path` unless it exists; atomic, since graders run concurrently."""
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(render(), encoding="utf-8")
+        os.replace(tmp, path)
+    return path.absolute()
+
+
+def _agentv_file_blocks(message: Message) -> Message:
+    """File blocks as AgentV's loader leaves them: `path` as written, `resolved_path` absolute,
+    and the file's `text`."""
+    if not isinstance(message.content, list):
+        return message
+    blocks = [
+        {
+            "type": "file",
+            "value": block.get("value"),
+            "path": str(block.get("value") or "").lstrip("/\\"),
+            "text": block.get("text"),
+            "resolved_path": block.get("path"),
+        }
+        if isinstance(block, dict) and block.get("type") == "file"
+        else block
+        for block in message.content
+    ]
+    return message.model_copy(update={"content": blocks})

@@ -1,0 +1,180 @@
+"""Code graders: programs that read the payload on stdin and print a score (reference §6).
+
+The stdout / exit-code rules are AgentV's, except that every way a grader can fail (crash with
+stderr, unparsable output, timeout, not starting) yields an `error` verdict with no score.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from evals_pipeline.grading.code_grader.payload import grader_payload
+from evals_pipeline.grading.code_grader.target_proxy import TargetProxy
+from evals_pipeline.grading.context import GradingContext, LlmClientSource
+from evals_pipeline.grading.evaluation import Evaluation, preview
+from evals_pipeline.grading.llm_grader import JudgedEvaluation, grade_assertion
+from evals_pipeline.grading.registry import evaluator
+from evals_pipeline.models.assertions import CodeGraderAssertion
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.grade import AssertionOutcome, GraderResult
+from evals_pipeline.models.session import Session
+from evals_pipeline.process import ProcessResult, child_env, run_process
+
+STDERR_TAIL_CHARS = 4_000
+PATH_VARIABLES = {
+    "messages_json_path": "EVALS_PIPELINE_MESSAGES_PATH",
+    "trace_path": "EVALS_PIPELINE_TRACE_PATH",
+}
+ASSERTION_TEXT_CHARS = 2_000
+
+
+def run_code_grader(
+    spec: CodeGraderAssertion,
+    case: ResolvedCase,
+    session: Session,
+    llm: LlmClientSource | None = None,
+) -> GraderResult:
+    """Run one code grader on one session and grade what it printed.
+
+    `llm` serves the target proxy of a grader with `target: true`.
+    """
+    ctx = GradingContext(case, session, llm)
+    return grade_assertion(spec, lambda: evaluate_code_grader(spec, ctx), threshold=case.threshold)
+
+
+@evaluator(CodeGraderAssertion)
+def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Evaluation:
+    """Spawn the grader with the payload on stdin, in its own process group, without secrets.
+
+    With `target:` set, a target proxy runs for the grader's lifetime; the grader gets only the
+    proxy's loopback URL and one-time token, never an API key.
+    """
+    docker = ctx.case.workspace.docker_image if ctx.case.workspace else None
+    if docker:
+        return Evaluation.failed(
+            f"the suite's workspace.docker ({docker}) asks for code graders to run in a "
+            "container, which evals-pipeline does not do: remove workspace.docker to run them "
+            "on the host, or run this suite with agentv"
+        )
+    payload = grader_payload(spec, ctx)
+    workspace = ctx.session.workspace_path
+    extra = {"AGENTV_WORKSPACE_PATH": workspace} if workspace else {}
+    # File-backed bulk fields by environment too: the AgentV SDK's schema drops unknown payload
+    # keys, so a TS grader's helper finds the transcript here (docs/grader-contract.md).
+    for key, variable in PATH_VARIABLES.items():
+        if key in payload:
+            extra[variable] = payload[key]
+    max_calls = spec.proxy_max_calls
+    if max_calls is None:
+        result = _spawn(spec, ctx, payload, extra)
+        return parse_grader_output(result, spec.timeout_seconds)
+    if ctx.llm is None or ctx.case.grader_target is None:
+        missing = "no grader target" if ctx.case.grader_target is None else "no LLM clients"
+        return Evaluation.failed(
+            f"the grader uses the target proxy (target: true) but there is {missing}: add "
+            "grader_target: <llm target> to the agent target"
+        )
+    with TargetProxy(
+        ctx.llm,
+        default_target=ctx.case.grader_target,
+        available=list(ctx.case.llm_targets),
+        max_calls=max_calls,
+    ) as proxy:
+        result = _spawn(spec, ctx, payload, {**extra, **proxy.env()})
+    evaluation = parse_grader_output(result, spec.timeout_seconds)
+    details = {
+        **(evaluation.details or {}),
+        "target_proxy": {"call_count": proxy.call_count, "max_calls": max_calls},
+    }
+    return JudgedEvaluation(
+        score=evaluation.score,
+        assertions=evaluation.assertions,
+        details=details,
+        error=evaluation.error,
+        stderr=evaluation.stderr,
+        judge_usage=proxy.usage,
+    )
+
+
+def _spawn(
+    spec: CodeGraderAssertion,
+    ctx: GradingContext,
+    payload: dict[str, Any],
+    extra: dict[str, str],
+) -> ProcessResult:
+    return run_process(
+        spec.command,
+        cwd=Path(ctx.case.base_dir) / (spec.cwd or ""),
+        env=child_env(extra or None),
+        timeout_seconds=spec.timeout_seconds,
+        stdin=json.dumps(payload, indent=2, ensure_ascii=False).encode("utf-8"),
+    )
+
+
+def parse_grader_output(result: ProcessResult, timeout_seconds: float) -> Evaluation:
+    """Turn a finished grader process into an evaluation, per the stdout / exit-code table."""
+    stderr = result.stderr[-STDERR_TAIL_CHARS:]
+    if result.error is not None:
+        return Evaluation.failed(result.error, stderr)
+    if result.timed_out:
+        return Evaluation.failed(f"timed out after {timeout_seconds:g} s", stderr)
+    stdout = result.stdout.decode("utf-8", "replace").strip()
+    structured = stdout.startswith(("{", "["))
+    code = result.exit_code
+    if code != 0:
+        if stderr.strip() or structured:
+            return Evaluation.failed(_exit_reason(code, stderr), stderr)
+        return Evaluation.check(False, _text(stdout) or f"exit {code}")
+    if not structured:
+        return replace(Evaluation.check(True, _text(stdout) or "exit 0"), stderr=stderr or None)
+    return _json_result(stdout, stderr)
+
+
+def _json_result(stdout: str, stderr: str) -> Evaluation:
+    try:
+        data = json.loads(stdout)
+    except ValueError as exc:
+        return Evaluation.failed(f"stdout is not valid JSON ({exc}): {preview(stdout)}", stderr)
+    if not isinstance(data, dict):
+        return Evaluation.failed(f"stdout is JSON but not an object: {preview(stdout)}", stderr)
+    entries = data.get("assertions")
+    assertions = [
+        AssertionOutcome(text=a["text"], passed=a.get("passed") is True, evidence=_evidence(a))
+        for a in (entries if isinstance(entries, list) else [])
+        if isinstance(a, dict) and isinstance(a.get("text"), str)
+    ]
+    score = data.get("score")
+    if "score" not in data:
+        score = sum(a.passed for a in assertions) / len(assertions) if assertions else 0.0
+    elif isinstance(score, bool) or not isinstance(score, int | float):
+        return Evaluation.failed(f"score is not a number: {preview(json.dumps(score))}", stderr)
+    details = data.get("details")
+    return Evaluation(
+        score=float(score),
+        assertions=assertions,
+        details=details if isinstance(details, dict) else None,
+        stderr=stderr or None,
+    )
+
+
+def _evidence(entry: dict[str, Any]) -> str | None:
+    evidence = entry.get("evidence")
+    if evidence is None or isinstance(evidence, str):
+        return evidence
+    return json.dumps(evidence, ensure_ascii=False)
+
+
+def _exit_reason(code: int | None, stderr: str) -> str:
+    """Why the grader failed, in one line: the exit (or signal) and stderr's last line."""
+    how = (
+        f"killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
+    )
+    last_line = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+    return f"{how}: {last_line.strip()}" if last_line else how
+
+
+def _text(stdout: str) -> str:
+    return stdout if len(stdout) <= ASSERTION_TEXT_CHARS else stdout[:ASSERTION_TEXT_CHARS] + "…"

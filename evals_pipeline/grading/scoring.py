@@ -1,0 +1,92 @@
+"""AgentV's scoring rules (reference §4.1), with one difference: a grader that fails is an error.
+
+AgentV scores a crashed code grader as an ordinary fail (score 0); here it has no score at all, so
+a broken grader can never pass or sink an agent silently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from evals_pipeline.grading.evaluation import Evaluation
+from evals_pipeline.models.assertions import AssertionBase
+from evals_pipeline.models.grade import AssertionOutcome, GraderResult, Verdict
+from evals_pipeline.process import now_ms
+
+GRADER_PASS_SCORE = 0.8
+# Weighted means such as (1 + 1 + 0.4) / 3 land a hair below 0.8 in floating point.
+SCORE_EPSILON = 1e-9
+
+
+def clamp(score: float) -> float:
+    """A score in [0, 1]; NaN and infinities count as 0."""
+    if math.isnan(score) or math.isinf(score):
+        return 0.0
+    return min(1.0, max(0.0, score))
+
+
+def meets(score: float, threshold: float) -> bool:
+    """Whether a score reaches a threshold, tolerant of floating-point rounding."""
+    return score >= threshold - SCORE_EPSILON
+
+
+def grade(
+    spec: AssertionBase, evaluate: Callable[[], Evaluation], *, threshold: float
+) -> GraderResult:
+    """Run one evaluator, timed; an exception in it is a grader error, not a crash of the trial."""
+    start = now_ms()
+    try:
+        evaluation = evaluate()
+    except Exception as exc:  # a broken evaluator is recorded as data, the suite goes on
+        evaluation = Evaluation.failed(f"{type(exc).__name__}: {exc}")
+    return finalize(spec, evaluation, threshold=threshold, start_ms=start)
+
+
+def finalize(
+    spec: AssertionBase, evaluation: Evaluation, *, threshold: float, start_ms: int
+) -> GraderResult:
+    """Apply clamp, verdict and negation to an evaluator's outcome."""
+    verdict: Verdict
+    score: float | None = None
+    assertions = evaluation.assertions
+    if evaluation.error is not None or evaluation.score is None:
+        verdict = "error"
+    else:
+        score = clamp(evaluation.score)
+        passed = meets(score, GRADER_PASS_SCORE) if evaluation.passed is None else evaluation.passed
+        if spec.negate:
+            score, passed = 1.0 - score, not passed
+            assertions = [_negated(a) for a in assertions]
+        verdict = "pass" if passed else "fail"
+    return GraderResult(
+        name=spec.display_name(),
+        type=spec.kind,
+        score=score,
+        verdict=verdict,
+        weight=spec.weight,
+        gate=spec.gate(threshold),
+        assertions=assertions,
+        details=evaluation.details,
+        error=(evaluation.error or "the grader produced no score") if verdict == "error" else None,
+        stderr=evaluation.stderr,
+        scores=evaluation.children,
+        start_ms=start_ms,
+        duration_ms=now_ms() - start_ms,
+    )
+
+
+def _negated(outcome: AssertionOutcome) -> AssertionOutcome:
+    evidence = f"[Negated] {outcome.evidence}" if outcome.evidence else None
+    return AssertionOutcome(text=outcome.text, passed=not outcome.passed, evidence=evidence)
+
+
+def trial_score(graders: list[GraderResult]) -> float:
+    """Weighted mean of the scored graders; 0 when a required grader is below its gate."""
+    scored = [(g.score, g) for g in graders if g.score is not None]
+    if any(g.gate is not None and not meets(score, g.gate) for score, g in scored):
+        return 0.0
+    total_weight = sum(g.weight for _, g in scored)
+    if total_weight <= 0:
+        return 0.0
+    return sum(score * g.weight for score, g in scored) / total_weight

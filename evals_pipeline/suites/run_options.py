@@ -1,0 +1,38 @@
+"""Settings a single run lays over a suite file, as `agentv eval` flags do (`--threshold`,
+`--keep-workspaces`), so the file itself stays the one spec of the suite."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evals_pipeline.models.suite import TestExecutionSpec
+from evals_pipeline.suites.loader import LoadedSuite
+
+
+class RunOptions(BaseModel):
+    """One run's overrides; the defaults change nothing."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    threshold: float | None = Field(
+        default=None, ge=0, le=1, description="Pass score of tests without execution.threshold."
+    )
+    keep_workspaces: bool = Field(
+        default=False, description="Keep every run's workspace, not only failed ones."
+    )
+
+
+def apply_run_options(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
+    """`loaded` with `options` written into its tests and workspaces (changed in place)."""
+    spec = loaded.suite
+    if options.threshold is not None:
+        for test in spec.tests:
+            if test.execution is None:
+                test.execution = TestExecutionSpec(threshold=options.threshold)
+            elif test.execution.threshold is None:
+                test.execution.threshold = options.threshold
+    if options.keep_workspaces:
+        for workspace in [spec.workspace, *(test.workspace for test in spec.tests)]:
+            if workspace is not None:
+                workspace.cleanup = "never"
+    return loaded

@@ -1,0 +1,59 @@
+"""A run's options laid over a suite file: `--threshold` for tests without their own, and
+`--keep-workspaces` on every workspace."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.suites import RunOptions, apply_run_options, load_suite, resolve_cases
+from evals_pipeline_tests.suites.conftest import Project
+
+SUITE = """\
+workspace:
+  template: ws
+tests:
+  - id: plain
+    input: hi
+    criteria: c
+  - id: own
+    input: hi
+    criteria: c
+    execution: {threshold: 0.9}
+  - id: own-workspace
+    input: hi
+    criteria: c
+    workspace: {template: ws, cleanup: always}
+"""
+
+
+def _cases(project: Project, options: RunOptions) -> dict[str, ResolvedCase]:
+    project.write("ws/readme.md", "x")
+    loaded = apply_run_options(load_suite(project.write("s.eval.yaml", SUITE)), options)
+    return {c.test_id: c for c in resolve_cases(loaded)}
+
+
+def test_defaults_change_nothing(project: Project) -> None:
+    cases = _cases(project, RunOptions())
+    assert [c.threshold for c in cases.values()] == [0.8, 0.9, 0.8]
+    assert [c.workspace.cleanup if c.workspace else None for c in cases.values()] == [
+        "on_success",
+        "on_success",
+        "always",
+    ]
+
+
+def test_threshold_applies_to_tests_without_their_own(project: Project) -> None:
+    cases = _cases(project, RunOptions(threshold=0.5))
+    assert [c.threshold for c in cases.values()] == [0.5, 0.9, 0.5]
+
+
+def test_keep_workspaces_keeps_every_workspace(project: Project) -> None:
+    cases = _cases(project, RunOptions(keep_workspaces=True))
+    assert {c.workspace.cleanup if c.workspace else None for c in cases.values()} == {"never"}
+
+
+def test_a_threshold_outside_0_to_1_is_refused() -> None:
+    with pytest.raises(ValidationError):
+        RunOptions(threshold=1.5)

@@ -1,8 +1,5 @@
-"""What AgentV 4.x accepts that evals-pipeline does not (yet), so errors can say so plainly.
-
-An AgentV suite that uses one of these gets a specific message instead of "unknown key", since
-the key is not a typo: it is a feature that is missing here.
-"""
+"""AgentV names evals-pipeline reads differently, skips or has no adapter for, so errors and
+warnings can say so plainly instead of "unknown key" (the name is not a typo)."""
 
 from __future__ import annotations
 
@@ -23,19 +20,8 @@ SKIPPED_JUDGE_TYPES: dict[str, str] = {
 """Types AgentV 4.42.4 skips with a warning (`code_judge` too, after `_` becomes `-`): the
 assertion never grades there, so here it is dropped with a warning naming the new type."""
 
-UNSUPPORTED_ASSERTION_TYPES: frozenset[str] = frozenset()
-
 AGENTV_PROVIDERS: frozenset[str] = frozenset(UNSUPPORTED_PROVIDERS)
 """AgentV providers evals-pipeline has no adapter for: run those agents through a `cli` target."""
-
-UNSUPPORTED_KEYS: dict[str, frozenset[str]] = {
-    "ReplayTarget": frozenset(),
-    "CodeGraderAssertion": frozenset(),
-    "LlmGraderAssertion": frozenset(),
-    "RubricsAssertion": frozenset(),
-    "RubricItem": frozenset(),
-}
-"""AgentV keys, by the model they would sit in, that evals-pipeline does not implement."""
 
 RENAMED_KEYS: dict[str, str] = {
     "attachments_format": "files_format",
@@ -45,9 +31,3 @@ RENAMED_KEYS: dict[str, str] = {
     "expected_messages": "expected_output",
 }
 """Older AgentV key names, suggested as the fix when the new name is valid at that place."""
-
-NOT_ACCEPTED: dict[str, str] = {}
-"""Paths of AgentV 4.42.4's eval-file schema (`tests[]` also stands for `eval_cases[]`, and
-`execution` also for `tests[].execution`) that evals-pipeline rejects, with the reason. Every
-other path of the schema loads: evals_pipeline_tests/suites/test_agentv_schema.py checks both,
-and that docs/suite-format.md lists each of these."""

@@ -25,8 +25,6 @@ from evals_pipeline.suites.agentv_compat import (
     LLM_ASSERTION_TYPES,
     RENAMED_ASSERTION_TYPES,
     RENAMED_KEYS,
-    UNSUPPORTED_ASSERTION_TYPES,
-    UNSUPPORTED_KEYS,
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.slugs import slugify
@@ -312,14 +310,6 @@ class _Describer:
         where = _display_path(parent) or "the top level"
         model = _model_at(self.root, error["loc"][:-1])
         valid = _valid_keys(model) if model else []
-        model_name = model.__name__ if model else ""
-        if key in UNSUPPORTED_KEYS.get(model_name, frozenset()):
-            return self.issue(
-                path,
-                f"'{key}' in {where} is an AgentV setting evals-pipeline does not support",
-                f"remove '{key}'",
-                key=True,
-            )
         message = f"unknown key '{key}' in {where}"
         suggestion = _suggest_key(key, valid)
         if suggestion:
@@ -389,11 +379,6 @@ def _assertion_type_problem(tag: str) -> tuple[str, str]:
         new = RENAMED_ASSERTION_TYPES[tag]
         return f"assertion type '{tag}' was renamed to '{new}'", f"write type: {new}"
     valid = ", ".join(ASSERTION_TYPES)
-    if tag in UNSUPPORTED_ASSERTION_TYPES:
-        return (
-            f"assertion type '{tag}' is not supported by evals-pipeline; valid types: {valid}",
-            "express the check as a code-grader, or use one of the valid types",
-        )
     close = difflib.get_close_matches(tag, ASSERTION_TYPES, n=1, cutoff=0.6)
     fix = (
         f"did you mean '{close[0]}'?"

@@ -195,16 +195,16 @@ def test_a_replay_target_needs_one_source_and_an_existing_file(tmp_path: Path) -
     with pytest.raises(
         SuiteError, match="a replay target with execution_traces needs source_target"
     ):
-        load_suite(suite)
+        resolve_cases(load_suite(suite))  # a target's problems are the run's
     targets.write_text(
         "targets: [{name: replayed, provider: replay, source_target: live, "
         "execution_traces: traces.json, fixtures: f.jsonl}]\n"
     )
     with pytest.raises(SuiteError, match="exactly one source"):
-        load_suite(suite)
+        resolve_cases(load_suite(suite))  # a target's problems are the run's
     targets.write_text(
         "targets: [{name: replayed, provider: replay, source_target: live, "
         "execution_traces: nope.jsonl}]\n"
     )
     with pytest.raises(SuiteError, match=r"replay execution_traces file 'nope\.jsonl' not found"):
-        load_suite(suite)
+        resolve_cases(load_suite(suite))  # a target's problems are the run's

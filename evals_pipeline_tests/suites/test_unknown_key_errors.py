@@ -151,24 +151,3 @@ def test_unknown_key_in_targets_file_points_into_that_file(project: Project) -> 
     assert (issue.line, issue.column) == (4, 5)
     assert issue.message == "unknown key 'respnse' in targets[0]"
     assert issue.fix == "did you mean 'response'?"
-
-
-def test_agentv_settings_that_are_not_supported_say_so(project: Project) -> None:
-    issue = only(
-        project.issues(
-            "s.eval.yaml",
-            """\
-            tests:
-              - id: a
-                input: hi
-                assertions:
-                  - type: llm-grader
-                    max_steps: 3
-            """,
-        )
-    )
-    assert issue.line == 6
-    assert issue.message == (
-        "'max_steps' in tests[0].assertions[0] is an AgentV setting evals-pipeline does not support"
-    )
-    assert issue.fix == "remove 'max_steps'"

@@ -20,10 +20,7 @@ EVAL_NAMES = ("*.eval.yaml", "EVAL.yaml", "*.EVAL.yaml", "eval.yaml")
 KNOWN_GAPS: frozenset[str] = frozenset(
     {
         "examples/features/autoresearch/EVAL.yaml",
-        "examples/features/file-changes-graders/evals/dataset.eval.yaml",
         "examples/features/prompt-template-sdk/evals/dataset.eval.yaml",
-        "examples/features/rubric/evals/dataset.eval.yaml",
-        "examples/features/rubric/evals/operators.eval.yaml",
     }
 )
 

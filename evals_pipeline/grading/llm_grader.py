@@ -573,11 +573,10 @@ def _freeform_prompt(variables: dict[str, str]) -> str:
     return user
 
 
-def _rubric_prompt(variables: dict[str, str], rubrics: list[RubricItem]) -> str:
-    """AgentV 4.42.4's buildRubricPrompt: the task, the answer, then one line per criterion."""
+def _task_sections(variables: dict[str, str]) -> list[str]:
+    """The question, criteria, reference, answer, file changes and tool calls, as AgentV's
+    rubric and score-range prompts both lay them out (each section and a blank line)."""
     parts = [
-        "You are an expert grader. Evaluate the candidate answer against each rubric item below.",
-        "",
         "[[ ## question ## ]]",
         variables["input"],
         "",
@@ -592,6 +591,16 @@ def _rubric_prompt(variables: dict[str, str], rubrics: list[RubricItem]) -> str:
         parts += ["[[ ## file_changes ## ]]", variables["file_changes"], ""]
     if variables["tool_calls"]:
         parts += ["[[ ## tool_calls ## ]]", variables["tool_calls"], ""]
+    return parts
+
+
+def _rubric_prompt(variables: dict[str, str], rubrics: list[RubricItem]) -> str:
+    """AgentV 4.42.4's buildRubricPrompt: the task, the answer, then one line per criterion."""
+    parts = [
+        "You are an expert grader. Evaluate the candidate answer against each rubric item below.",
+        "",
+        *_task_sections(variables),
+    ]
     parts.append("[[ ## rubrics ## ]]")
     guidance = operator_guidance(rubrics)
     if guidance:
@@ -613,20 +622,8 @@ def _score_range_prompt(variables: dict[str, str], rubrics: list[RubricItem]) ->
         "For each criterion, output an integer score from 0 to 10 based on which score range "
         "best matches the answer.",
         "",
-        "[[ ## question ## ]]",
-        variables["input"],
-        "",
-        "[[ ## criteria ## ]]",
-        variables["criteria"],
-        "",
+        *_task_sections(variables),
     ]
-    if variables["expected_output"]:
-        parts += ["[[ ## reference_answer ## ]]", variables["expected_output"], ""]
-    parts += ["[[ ## answer ## ]]", variables["output"], ""]
-    if variables["file_changes"]:
-        parts += ["[[ ## file_changes ## ]]", variables["file_changes"], ""]
-    if variables["tool_calls"]:
-        parts += ["[[ ## tool_calls ## ]]", variables["tool_calls"], ""]
     parts.append("[[ ## scoring_criteria ## ]]")
     for item in rubrics:
         weight = f" (weight: {js_number(item.weight)})" if item.weight != 1.0 else ""

@@ -71,11 +71,6 @@ messages including tool calls. When it contains multiple messages, the last mess
 the final expected answer. The answer does not need to match it verbatim, but should capture the \
 key points and follow the same spirit.
 
-Be skeptical. Award credit only for behavior supported by the answer, file_changes, tool_calls, \
-or referenced workspace paths. When evaluating repo or file work, cite concrete paths, diffs, \
-tool calls, or answer excerpts in each assertion's evidence whenever they are available. Do not \
-infer hidden work from intent or plausible next steps.
-
 Be concise and focused in your evaluation. Provide succinct, specific feedback rather than \
 verbose explanations.
 
@@ -90,7 +85,7 @@ verbose explanations.
 
 [[ ## answer ## ]]
 {{output}}"""
-"""AgentV's default llm-grader template (freeform mode)."""
+"""AgentV 4.42.4's default llm-grader template (freeform mode), word for word."""
 
 FREEFORM_SCHEMA = """You must respond with a single JSON object matching this schema:
 
@@ -104,8 +99,7 @@ FREEFORM_SCHEMA = """You must respond with a single JSON object matching this sc
     }
   ],
   "details": {<optional object with domain-specific structured metrics>}
-}
-Return only the JSON object: no Markdown fences, no text before or after it."""
+}"""
 
 RUBRIC_SYSTEM = """You are an expert grader. Evaluate the candidate answer against each rubric item.
 You must return a valid JSON object matching this schema:

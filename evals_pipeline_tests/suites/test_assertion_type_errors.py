@@ -96,7 +96,7 @@ def test_other_llm_grader_types_are_not_supported(project: Project, kind: str) -
     assert issue.fix.startswith("use type: llm-grader")
 
 
-def test_an_executable_prompt_is_not_supported(project: Project) -> None:
+def test_an_executable_prompt_command_must_be_argv(project: Project) -> None:
     issue = only(
         project.issues(
             "s.eval.yaml",
@@ -107,16 +107,44 @@ def test_an_executable_prompt_is_not_supported(project: Project) -> None:
                 assertions:
                   - type: llm-grader
                     prompt:
-                      command: [python3, prompt.py]
+                      command: python3 prompt.py
             """,
         )
     )
-    assert issue.line == 7
+    assert (issue.line, issue.column) == (7, 20)
     assert issue.message == (
-        "tests[0].assertions[0].prompt: executable prompt templates ({command: [...]}) are "
-        "not supported"
+        "tests[0].assertions[0].prompt.command: prompt.command must be a list of argv tokens: "
+        "write command: [python3, prompt.py]"
     )
-    assert issue.fix.startswith("write the prompt inline, or as prompt: file://")
+
+
+def test_an_executable_prompt_without_its_script_loads_with_a_warning(project: Project) -> None:
+    # AgentV's validate accepts the file; its run skips the test. Here the grader fails.
+    project.write(
+        ".agentv/targets.yaml",
+        "targets:\n  - {name: mock, provider: mock, response: hi, grader_target: judge}\n"
+        "  - {name: judge, provider: openai, model: m}\n",
+    )
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - name: judge
+                    type: llm-grader
+                    prompt:
+                      script: [python3, prompts/missing.py]
+            """,
+        )
+    )
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.column) == (8, 11)  # `script:` is read as `command:`
+    assert warning.message == (
+        "prompt command file 'prompts/missing.py' not found: 'judge' fails when it runs"
+    )
 
 
 def test_a_rubric_without_type_gets_one_suggested(project: Project) -> None:

@@ -193,3 +193,24 @@ def test_errors_after_a_skipped_judge_still_point_at_their_line(project: Project
     )
     assert (issue.line, issue.column) == (7, 15)
     assert issue.message.startswith("unknown assertion type 'contians'")
+
+
+def test_an_assertion_id_is_accepted_and_names_nothing(project: Project) -> None:
+    # AgentV 4.42.4 (autoresearch example): `id` is read by no grader; names stay derived.
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - {type: contains, value: P0, id: CLASSIFIES_P0}
+                  - {type: is-json, id: RETURNS_JSON}
+            """,
+        )
+    )
+    contains, is_json = loaded.suite.tests[0].assertions
+    assert (contains.id, contains.display_name()) == ("CLASSIFIES_P0", "contains-P0")
+    assert (is_json.id, is_json.display_name()) == ("RETURNS_JSON", "is-json")
+    assert loaded.warnings == []

@@ -1,8 +1,8 @@
 """Executable prompt templates: `prompt: {command: [...]}` on an llm-grader (AgentV 4.42.4).
 
 The program reads the code-grader payload on stdin (AgentV's prompt-template fields, `criteria`
-to `config`, plus our paths), runs from its script's folder, and prints the grader's prompt:
-stdout, trimmed. A program that fails or prints nothing is the grader's error, with its stderr.
+to `config`, always inline, plus our paths), runs from its script's folder, and prints the
+grader's prompt: stdout, trimmed. A program that fails or prints nothing is the grader's error, with its stderr.
 """
 
 from __future__ import annotations
@@ -39,6 +39,15 @@ def render_prompt_template(spec: LlmGraderBase, command: PromptCommand, ctx: Gra
     # AgentV: the prompt's own config, else the grader's (its extra keys and `config:`).
     config = command.config if command.config is not None else spec.config or None
     payload = stdin_payload(ctx, config)
+    # AgentV inlines these for a template however long (its SDK's definePromptTemplate reads no
+    # file-backed field); the paths stay beside them.
+    trace = ctx.agentv_trace
+    payload |= {
+        "output": ctx.output,
+        "answer": ctx.output,
+        "messages": trace.wire_messages,
+        "trace": trace.wire_trace,
+    }
     result = run_process(
         command.command,
         cwd=script.parent,

@@ -12,6 +12,7 @@ from textwrap import dedent
 import pytest
 
 from evals_pipeline.models.assertions import CodeGraderAssertion, LlmGraderAssertion
+from evals_pipeline.models.messages import Message
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.grading.conftest import (
     CaseFactory,
@@ -207,3 +208,23 @@ def test_command_wins_over_script_and_ids_reach_a_code_graders_config() -> None:
         {"id": "X", "limit": 3, "a": 1},
         "code-grader",
     )
+
+
+def test_a_long_answer_reaches_the_template_inline(
+    make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
+) -> None:
+    # Code graders get a file path past 50,000 characters; AgentV inlines it for templates.
+    spec = judge(tmp_path, [reply(PASS)])
+    source = (
+        "import json, sys\np = json.load(sys.stdin)\n"
+        "print(f\"{len(p['output'])} {len(p['answer'])} {len(p['messages'])} {'output_path' in p}\")\n"
+    )
+    case = judged_case(
+        make_case, spec, [{"type": "llm-grader", "prompt": {"command": template(tmp_path, source)}}]
+    )
+    long = "x" * 60_000
+    logs = tmp_path / "logs"
+    grade(case, make_session([Message(role="assistant", content=long)]), logs)
+    assert (
+        requests(logs)[0]["messages"][-1]["content"] == "60000 60000 2 True"
+    )  # the transcript, too

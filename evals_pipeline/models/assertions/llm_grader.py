@@ -204,8 +204,9 @@ class PromptCommand(BaseModel):
     @classmethod
     def _argv(cls, value: Any) -> Any:
         if isinstance(value, str):
+            argv = ", ".join(value.split())
             raise ValueError(
-                f"prompt.command must be a list of argv tokens: write command: [{', '.join(value.split())}]"
+                f"prompt.command must be a list of argv tokens: write command: [{argv}]"
             )
         return value
 

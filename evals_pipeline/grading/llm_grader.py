@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.grading.evaluation import Evaluation
 from evals_pipeline.grading.preprocessing import preprocessed_answer
+from evals_pipeline.grading.prompt_template import PromptTemplateError, render_prompt_template
 from evals_pipeline.grading.registry import evaluator
 from evals_pipeline.grading.scoring import grade
 from evals_pipeline.llm import LlmConfigError, LlmRequest, LlmUsage, complete_structured
@@ -286,6 +287,8 @@ def evaluate_llm_grader(spec: LlmGraderBase, ctx: GradingContext) -> Evaluation:
         request, mode = build_request(spec, ctx)
     except OSError as exc:
         return Evaluation.failed(f"cannot read the grader prompt: {exc}")
+    except PromptTemplateError as exc:
+        return Evaluation.failed(str(exc), exc.stderr or None)
     reply = complete_structured(client, request, REPLY_TYPES[mode], repairs=1)
     details: dict[str, Any] = {
         "grader_target": key,
@@ -443,12 +446,13 @@ def build_request(spec: LlmGraderBase, ctx: GradingContext) -> tuple[LlmRequest,
     mode: Mode = "freeform"
     if rubrics:
         mode = "score_range" if any(item.score_ranges for item in rubrics) else "rubric"
-    custom = read_prompt(spec)
+    custom = read_prompt(spec, ctx)
     variables = prompt_variables(ctx, rubrics)
     answer = preprocessed_answer(ctx, spec.preprocessors)
     if answer is not None:
         variables["output"] = answer.strip()  # file blocks as text, as AgentV's grader reads them
-    if custom is not None and has_variables(custom):
+    # AgentV: what a program printed is the whole template, variables or not.
+    if custom is not None and (spec.prompt_command is not None or has_variables(custom)):
         user = substitute(custom, variables)
         system = {
             "freeform": FREEFORM_SCHEMA,
@@ -470,12 +474,16 @@ def build_request(spec: LlmGraderBase, ctx: GradingContext) -> tuple[LlmRequest,
     return request, mode
 
 
-def read_prompt(spec: LlmGraderBase) -> str | None:
-    """The prompt text: inline, or the file a `file://` prompt names (absolute once resolved)."""
+def read_prompt(spec: LlmGraderBase, ctx: GradingContext) -> str | None:
+    """The prompt text: inline, the file a `file://` prompt names (absolute once resolved), or
+    what an executable prompt template prints for this session."""
+    command = spec.prompt_command
+    if command is not None:
+        return render_prompt_template(spec, command, ctx)
     path = spec.prompt_file
     if path is not None:
         return Path(path).read_text(encoding="utf-8")
-    return spec.prompt
+    return spec.prompt if isinstance(spec.prompt, str) else None
 
 
 def has_variables(template: str) -> bool:

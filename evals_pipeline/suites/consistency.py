@@ -23,7 +23,7 @@ from evals_pipeline.models.messages import ToolCall
 from evals_pipeline.models.suite import EvalSuite, MessageSpec, TestSpec
 from evals_pipeline.models.targets import LlmTarget, LlmTargetSpec, TargetSpec
 from evals_pipeline.suites.errors import SuiteIssue
-from evals_pipeline.suites.paths import absolute
+from evals_pipeline.suites.paths import absolute, find_input_file
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
@@ -342,6 +342,19 @@ class _GraderChecker:
                         "eval file's folder)",
                     )
                 )
+        command = grader.prompt_command
+        if command is not None and find_input_file(command.script, self.base_dir) is None:
+            # AgentV skips the test when it runs; its validate accepts the file.
+            self.problems.append(
+                GraderProblem(
+                    (*at, "prompt", "command"),
+                    f"prompt command file '{command.script}' not found: '{grader.display_name()}'"
+                    " fails when it runs",
+                    "the command's last item must be the prompt script, relative to the eval "
+                    "file's folder; create it or correct the path",
+                    warning=True,
+                )
+            )
         if grader.target is None:
             self.needs_grader_target(at, agents, None, f"'{grader.display_name()}'")
         elif grader.target not in self.judges:

@@ -38,7 +38,12 @@ from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.hooks import resolve_hooks
 from evals_pipeline.suites.loader import LoadedSuite, read_suite_document
 from evals_pipeline.suites.messages import MessageBuilder
-from evals_pipeline.suites.paths import absolute, find_in_search_dirs, resolve_preprocessor
+from evals_pipeline.suites.paths import (
+    absolute,
+    find_in_search_dirs,
+    find_input_file,
+    resolve_preprocessor,
+)
 from evals_pipeline.suites.prompt import render_prompt
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.template_vars import fill
@@ -409,6 +414,15 @@ def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpe
     if isinstance(assertion, LlmGraderBase) and assertion.prompt_file is not None:
         path = absolute(assertion.prompt_file, base_dir)
         return assertion.model_copy(update={"prompt": f"{PROMPT_FILE_PREFIX}{path}"})
+    command = assertion.prompt_command if isinstance(assertion, LlmGraderBase) else None
+    if command is not None:
+        # Its script (the last item) is found like an input file; left as written if absent
+        # (the loader warned; the grader fails when it runs, as in AgentV).
+        script = find_input_file(command.script, base_dir)
+        if script is None:
+            return assertion
+        argv = [*command.command[:-1], str(script)]
+        return assertion.model_copy(update={"prompt": command.model_copy(update={"command": argv})})
     if not isinstance(assertion, CodeGraderAssertion):
         return assertion
     if not assertion.cwd:

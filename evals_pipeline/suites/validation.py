@@ -293,14 +293,6 @@ class _Describer:
                 f"{where} does not match the pattern {ctx.get('pattern')}",
                 f"change {where} to match {ctx.get('pattern')}",
             )
-        if path[-1:] == ("prompt",) and isinstance(value, dict):
-            return self.issue(
-                path,
-                f"{where}: executable prompt templates ({{command: [...]}}) are not supported",
-                "write the prompt inline, or as prompt: file://prompts/grader.md (relative to "
-                "the eval file); {{input}}, {{output}}, {{criteria}} and the other variables "
-                "are filled in",
-            )
         message = re.sub(r"^(Value|Assertion) error, ", "", error["msg"])
         return self.issue(path, f"{where}: {message}", f"correct {where}")
 

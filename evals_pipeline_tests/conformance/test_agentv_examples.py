@@ -17,12 +17,7 @@ CORPUS = CONFORMANCE / "agentv-examples"
 EVAL_NAMES = ("*.eval.yaml", "EVAL.yaml", "*.EVAL.yaml", "eval.yaml")
 
 # Files AgentV accepts that evals-pipeline does not load yet (issue 11), relative to the corpus.
-KNOWN_GAPS: frozenset[str] = frozenset(
-    {
-        "examples/features/autoresearch/EVAL.yaml",
-        "examples/features/prompt-template-sdk/evals/dataset.eval.yaml",
-    }
-)
+KNOWN_GAPS: frozenset[str] = frozenset()
 
 
 def _eval_files() -> list[Path]:

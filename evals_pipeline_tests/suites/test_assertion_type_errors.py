@@ -96,7 +96,7 @@ def test_other_llm_grader_types_are_not_supported(project: Project, kind: str) -
     assert issue.fix.startswith("use type: llm-grader")
 
 
-def test_an_executable_prompt_is_not_supported(project: Project) -> None:
+def test_an_executable_prompt_command_must_be_argv(project: Project) -> None:
     issue = only(
         project.issues(
             "s.eval.yaml",
@@ -107,16 +107,44 @@ def test_an_executable_prompt_is_not_supported(project: Project) -> None:
                 assertions:
                   - type: llm-grader
                     prompt:
-                      command: [python3, prompt.py]
+                      command: python3 prompt.py
             """,
         )
     )
-    assert issue.line == 7
+    assert (issue.line, issue.column) == (7, 20)
     assert issue.message == (
-        "tests[0].assertions[0].prompt: executable prompt templates ({command: [...]}) are "
-        "not supported"
+        "tests[0].assertions[0].prompt.command: prompt.command must be a list of argv tokens: "
+        "write command: [python3, prompt.py]"
     )
-    assert issue.fix.startswith("write the prompt inline, or as prompt: file://")
+
+
+def test_an_executable_prompt_without_its_script_loads_with_a_warning(project: Project) -> None:
+    # AgentV's validate accepts the file; its run skips the test. Here the grader fails.
+    project.write(
+        ".agentv/targets.yaml",
+        "targets:\n  - {name: mock, provider: mock, response: hi, grader_target: judge}\n"
+        "  - {name: judge, provider: openai, model: m}\n",
+    )
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - name: judge
+                    type: llm-grader
+                    prompt:
+                      script: [python3, prompts/missing.py]
+            """,
+        )
+    )
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.column) == (8, 11)  # `script:` is read as `command:`
+    assert warning.message == (
+        "prompt command file 'prompts/missing.py' not found: 'judge' fails when it runs"
+    )
 
 
 def test_a_rubric_without_type_gets_one_suggested(project: Project) -> None:
@@ -165,3 +193,24 @@ def test_errors_after_a_skipped_judge_still_point_at_their_line(project: Project
     )
     assert (issue.line, issue.column) == (7, 15)
     assert issue.message.startswith("unknown assertion type 'contians'")
+
+
+def test_an_assertion_id_is_accepted_and_names_nothing(project: Project) -> None:
+    # AgentV 4.42.4 (autoresearch example): `id` is read by no grader; names stay derived.
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - {type: contains, value: P0, id: CLASSIFIES_P0}
+                  - {type: is-json, id: RETURNS_JSON}
+            """,
+        )
+    )
+    contains, is_json = loaded.suite.tests[0].assertions
+    assert (contains.id, contains.display_name()) == ("CLASSIFIES_P0", "contains-P0")
+    assert (is_json.id, is_json.display_name()) == ("RETURNS_JSON", "is-json")
+    assert loaded.warnings == []

@@ -33,6 +33,15 @@ def build_grader_payload(
 
 def grader_payload(spec: CodeGraderAssertion, ctx: GradingContext) -> dict[str, Any]:
     """`build_grader_payload` for a context whose lazily loaded fields other graders share."""
+    return stdin_payload(ctx, spec.config or None, messages_json=spec.messages_format == "json")
+
+
+def stdin_payload(
+    ctx: GradingContext, config: dict[str, Any] | None, *, messages_json: bool = False
+) -> dict[str, Any]:
+    """The payload for any program AgentV feeds the session on stdin (a code grader, an
+    executable prompt template): `config` is that program's, `messages_json` asks for the
+    transcript as a JSON file too."""
     case, session, trace = ctx.case, ctx.session, ctx.agentv_trace
     usage = session.token_usage
     output = _output_fields(ctx)
@@ -60,7 +69,7 @@ def grader_payload(spec: CodeGraderAssertion, ctx: GradingContext) -> dict[str, 
             # Every run here has a folder (an empty one when the suite configures no workspace);
             # AgentV sends null then, having run the agent in the eval's folder.
             "workspace_path": session.workspace_path,
-            "config": spec.config or None,
+            "config": config,
         }
     )
     # A file-backed transcript leaves `messages` out: null would fail the AgentV SDK's schema
@@ -74,7 +83,7 @@ def grader_payload(spec: CodeGraderAssertion, ctx: GradingContext) -> dict[str, 
     payload["answer"] = output["output"]
     payload["messages_path"] = os.path.abspath(session.messages_path)
     payload.update(messages)
-    if spec.messages_format == "json" and "messages_json_path" not in payload:
+    if messages_json and "messages_json_path" not in payload:
         payload["messages_json_path"] = str(messages_json_copy(ctx))
     payload.update(traced)
     payload["start_time_ms"] = trace.start_ms

@@ -13,6 +13,12 @@ class AssertionBase(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     name: str | None = None
+    id: str | int | None = Field(
+        default=None,
+        description="Accepted for AgentV 4.42.4 suites, which use it for nothing: the grader's "
+        "name stays `name` (or the derived one). Like AgentV, graders with a `config` (code "
+        "graders, custom types, llm-grader) carry it there.",
+    )
     weight: float = Field(default=1.0, ge=0)
     required: bool | float = False
     min_score: float | None = Field(default=None, gt=0, le=1)
@@ -55,9 +61,13 @@ class AssertionBase(BaseModel):
 
 
 def extras_into_config(spec: Any) -> Any:
-    """Move a model's unknown keys into its `config` (code graders and custom types pass them on)."""
+    """Move a model's unknown keys, and its `id`, into its `config`: AgentV passes every key it
+    does not know on to code graders, custom types and prompt templates that way."""
     extra = dict(spec.__pydantic_extra__ or {})
+    if spec.id is not None:
+        extra = {"id": spec.id, **extra}
     if extra:
         spec.config = {**extra, **spec.config}
+    if spec.__pydantic_extra__:
         spec.__pydantic_extra__ = {}
     return spec

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from evals_pipeline.models.assertions.base import AssertionBase
+from evals_pipeline.models.assertions.base import AssertionBase, extras_into_config
 from evals_pipeline.models.assertions.preprocessing import PreprocessorSpec
 
 RubricOperator = Literal["correctness", "contradiction"]
@@ -173,13 +173,57 @@ def _rubric_items(value: Any) -> Any:
 PROMPT_FILE_PREFIX = "file://"
 
 
+class PromptCommand(BaseModel):
+    """`prompt: {command: [...], config: {...}}`: AgentV's executable prompt template, a program
+    that reads the code-grader payload on stdin and prints the grader's prompt (grading/
+    prompt_template.py runs it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1,
+        description="argv; the last item is the script, found like an input file and run from "
+        "its own folder.",
+    )
+    config: dict[str, Any] | None = Field(
+        default=None,
+        description="The payload's `config`; unset, the grader's own `config` is sent.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _script_alias(cls, data: Any) -> Any:
+        # AgentV's deprecated spelling; `command` wins when both are written.
+        if isinstance(data, dict) and "script" in data:
+            data = dict(data)
+            script = data.pop("script")
+            data.setdefault("command", script)
+        return data
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _argv(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            argv = ", ".join(value.split())
+            raise ValueError(
+                f"prompt.command must be a list of argv tokens: write command: [{argv}]"
+            )
+        return value
+
+    @property
+    def script(self) -> str:
+        """The script the command runs: its last item (AgentV resolves that one)."""
+        return self.command[-1]
+
+
 class LlmGraderBase(AssertionBase):
     """What `llm-grader` and `rubrics` share: the prompt, the judge and its sampling."""
 
-    prompt: str | None = Field(
+    prompt: str | PromptCommand | None = Field(
         default=None,
-        description="Inline text, or `file://path` (relative to the eval file). With "
-        "{{variables}} it replaces the default template; without, it is the criteria.",
+        description="Inline text, `file://path` (relative to the eval file), or `{command: "
+        "[...]}`, a program printing the prompt. With {{variables}} (always, for a file or a "
+        "command) it replaces the default template; otherwise it is the criteria.",
     )
     target: str | None = Field(
         default=None, description="The LLM target to ask; default: the case's grader target."
@@ -200,22 +244,17 @@ class LlmGraderBase(AssertionBase):
         "`preprocessors` are added at resolve time (this grader's win for the same type).",
     )
 
-    @field_validator("prompt", mode="before")
-    @classmethod
-    def _no_executable_prompt(cls, value: Any) -> Any:
-        if isinstance(value, dict) and ("command" in value or "script" in value):
-            raise ValueError(
-                "executable prompt templates ({command: [...]}) are not supported; write the "
-                "prompt inline or as file://path"
-            )
-        return value
-
     @property
     def prompt_file(self) -> str | None:
         """The prompt file's path when the prompt is `file://...`, else None."""
-        if self.prompt is not None and self.prompt.startswith(PROMPT_FILE_PREFIX):
+        if isinstance(self.prompt, str) and self.prompt.startswith(PROMPT_FILE_PREFIX):
             return self.prompt[len(PROMPT_FILE_PREFIX) :]
         return None
+
+    @property
+    def prompt_command(self) -> PromptCommand | None:
+        """The executable prompt template, when the prompt is one."""
+        return self.prompt if isinstance(self.prompt, PromptCommand) else None
 
     @property
     def rubric_items(self) -> list[RubricItem]:
@@ -239,6 +278,7 @@ class LlmGraderAssertion(LlmGraderBase):
 
     _items = field_validator("rubrics", mode="before")(_rubric_items)
     _unique = field_validator("rubrics")(_unique_ids)
+    _id_into_config = model_validator(mode="after")(lambda self: extras_into_config(self))
 
     @property
     def rubric_items(self) -> list[RubricItem]:

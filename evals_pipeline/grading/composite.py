@@ -18,13 +18,13 @@ from typing import Any
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.grading.evaluation import Evaluation, preview
 from evals_pipeline.grading.llm_grader import (
-    FREEFORM_SCHEMA,
     FreeformReply,
     JudgedEvaluation,
     excerpt,
     grade_assertion,
     llm_client,
 )
+from evals_pipeline.grading.llm_prompt import FREEFORM_SCHEMA
 from evals_pipeline.grading.registry import evaluate, evaluator
 from evals_pipeline.grading.trial import judge_usage
 from evals_pipeline.llm import LlmRequest, complete_structured

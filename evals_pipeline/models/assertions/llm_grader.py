@@ -1,6 +1,6 @@
 """`llm-grader` and `rubrics`: an LLM judges the answer, with a score or a rubric checklist.
 
-Judged by grading/llm_grader.py.
+Judged by grading/llm_grader.py, with the prompts of grading/llm_prompt.py.
 """
 
 from __future__ import annotations

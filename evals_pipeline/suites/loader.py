@@ -28,12 +28,14 @@ from evals_pipeline.suites.interpolation import interpolate, load_env_files
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
 from evals_pipeline.suites.suite_parts import jsonl_suite, splice_suite_parts
-from evals_pipeline.suites.targets import (
-    Selection,
+from evals_pipeline.suites.target_catalog import (
     TargetCatalog,
     find_targets_file,
-    judging_issues,
     load_targets_file,
+)
+from evals_pipeline.suites.targets import (
+    Selection,
+    judging_issues,
     no_targets_issue,
     select_targets,
 )

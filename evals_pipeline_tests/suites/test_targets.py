@@ -8,7 +8,7 @@ import pytest
 
 from evals_pipeline.models.targets import CliTarget, MockTarget, ReplayTarget
 from evals_pipeline.suites import load_suite
-from evals_pipeline.suites.targets import find_targets_file
+from evals_pipeline.suites.target_catalog import find_targets_file
 from evals_pipeline_tests.suites.conftest import Project, only
 
 TWO_TARGETS = """\

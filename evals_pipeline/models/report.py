@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evals_pipeline.llm.usage import LlmUsage
+from evals_pipeline.models.history import RunComparison, RunEntry, Trigger
 from evals_pipeline.models.judging import Dimension, FailureBreakdown
 from evals_pipeline.statistics import (
     BootstrapResult,
@@ -40,6 +41,9 @@ class AgentSummary(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     mean_duration_ms: float | None = None
+    cost_per_pass_usd: float | None = Field(
+        default=None, description="cost_usd / passed; None when nothing passed."
+    )
     llm_calls: int = 0
     tool_calls: dict[str, int] = Field(default_factory=dict, description="Calls per tool, summed.")
     milestone_ms: dict[str, float] = Field(
@@ -224,6 +228,7 @@ class EvalReport(BaseModel):
     suite: str
     created_ms: int
     run_id: str | None = None
+    trigger: Trigger = "unknown"
     agents: list[AgentSummary]
     not_run: int = Field(
         default=0, description="Registered (case, agent) partitions with no grades"
@@ -245,6 +250,14 @@ class EvalReport(BaseModel):
     judge_health: list[JudgeHealth] = Field(default_factory=list)
     judge_usage: JudgeUsage | None = None
     bootstrap_seed: int | None = Field(default=None, description="Seed of every paired bootstrap.")
+    since_previous: RunComparison | None = Field(
+        default=None,
+        description="This run against the suite's previous report (the previous nightly for a "
+        "nightly run); None for a suite's first report.",
+    )
+    trend: list[RunEntry] = Field(
+        default_factory=list, description="The suite's last reports, oldest first, this one last."
+    )
 
     @property
     def all_passed(self) -> bool:

@@ -90,7 +90,9 @@ class ProgressBars:
             # group of agents) gets a bar of its own.
             task = self._progress.add_task(event.layer, total=event.total, tally=event.tally())
             self._tasks[event.layer] = task
-        self._progress.update(task, completed=event.done, total=event.total, tally=event.tally())
+        self._progress.update(
+            task, completed=event.done, total=event.total, tally=event.tally(), refresh=True
+        )
         if event.finished:
             self._progress.stop_task(task)
 

@@ -129,6 +129,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from evals_pipeline.defs.resources import storage_root_from_env
     from evals_pipeline.defs.suite_run import run_suite
+    from evals_pipeline.progress_bars import PlainProgress, progress_display
     from evals_pipeline.reporting import render_text_table
     from evals_pipeline.suites import resolve_cases
 
@@ -154,9 +155,22 @@ def cmd_run(args: argparse.Namespace) -> int:
             return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
         keys = list(dict.fromkeys(c.case_key for c in cases))
         options = RunOptions(threshold=args.threshold, keep_workspaces=args.keep_workspaces)
-        outcome = run_suite(
-            instance, suite, storage, agents=agents, case_keys=keys, options=options
-        )
+        # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
+        display = progress_display()
+        echo = print if isinstance(display, PlainProgress) else display.message
+        try:
+            outcome = run_suite(
+                instance,
+                suite,
+                storage,
+                agents=agents,
+                case_keys=keys,
+                options=options,
+                echo=echo,
+                display=display,
+            )
+        finally:
+            display.close()
         report = outcome.report
         print()
         print(render_text_table(report))

@@ -3,7 +3,7 @@ these, and so can tests and scripts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -31,14 +31,9 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
+from evals_pipeline.progress import LayerProgress, Progress, silent
 from evals_pipeline.scheduling import RunGate, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
-
-Progress = Callable[[str], None]
-
-
-def _silent(_: str) -> None:
-    pass
 
 
 def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
@@ -65,7 +60,7 @@ def run_agents(
     folder: Path,
     *,
     workers: int,
-    progress: Progress = _silent,
+    progress: Progress = silent,
     run_id: str | None = None,
     git_cache: Path | None = None,
 ) -> list[AgentRun]:
@@ -84,8 +79,9 @@ def run_agents(
         if isinstance(case.target, CliTarget) and case.agent not in health:
             health[case.agent] = check_health(case.target, case.base_dir)
     gate = RunGate()
-    total = sum(case.trials.count for case in cases)
-    done = 0
+    tracker = LayerProgress(
+        "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error")
+    )
 
     def context(case: ResolvedCase, trial: int) -> RunContext:
         artifacts = run_folder(folder, case.case_key, case.agent, trial)
@@ -99,7 +95,6 @@ def run_agents(
 
     def one(job: tuple[list[ResolvedCase], int]) -> list[AgentRun]:
         """One invocation: one (case, trial), or a batch of cases sharing a trial."""
-        nonlocal done
         group, trial = job
         unhealthy = health.get(group[0].agent)
         if unhealthy:
@@ -112,13 +107,13 @@ def run_agents(
         else:
             ran = [gated(group[0], trial)]
         for case, run in zip(group, ran, strict=True):
-            done += 1
             status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
             label = f" (trial {trial})" if case.trials.count > 1 else ""
             batch_note = f" (batch of {len(group)})" if len(group) > 1 else ""
-            progress(
-                f"[{done}/{total}] {case.agent} / {case.test_id}{label}: {status} in "
-                f"{run.duration_ms} ms{batch_note}"
+            tracker.advance(
+                f"{case.agent} / {case.test_id}{label}",
+                f"{status} in {run.duration_ms} ms{batch_note}",
+                "error" if run.error else "ok",
             )
         return ran
 
@@ -162,7 +157,7 @@ def grade_cases(
     sessions: list[Session],
     *,
     workers: int,
-    progress: Progress = _silent,
+    progress: Progress = silent,
     log_dir: Path | None = None,
 ) -> list[CaseGrade]:
     """Grade every trial's session and aggregate the trials of each (case, agent).
@@ -176,20 +171,20 @@ def grade_cases(
     for case in cases:
         for name, spec in case.llm_targets.items():
             llm_targets.setdefault(name, spec)
-    done = 0
+    tracker = LayerProgress("grades", len(cases), progress, ("pass", "fail", "error"))
 
     def grade_all(llm: LlmClients | None) -> list[CaseGrade]:
         def one(case: ResolvedCase) -> CaseGrade:
-            nonlocal done
             trials = sorted(
                 by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial
             )
             graded = [grade_trial(case, s, s.trial, llm=llm) for s in trials]
             grade = aggregate_trials(case, graded)
             _clean_up(case, trials, [t.verdict for t in graded])
-            done += 1
-            progress(
-                f"[{done}/{len(cases)}] {case.agent} / {case.test_id}: {grade.verdict} (score {grade.score:.2f})"
+            tracker.advance(
+                f"{case.agent} / {case.test_id}",
+                f"{grade.verdict} (score {grade.score:.2f})",
+                grade.verdict,
             )
             return grade
 
@@ -228,7 +223,7 @@ def collect_votes(
     *,
     workers: int,
     folder: Path | None = None,
-    progress: Progress = _silent,
+    progress: Progress = silent,
 ) -> list[TrialVotes]:
     """`judges` (the panel, or its judges of one provider) on every dimension of every trial
     that ran and was graded; scripted judges' request logs go to `folder`."""
@@ -244,19 +239,20 @@ def collect_votes(
             trial = graded.get(session.trial)
             if trial is not None and judged_trial(session, trial):
                 jobs.append((case, session, trial))
-    done = 0
+    tracker = LayerProgress(
+        f"votes of {', '.join(judges)}", len(jobs), progress, ("valid", "no valid vote")
+    )
     with LlmClients(judges, log_dir=folder) as clients:
         panel = [clients.get(name) for name in judges]
 
         def one(job: tuple[ResolvedCase, Session, TrialGrade]) -> TrialVotes:
-            nonlocal done
             case, session, trial = job
             votes = trial_votes(case, session, trial, panel, judging)
-            done += 1
             label = f" (trial {session.trial})" if case.trials.count > 1 else ""
-            progress(
-                f"[{done}/{len(jobs)}] {', '.join(judges)} on {case.agent} / {case.test_id}"
-                f"{label}: {votes.n_valid} valid votes"
+            tracker.advance(
+                f"{', '.join(judges)} on {case.agent} / {case.test_id}{label}",
+                f"{votes.n_valid} valid votes",
+                "valid" if votes.n_valid else "no valid vote",
             )
             return votes
 
@@ -272,23 +268,26 @@ def judge_cases(
     votes: Iterable[TrialVotes] = (),
     *,
     workers: int,
-    progress: Progress = _silent,
+    progress: Progress = silent,
 ) -> list[CaseJudgment]:
     """Judge every (case, agent) from the panel's votes (collected whole or one provider at a
     time), the heuristics and their blend, and attribute each failed trial."""
     by_partition = _sessions_by_partition(sessions)
     grade_of = {(g.case_key, g.agent): g for g in grades}
     merged = merge_votes(votes, judging.panel if judging else ())
-    done = 0
+    tracker = LayerProgress("judgments", len(cases), progress, ("passed", "failed"))
 
     def one(case: ResolvedCase) -> CaseJudgment:
-        nonlocal done
         key = (case.case_key, case.agent)
         ran = by_partition.get(key, [])
         cast = {s.trial: merged[(*key, s.trial)] for s in ran if (*key, s.trial) in merged}
         judged = judge_case(case, ran, grade_of.get(key), judging, cast)
-        done += 1
-        progress(f"[{done}/{len(cases)}] judged {case.agent} / {case.test_id}: {_brief(judged)}")
+        failed = any(t.failure for t in judged.trials)
+        tracker.advance(
+            f"judged {case.agent} / {case.test_id}",
+            _brief(judged),
+            "failed" if failed else "passed",
+        )
         return judged
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -302,7 +301,7 @@ def collect_readings(
     judges: Mapping[str, LlmTargetSpec],
     *,
     folder: Path | None = None,
-    progress: Progress = _silent,
+    progress: Progress = silent,
 ) -> list[PairReadings]:
     """`judges` (the panel, or its judges of one provider) read every pair of the agents of
     every case, A/B then B/A."""
@@ -311,15 +310,19 @@ def collect_readings(
     by_case = _cases_by_key(cases)
     by_partition = _sessions_by_partition(sessions)
     readings: list[PairReadings] = []
+    tracker = LayerProgress(
+        f"pairwise readings of {', '.join(judges)}", len(by_case), progress, ("read", "no pairs")
+    )
     with LlmClients(judges, log_dir=folder) as clients:
         panel = [clients.get(name) for name in judges]
-        for index, (case_key, group) in enumerate(by_case.items(), 1):
+        for case_key, group in by_case.items():
             ran = [s for c in group for s in by_partition.get((case_key, c.agent), [])]
             pairs = read_pairs(group, ran, panel, judging)
             readings += pairs
-            progress(
-                f"[{index}/{len(by_case)}] {', '.join(judges)} read {group[0].test_id}: "
-                f"{len(pairs)} pairs"
+            tracker.advance(
+                f"{', '.join(judges)} read {group[0].test_id}",
+                f"{len(pairs)} pairs",
+                "read" if pairs else "no pairs",
             )
     return readings
 
@@ -329,7 +332,7 @@ def compare_cases(
     judging: JudgingSpec,
     readings: Iterable[PairReadings],
     *,
-    progress: Progress = _silent,
+    progress: Progress = silent,
 ) -> list[CasePairwise]:
     """Every case's pairwise verdicts from its pairs' readings (whole or one provider at a time)."""
     by_case = _cases_by_key(cases)
@@ -337,13 +340,18 @@ def compare_cases(
     for pair in readings:
         read.setdefault(pair.case_key, []).append(pair)
     compared: list[CasePairwise] = []
-    for index, (case_key, group) in enumerate(by_case.items(), 1):
+    tracker = LayerProgress("pairwise verdicts", len(by_case), progress, ("compared", "no pairs"))
+    for case_key, group in by_case.items():
         result = compare_agents(case_key, read[case_key], judging)
         compared.append(result)
         winners = ", ".join(
             f"{p.agent_a} vs {p.agent_b}: {p.winner or 'tie'}" for p in result.pairs
         )
-        progress(f"[{index}/{len(by_case)}] compared {group[0].test_id}: {winners or 'no pairs'}")
+        tracker.advance(
+            f"compared {group[0].test_id}",
+            winners or "no pairs",
+            "compared" if result.pairs else "no pairs",
+        )
     return compared
 
 

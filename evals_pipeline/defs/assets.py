@@ -29,6 +29,7 @@ from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
+from evals_pipeline.progress import logging_progress
 from evals_pipeline.reporting import build_report, load_labels, render_markdown, write_report
 from evals_pipeline.suites import (
     LoadedSuite,
@@ -106,7 +107,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             cases,
             folder,
             workers=workers,
-            progress=context.log.info,
+            progress=logging_progress(context.log),
             run_id=context.run.run_id,
             git_cache=Path(storage.root) / "git-cache",
         )
@@ -130,7 +131,9 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         context: dg.AssetExecutionContext, cases: list[ResolvedCase], sessions: list[Session]
     ) -> Records:
         """Every grader's verdict on each session, and the case verdict they add up to."""
-        graded = grade_cases(cases, sessions, workers=workers, progress=context.log.info)
+        graded = grade_cases(
+            cases, sessions, workers=workers, progress=logging_progress(context.log)
+        )
         return keyed(graded)
 
     judgments = build_judgments(loaded, layer)

@@ -27,6 +27,7 @@ from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.session import Session
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import LlmTargetSpec
+from evals_pipeline.progress import logging_progress
 from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, resolve_cases
 
 
@@ -89,7 +90,7 @@ def build_judgments(loaded: LoadedSuite, layer: Mapping[str, Any]) -> dg.AssetsD
             current.suite.judging,
             votes,
             workers=workers,
-            progress=context.log.info,
+            progress=logging_progress(context.log),
         )
         return keyed(judged)
 
@@ -151,7 +152,7 @@ def _votes_op(loaded: LoadedSuite, provider: str) -> dg.OpDefinition:
             judges,
             workers=workers,
             folder=storage.step_folder(dg.AssetKey([suite, "judgments"]), context.run.run_id),
-            progress=context.log.info,
+            progress=logging_progress(context.log),
         )
 
     return votes
@@ -182,7 +183,7 @@ def build_pairwise_verdicts(loaded: LoadedSuite) -> dg.AssetsDefinition:
         if judging is None:
             raise dg.Failure(f"{path} has no judging: section any more; nothing compares agents")
         compared = compare_cases(
-            cases, judging, itertools.chain(*readings), progress=context.log.info
+            cases, judging, itertools.chain(*readings), progress=logging_progress(context.log)
         )
         return [(c.case_key, c) for c in compared]
 
@@ -224,7 +225,7 @@ def _readings_op(loaded: LoadedSuite, provider: str) -> dg.OpDefinition:
             judging,
             judges,
             folder=storage.step_folder(folder, context.run.run_id),
-            progress=context.log.info,
+            progress=logging_progress(context.log),
         )
 
     return readings

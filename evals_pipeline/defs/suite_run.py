@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,8 @@ from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.models.report import EvalReport
+from evals_pipeline.progress import record_event
+from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
 from evals_pipeline.suites import LoadedSuite, RunOptions
 
 
@@ -55,25 +56,34 @@ class SuiteRun:
     run_ids: list[str]
 
 
-class _MessageOnly(logging.Formatter):
-    """The message an asset logged, without Dagster's job, run id and step prefix."""
+class _DisplayHandler(logging.Handler):
+    """Hands the layers' progress events and other lines (warnings) to the run's display,
+    without Dagster's job, run id and step prefix."""
 
-    def format(self, record: logging.LogRecord) -> str:
+    def __init__(self, display: ProgressDisplay) -> None:
+        super().__init__(logging.INFO)
+        self.display = display
+
+    def emit(self, record: logging.LogRecord) -> None:
+        event = record_event(record)
+        if event is not None:
+            self.display.event(event)
+            return
         meta = getattr(record, "dagster_meta", None) or {}
-        return str(meta.get("orig_message") or record.getMessage())
+        self.display.message(str(meta.get("orig_message") or record.getMessage()))
 
 
-@dg.logger
-def progress_logger(_: dg.InitLoggerContext) -> logging.Logger:
-    """Prints the layers' own progress lines and warnings, not Dagster's event stream."""
-    log = logging.getLogger("evals_pipeline.progress")
-    log.setLevel(logging.INFO)
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(_MessageOnly())
-        log.addHandler(handler)
-    log.propagate = False
-    return log
+def progress_logger(display: ProgressDisplay) -> dg.LoggerDefinition:
+    """A logger showing the layers' own progress and warnings on `display`, not Dagster's
+    event stream."""
+
+    @dg.logger
+    def progress(_: dg.InitLoggerContext) -> logging.Logger:
+        log = logging.Logger("evals_pipeline.progress", logging.INFO)  # one per run, unshared
+        log.addHandler(_DisplayHandler(display))
+        return log
+
+    return progress
 
 
 def run_suite(
@@ -85,8 +95,10 @@ def run_suite(
     case_keys: list[str],
     options: RunOptions | None = None,
     echo: Callable[[str], None] = print,
+    display: ProgressDisplay | None = None,
 ) -> SuiteRun:
-    """Materialize every layer for `case_keys` x `agents`, then the report, in-process."""
+    """Materialize every layer for `case_keys` x `agents`, then the report, in-process; the
+    layers' progress goes to `display` (default: plain lines on stderr)."""
     order = register_cases(instance, suite, case_keys)
     assets = build_suite_assets(suite)
     report_asset = assets[-1]
@@ -103,7 +115,7 @@ def run_suite(
         dg.Definitions(
             assets=assets,
             jobs=jobs,
-            loggers={"progress": progress_logger},
+            loggers={"progress": progress_logger(display or PlainProgress())},
         ),
     )
     # Only our logger: the layers' progress lines, not Dagster's event stream.

@@ -224,6 +224,33 @@ class JudgeUsage(_Frozen):
     by_agent: dict[str, LlmUsage] = Field(default_factory=dict)
 
 
+class LaneResult(_Frozen):
+    """One variant's (lane's) result on one case: the case verdict its trials add up to."""
+
+    verdict: str = Field(description="pass, fail or error: the case verdict (McNemar's pairing).")
+    score: float
+    trials: int = Field(default=1, ge=0, description="Trials graded.")
+    passed_trials: int = Field(default=0, ge=0)
+    cost_usd: float | None = Field(default=None, description="Summed over the trials.")
+
+
+class CaseVariants(_Frozen):
+    """One row of the variants compare table: a case and each lane's result on it.
+
+    `lanes` maps agent to result, in the report's agent order; an agent that did not run the
+    case has no entry. The first result for a (case, lane) wins: a later one never replaces it.
+    """
+
+    test_id: str
+    case_key: str
+    lanes: dict[str, LaneResult]
+
+    @property
+    def differs(self) -> bool:
+        """Whether the lanes that ran the case disagree on its verdict."""
+        return len({lane.verdict for lane in self.lanes.values()}) > 1
+
+
 class EvalReport(BaseModel):
     suite: str
     created_ms: int
@@ -250,6 +277,11 @@ class EvalReport(BaseModel):
     judge_health: list[JudgeHealth] = Field(default_factory=list)
     judge_usage: JudgeUsage | None = None
     bootstrap_seed: int | None = Field(default=None, description="Seed of every paired bootstrap.")
+    variants: list[CaseVariants] = Field(
+        default_factory=list,
+        description="The variants compare table: one row per case when the suite ran more than "
+        "one agent (lane); empty with one.",
+    )
     since_previous: RunComparison | None = Field(
         default=None,
         description="This run against the suite's previous report (the previous nightly for a "

@@ -7,6 +7,7 @@ from evals_pipeline.reporting.judged_markdown import judged_sections
 from evals_pipeline.reporting.text import num as _num
 from evals_pipeline.reporting.text import pct as _pct
 from evals_pipeline.reporting.text import table as _table
+from evals_pipeline.reporting.variants import variants_section
 
 HEADERS = [
     "agent",
@@ -17,6 +18,7 @@ HEADERS = [
     "pass rate",
     "mean score",
     "cost $",
+    "cost/pass $",
     "tokens",
     "mean ms",
 ]
@@ -35,6 +37,7 @@ def summary_rows(report: EvalReport) -> list[list[str]]:
             _pct(a.pass_rate),
             _num(a.mean_score),
             _num(a.cost_usd, 4),
+            _num(a.cost_per_pass_usd, 4),
             str(a.total_tokens),
             _num(a.mean_duration_ms, 0),
         ]
@@ -88,6 +91,9 @@ def render_markdown(report: EvalReport) -> str:
         out += _table(headers, behaviour_rows(report))
     if report.not_run:
         out += ["", f"{report.not_run} registered (case, agent) partitions have no grades yet."]
+    variants = variants_section(report)
+    if variants:
+        out += ["", *variants]
     if report.failures:
         out += ["", "## Failures and errors", ""]
         out.extend(f"- {f.agent} / {f.test_id}: {f.reason}" for f in report.failures)

@@ -24,12 +24,14 @@ from evals_pipeline.reporting.rates import (
     match_labels,
 )
 from evals_pipeline.reporting.trials import agent_repeated_trials
+from evals_pipeline.reporting.variants import case_variants
 
 DEFAULT_BOOTSTRAP_SEED = 12345
 
 
 def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
-    """Counts, pass rate, mean score, cost, tokens and duration of one agent's cases."""
+    """Counts, pass rate, mean score, cost (and per passed case), tokens and duration of one
+    agent's cases."""
     passed = sum(g.verdict == "pass" for g in grades)
     failed = sum(g.verdict == "fail" for g in grades)
     scored = [g.score for g in grades if g.verdict != "error"]
@@ -40,6 +42,7 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
     for t in trials:
         tools.update(t.tool_calls)
     reached = _milestone_times(trials)
+    cost = sum(t.cost_usd or 0.0 for t in trials)
     return AgentSummary(
         agent=agent,
         cases=len(grades),
@@ -48,7 +51,8 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
         errors=len(grades) - passed - failed,
         pass_rate=passed / (passed + failed) if passed + failed else None,
         mean_score=fmean(scored) if scored else None,
-        cost_usd=sum(t.cost_usd or 0.0 for t in trials),
+        cost_usd=cost,
+        cost_per_pass_usd=cost / passed if passed else None,
         total_tokens=sum(u.total for u in usages),
         input_tokens=sum(u.input + u.cached for u in usages),
         output_tokens=sum(u.output for u in usages),
@@ -145,4 +149,5 @@ def build_report(
         judge_health=health,
         judge_usage=judge_usage(grades, judgments, pairwise),
         bootstrap_seed=bootstrap_seed if any(c.bootstrap for c in compared) else None,
+        variants=case_variants(grades, ordered),
     )

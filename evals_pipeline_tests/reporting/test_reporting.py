@@ -145,6 +145,7 @@ def test_only_errors_give_no_rate_and_no_mean() -> None:
     assert (summary.cases, summary.errors) == (1, 1)
     assert summary.pass_rate is None
     assert summary.mean_score is None
+    assert summary.cost_per_pass_usd is None  # nothing passed: no cost per pass, not infinity
 
 
 def test_cost_tokens_and_duration_add_up_over_every_trial() -> None:
@@ -168,6 +169,8 @@ def test_cost_tokens_and_duration_add_up_over_every_trial() -> None:
     one_trial = passing("a", "t3", cost=0.005, tokens=(1, 1, 1), duration=200)
     [summary] = build_report("s", [two_trials, no_usage, one_trial], agents=["a"]).agents
     assert summary.cost_usd == pytest.approx(0.035)
+    # Every trial's cost, failed ones too, over the cases that passed.
+    assert summary.cost_per_pass_usd == pytest.approx(0.035 / 3)
     assert summary.total_tokens == 16 + 27 + 3
     assert summary.mean_duration_ms == pytest.approx((100 + 300 + 200) / 3)
 
@@ -232,8 +235,8 @@ def test_markdown_has_the_table_the_unrun_count_and_the_failures() -> None:
     lines = text.splitlines()
     assert lines[0] == "# Eval report: demo"
     assert lines[2] == "| " + " | ".join(HEADERS) + " |"
-    assert lines[4] == "| a | 2 | 1 | 1 | 0 | 50.0% | 0.625 | 0.0000 | 0 | - |"
-    assert lines[5] == "| b | 0 | 0 | 0 | 0 | - | - | 0.0000 | 0 | - |"
+    assert lines[4] == "| a | 2 | 1 | 1 | 0 | 50.0% | 0.625 | 0.0000 | 0.0000 | 0 | - |"
+    assert lines[5] == "| b | 0 | 0 | 0 | 0 | - | - | 0.0000 | - | 0 | - |"
     assert "3 registered (case, agent) partitions have no grades yet." in lines
     assert "## Failures and errors" in lines
     assert lines[-1] == "- a / t2: score 0.25 < 0.8: tests-pass, style"
@@ -268,6 +271,7 @@ def test_text_table_is_aligned() -> None:
         "0",
         "100.0%",
         "1.000",
+        "0.0010",
         "0.0010",
         "120",
         "45",

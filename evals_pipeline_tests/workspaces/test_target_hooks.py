@@ -120,3 +120,63 @@ def test_a_failing_target_is_served_by_its_fallback_in_the_same_workspace(tmp_pa
     # A fallback's own fallbacks are not followed, and the last error is the run's.
     assert grades["broken"].execution_status == "execution_error"
     assert "exited with code 1" in (grades["broken"].error or "")
+
+
+def test_a_skill_installed_by_a_target_hook_lands_only_in_its_variants_workspaces(
+    tmp_path: Path,
+) -> None:
+    # Seed 004's lanes: one target run twice, once with a hook installing a skill into the
+    # workspace's .claude/skills/ and once bare; the two are two agents on the same cases.
+    root = tmp_path / "p"
+    (root / ".git").mkdir(parents=True)
+    (root / "ws").mkdir()
+    (root / "ws/README.md").write_text("workspace\n")
+    (root / "skills/money").mkdir(parents=True)
+    (root / "skills/money/SKILL.md").write_text("---\nname: money\n---\nUse cents.\n")
+    (root / ".agentv").mkdir()
+    (root / ".agentv/targets.yaml").write_text(
+        "targets: [{name: agent, provider: cli, "
+        "command: 'ls .claude/skills 2>/dev/null || echo no skills'}]\n"
+    )
+    install = (
+        '[sh, -c, \'mkdir -p "$1/.claude/skills" && cp -R skills/money "$1/.claude/skills/"\', '
+        'sh, "{{workspace_path}}"]'
+    )
+    suite = root / "s.eval.yaml"
+    suite.write_text(
+        dedent(
+            f"""\
+            workspace: {{template: ws, cleanup: never}}
+            execution:
+              targets:
+                - agent
+                - name: with-skill
+                  use_target: agent
+                  hooks: {{before_each: {{command: {install}}}}}
+            tests:
+              - {{id: t1, input: hi, assertions: [{{type: contains, value: money}}]}}
+              - {{id: t2, input: hi, assertions: [{{type: contains, value: money}}]}}
+            """
+        )
+    )
+    cases = resolve_cases(load_suite(suite))
+    assert sorted({c.agent for c in cases}) == ["agent", "with-skill"]
+    runs = run_agents(cases, tmp_path / "r", workers=2)
+    skill_files = {
+        (run.agent, run.case_key): (
+            Path(run.workspace_path or "") / ".claude/skills/money/SKILL.md"
+        )
+        for run in runs
+    }
+    assert len(skill_files) == 4
+    for (agent, _), skill in skill_files.items():
+        assert skill.is_file() == (agent == "with-skill"), skill
+    # The hook ran before the git baseline: the skill is the starting point, not a change.
+    assert all(run.file_changes is None for run in runs)
+    grades = grade_cases(cases, enrich_runs(runs, tmp_path / "s"), workers=1)
+    assert {(g.agent, g.test_id): g.verdict for g in grades} == {
+        ("agent", "t1"): "fail",
+        ("agent", "t2"): "fail",
+        ("with-skill", "t1"): "pass",
+        ("with-skill", "t2"): "pass",
+    }

@@ -75,15 +75,17 @@ def headless_page(width: int = 1280, height: int = 900) -> Iterator[Browser]:
             state.page.on("pageerror", lambda exc: state.errors.append(str(exc)))
             state.page.on(
                 "console",
-                lambda message: state.errors.append(message.text)
-                if message.type == "error"
-                else None,
+                lambda message: (
+                    state.errors.append(message.text) if message.type == "error" else None
+                ),
             )
             state.page.on(
                 "request",
-                lambda request: None
-                if request.url.startswith(("file://", "data:", "about:"))
-                else state.blocked.append(request.url),
+                lambda request: (
+                    None
+                    if request.url.startswith(("file://", "data:", "about:"))
+                    else state.blocked.append(request.url)
+                ),
             )
             yield state
         finally:

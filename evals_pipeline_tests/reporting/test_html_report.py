@@ -318,3 +318,18 @@ def test_text_from_the_suite_is_escaped(tmp_path: Path, name: str) -> None:
     html = write_html_report(report, graded, tmp_path).read_text()
     assert name not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_an_interval_that_misses_its_point_still_plots(tmp_path: Path) -> None:
+    # Wilson's upper bound of 10/10 rounds to 0.9999999999999999, below the rate itself; a
+    # clipped corrected rate can sit outside its interval too.
+    graded = [passing("claude", f"t{i}", cost=0.01, duration=1000) for i in range(10)]
+    rate = DimensionRate(
+        agent="claude", dimension="correctness", n=10, n_passed=10, observed_rate=1.0,
+        corrected_rate=1.0, tpr=0.8, tnr=0.7, m1=30, m0=30, ci95_low=0.6, ci95_high=0.95,
+        correction_valid=True, clipped=True,
+    )  # fmt: skip
+    report = build_report("demo", graded, agents=["claude"]).model_copy(update={"rates": [rate]})
+    html = write_html_report(report, graded, tmp_path).read_text()
+    assert 'aria-label="Pass rate per agent"' in html
+    assert 'aria-label="Judged dimensions per agent"' in html

@@ -96,7 +96,7 @@ def pass_rates(rows: Sequence[AgentRow]) -> str | None:
             colour = agent_colour(i)
             axes.barh(y, rate, height=0.55, color=colour, alpha=0.85)
             axes.errorbar(
-                rate, y, xerr=[[rate - low], [high - rate]], fmt="none", ecolor=INK,
+                rate, y, xerr=_spread(rate, low, high), fmt="none", ecolor=INK,
                 elinewidth=1.2, capsize=4,
             )  # fmt: skip
             inside = rate >= 0.15
@@ -125,7 +125,7 @@ def cost_vs_pass_rate(rows: Sequence[AgentRow]) -> str | None:
             rate = row.summary.pass_rate or 0.0
             low, high = row.ci95 or (rate, rate)
             axes.errorbar(
-                row.summary.cost_usd, rate, yerr=[[rate - low], [high - rate]], fmt="o",
+                row.summary.cost_usd, rate, yerr=_spread(rate, low, high), fmt="o",
                 color=agent_colour(i), ecolor=agent_colour(i), elinewidth=1, capsize=3,
                 markersize=7,
             )  # fmt: skip
@@ -196,7 +196,7 @@ def dimensions(rates: Sequence[DimensionRate], agents: Sequence[str]) -> str | N
                     low, high = wilson_interval(rate.n_passed, rate.n)
                     face = "white"
                 axes.errorbar(
-                    value, y, xerr=[[value - low], [high - value]], fmt="o", color=colour,
+                    value, y, xerr=_spread(value, low, high), fmt="o", color=colour,
                     markerfacecolor=face, ecolor=colour, elinewidth=1.2, capsize=3, markersize=6,
                     label=agent if k == 0 else None,
                 )  # fmt: skip
@@ -245,6 +245,12 @@ def trend(entries: Sequence[RunEntry], agents: Sequence[str]) -> str | None:
         axes.set_title(f"Pass rate over the last {len(entries)} runs")
 
     return _draw("trend", "Pass rate per agent over the last runs", 12.0, 2.8, draw)
+
+
+def _spread(value: float, low: float, high: float) -> list[list[float]]:
+    """Error bar lengths below and above `value`; an interval that misses the point (a clipped
+    corrected rate, float rounding at 0% or 100%) draws no bar on that side."""
+    return [[max(0.0, value - low)], [max(0.0, high - value)]]
 
 
 def _percent() -> Any:

@@ -65,7 +65,7 @@
   function fact(label, value) { return el("span", null, label + " ", el("b", { text: value })); }
   function trimmedNote(item, where) {
     if (!item || !item.cut) return null;
-    return el("div", { cls: "trimmed", text: "… " + item.cut.toLocaleString() + " more characters not shown" + (where ? "; full text in " + where : "") });
+    return el("div", { cls: "trimmed", text: "… " + (item.approximate ? "about " : "") + item.cut.toLocaleString() + " more characters not shown" + (where ? "; full text in " + where : "") });
   }
   function textBlock(item, cls, where) {
     if (!item || !item.text) return null;

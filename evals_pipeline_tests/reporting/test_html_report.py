@@ -155,6 +155,8 @@ def test_regressed_cases_come_from_the_comparison_with_the_previous_run(tmp_path
     assert "Since previous run" in since
     assert "-33.3 pt" in since
     assert 'href="#case/claude/t3"' in since
+    # regressions come first
+    assert since.index('class="change-regressed"') < since.index('class="change-fixed"')
     assert "score 0.25 &lt; 0.8: tests-pass, style" in since
     assert 'aria-label="Pass rate per agent over the last runs"' in since
     assert matrix_rows(html)["t3"] == "failed regressed"

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
-from evals_pipeline.models.history import RunComparison, RunEntry
+from evals_pipeline.models.history import CaseChange, RunComparison, RunEntry
 from evals_pipeline.models.report import AgentSummary, DimensionRate, EvalReport
 from evals_pipeline.reporting.html.case_files import case_file, case_id
 from evals_pipeline.statistics import wilson_interval
@@ -86,6 +86,16 @@ class PageContext:
     since_previous: RunComparison | None
     trend: list[RunEntry]
     counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def changes(self) -> list[CaseChange]:
+        """The cases that changed since the previous run, regressions first."""
+        if self.since_previous is None:
+            return []
+        order = {"regressed": 0, "fixed": 1, "new": 2, "removed": 3}
+        return sorted(
+            self.since_previous.changes, key=lambda c: (order[c.change], c.test_id, c.agent)
+        )
 
 
 def when(ms: int) -> str:

@@ -13,7 +13,7 @@ export DAGSTER_HOME ?= $(CURDIR)/.evals/dagster
 export EVALS_PIPELINE_STORAGE ?= $(CURDIR)/.evals/storage
 export EVALS_PIPELINE_AGENTS_DIR ?= $(CURDIR)/agents
 
-.PHONY: run test lint typecheck dev clean agents agentv
+.PHONY: run test lint typecheck dev clean agents agentv chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,7 @@ run: $(STAMP)
 	$(BIN)/evals-pipeline run $(SUITE); status=$$?; [ $$status -le 1 ]
 
 ## test: set up and run lint, format check, type check and every test
-test: $(DEV_STAMP) agents agentv lint typecheck
+test: $(DEV_STAMP) agents agentv chromium lint typecheck
 	$(BIN)/python -m pytest -n 2 -q
 
 ## agents: install the pinned agent CLIs (claude, codex, pi) into agents/node_modules
@@ -57,6 +57,16 @@ $(AGENTV_STAMP): conformance/package.json conformance/package-lock.json
 		cd conformance && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
 	else \
 		echo "npm not found: agentv is not installed and the conformance tests will fail"; \
+	fi
+
+## chromium: Debian's headless Chromium for the report's browser test (Playwright drives it; no download)
+chromium:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's chromium for the browser test of report.html"; \
+		apt-get update -qq && apt-get install -y -qq chromium; \
+	else \
+		echo "/usr/bin/chromium is missing: install Debian's chromium package (sudo apt-get install chromium); the browser test fails without it"; \
 	fi
 
 lint: $(DEV_STAMP)

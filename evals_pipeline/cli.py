@@ -183,6 +183,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             folder = Path(args.output).resolve()
             shutil.copytree(outcome.report_folder, folder, dirs_exist_ok=True)
         print(f"\nreport: {folder / 'summary.md'}")
+        print(f"html: {folder / 'report.html'}")
         tables = ("cases.parquet", "graders.parquet", "dimensions.parquet", "pairwise.parquet")
         shown = [str(folder / name) for name in tables if (folder / name).exists()]
         print(f"tables: {', '.join([*shown, str(folder / 'results.jsonl')])}")

@@ -55,6 +55,8 @@ tests:
 """
 
 REPORT_FILES = [
+    "report.html",
+    "cases",
     "summary.md",
     "cases.parquet",
     "graders.parquet",
@@ -271,6 +273,7 @@ def test_run_output_copies_every_report_file(mixed_run: tuple[Done, Path]) -> No
     done, out = mixed_run
     assert sorted(p.name for p in out.iterdir()) == sorted(REPORT_FILES), done.explain()
     assert printed_report_folder(done.stdout) == out.resolve()
+    assert f"html: {out.resolve() / 'report.html'}" in done.stdout.splitlines()
     summary = (out / "summary.md").read_text()
     assert summary.startswith("# Eval report: mini")
     assert "- leaver / says-world: score 0.00 < 0.8: contains-world" in summary

@@ -144,7 +144,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             partition_mapping=dg.AllPartitionMapping(),
             metadata={ALLOW_MISSING: True},
         )
-        for name in ("grades", "judgments")
+        for name in ("grades", "judgments", "sessions", "cases")
     }
     extra: list[dg.AssetsDefinition] = []
     judging = loaded.suite.judging
@@ -169,6 +169,8 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         storage: EvalStorage,
         grades: list[CaseGrade],
         judgments: list[CaseJudgment],
+        sessions: list[Session],
+        cases: list[ResolvedCase],
         **more: list[CasePairwise],
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
@@ -195,6 +197,8 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             storage.step_folder(context.asset_key, context.run.run_id),
             judgments=judgments,
             pairwise=pairwise,
+            sessions=sessions,
+            cases=cases,
         )
         metadata: dict[str, Any] = {
             "dagster/uri": str(files.folder),

@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.report import EvalReport
+from evals_pipeline.models.session import Session
+from evals_pipeline.reporting.html import write_html_report
 from evals_pipeline.reporting.markdown import render_markdown
 from evals_pipeline.reporting.results_jsonl import render_results_jsonl
 from evals_pipeline.reporting.tables import (
@@ -29,6 +32,7 @@ class ReportFiles:
     graders_parquet: Path
     results_jsonl: Path
     report_json: Path
+    report_html: Path
     dimensions_parquet: Path | None = None
     pairwise_parquet: Path | None = None
 
@@ -40,8 +44,11 @@ def write_report(
     *,
     judgments: Sequence[CaseJudgment] = (),
     pairwise: Sequence[CasePairwise] = (),
+    sessions: Sequence[Session] = (),
+    cases: Sequence[ResolvedCase] = (),
 ) -> ReportFiles:
-    """Write the Markdown summary, the Parquet tables, results.jsonl and report.json.
+    """Write the Markdown summary, the Parquet tables, results.jsonl, report.json and report.html
+    (its case pages under `cases/` show the `sessions`' transcripts and the `cases`' inputs).
 
     `dimensions.parquet` and `pairwise.parquet` are written only when the judgments or the
     pairwise verdicts give them rows; their paths are None otherwise.
@@ -54,6 +61,7 @@ def write_report(
         graders_parquet=folder / "graders.parquet",
         results_jsonl=folder / "results.jsonl",
         report_json=folder / "report.json",
+        report_html=folder / "report.html",
     )
     ordered = sorted(grades, key=lambda g: (g.agent, g.test_id))
     files.summary_md.write_text(render_markdown(report))
@@ -61,6 +69,7 @@ def write_report(
     pq.write_table(graders_table(report.suite, ordered), files.graders_parquet, compression="zstd")
     files.results_jsonl.write_text(render_results_jsonl(report.suite, ordered, report.created_ms))
     files.report_json.write_text(report.model_dump_json(indent=2))
+    write_html_report(report, ordered, folder, sessions=sessions, cases=cases, judgments=judgments)
     dimensions = dimensions_table(
         report.suite, sorted(judgments, key=lambda j: (j.agent, j.test_id))
     )

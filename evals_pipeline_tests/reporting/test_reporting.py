@@ -485,8 +485,10 @@ def test_write_report_writes_every_file(tmp_path: Path) -> None:
     report = build_report("s", grades, agents=["a", "b", "c"], not_run=1, run_id="r1")
     files = write_report(report, grades, tmp_path / "out")
     assert sorted(p.name for p in files.folder.iterdir()) == [
+        "cases",
         "cases.parquet",
         "graders.parquet",
+        "report.html",
         "report.json",
         "results.jsonl",
         "summary.md",

@@ -1,0 +1,53 @@
+"""The HTML report: `report.html`, self-contained, beside summary.md and report.json, and one
+small script per (case, agent) under `cases/` that its case pages load on demand
+(docs/report.md, "report.html")."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.judging import CaseJudgment
+from evals_pipeline.models.report import EvalReport
+from evals_pipeline.models.session import Session
+from evals_pipeline.reporting.html.case_files import case_detail, write_case_file
+from evals_pipeline.reporting.html.context import build_context
+from evals_pipeline.reporting.html.page import render_page
+
+__all__ = ["write_html_report"]
+
+
+def write_html_report(
+    report: EvalReport,
+    grades: Sequence[CaseGrade],
+    folder: Path,
+    *,
+    sessions: Sequence[Session] = (),
+    cases: Sequence[ResolvedCase] = (),
+    judgments: Sequence[CaseJudgment] = (),
+) -> Path:
+    """Write `report.html` and `cases/<agent>/<case_key>.js` for every cell of its matrix."""
+    context = build_context(report, grades, cases)
+    grade_of = {(g.agent, g.case_key): g for g in grades}
+    case_of = {(c.agent, c.case_key): c for c in cases}
+    judgment_of = {(j.agent, j.case_key): j for j in judgments}
+    reasons = {(f.agent, f.test_id): f.reason for f in report.failures}
+    sessions_of: dict[tuple[str, str], list[Session]] = defaultdict(list)
+    for s in sessions:
+        sessions_of[(s.agent, s.case_key)].append(s)
+    for row in context.matrix:
+        for cell in row.cells:
+            key = (cell.agent, row.case_key)
+            detail = case_detail(
+                grade_of.get(key), case_of.get(key), sessions_of.get(key, []), judgment_of.get(key)
+            )
+            detail["test_id"] = row.test_id
+            detail["agent"] = cell.agent
+            detail["reason"] = reasons.get((cell.agent, row.test_id))
+            write_case_file(folder, cell.agent, row.case_key, detail)
+    path = folder / "report.html"
+    path.write_text(render_page(context), encoding="utf-8")
+    return path

@@ -13,6 +13,7 @@ import dagster as dg
 
 from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
+from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.suites import LoadedSuite, RunOptions
@@ -53,6 +54,7 @@ class SuiteRun:
     report: EvalReport
     report_folder: Path
     run_ids: list[str]
+    regression_check: dg.AssetCheckEvaluation | None = None
 
 
 class _MessageOnly(logging.Formatter):
@@ -85,8 +87,10 @@ def run_suite(
     case_keys: list[str],
     options: RunOptions | None = None,
     echo: Callable[[str], None] = print,
+    trigger: str = "cli",
 ) -> SuiteRun:
-    """Materialize every layer for `case_keys` x `agents`, then the report, in-process."""
+    """Materialize every layer for `case_keys` x `agents`, then the report, in-process; every
+    run is tagged with `trigger` (the report's `trigger`, see defs/history.py)."""
     order = register_cases(instance, suite, case_keys)
     assets = build_suite_assets(suite)
     report_asset = assets[-1]
@@ -123,6 +127,7 @@ def run_suite(
                 "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
                 "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),
                 "evals/suite": suite.slug,
+                TRIGGER_TAG: trigger,
             },
         )
         run_ids.append(result.run_id)
@@ -135,14 +140,21 @@ def run_suite(
                 "dagster/asset_partition_range_start": order[0],
                 "dagster/asset_partition_range_end": order[-1],
                 "evals/suite": suite.slug,
+                TRIGGER_TAG: trigger,
             },
         )
         run_ids.append(result.run_id)
     result = defs.resolve_job_def("report").execute_in_process(
-        instance=instance, run_config=run_config
+        instance=instance, run_config=run_config, tags={TRIGGER_TAG: trigger}
     )
     run_ids.append(result.run_id)
     materialization = result.asset_materializations_for_node(report_asset.op.name)[0]
     folder = Path(str(materialization.metadata["dagster/uri"].value))
     report = EvalReport.model_validate_json((folder / "report.json").read_text())
-    return SuiteRun(report=report, report_folder=folder, run_ids=run_ids)
+    checks = result.get_asset_check_evaluations()
+    return SuiteRun(
+        report=report,
+        report_folder=folder,
+        run_ids=run_ids,
+        regression_check=next((c for c in checks if c.check_name == REGRESSION_CHECK), None),
+    )

@@ -267,7 +267,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(comparison.model_dump_json(indent=2))
     else:
         print(render_comparison(comparison), end="")
-    return EXIT_OK
+    # As `agentv compare`: exit 1 when the later run scores lower on the cases both ran.
+    dropped = any(
+        a.mean_score_after < a.mean_score_before
+        for a in comparison.agents
+        if a.mean_score_after is not None and a.mean_score_before is not None
+    )
+    return EXIT_THRESHOLD if dropped else EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:

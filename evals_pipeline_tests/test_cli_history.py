@@ -63,7 +63,7 @@ def test_exit_codes_follow_agentv(two_runs: TwoRuns) -> None:
 
 def test_compare_lists_regressions_with_the_hand_computed_mcnemar_p(two_runs: TwoRuns) -> None:
     done = cli("compare", "--json", home=two_runs.home)
-    assert done.code == 0, done.explain()
+    assert done.code == 1, done.explain()  # as agentv compare: the later run scores lower
     comparison = json.loads(done.stdout)
     (careful,) = comparison["agents"]
     changes = comparison["changes"]
@@ -91,7 +91,7 @@ def test_compare_lists_regressions_with_the_hand_computed_mcnemar_p(two_runs: Tw
 
     # The same on the terminal: p-value and one line of why per regression.
     text = cli("compare", home=two_runs.home)
-    assert text.code == 0, text.explain()
+    assert text.code == 1, text.explain()
     assert "0.0312" in text.stdout and "(significant drop)" in text.stdout
     assert "regressed (6):" in text.stdout and "fixed (0):" in text.stdout
     assert "careful / migrate-database (pass -> error): error in agent" in text.stdout
@@ -102,10 +102,13 @@ def test_compare_takes_run_ids_prefixes_and_folders(two_runs: TwoRuns) -> None:
     assert [r["trigger"] for r in runs] == ["cli", "cli"]
     old, new = runs
     by_prefix = cli("compare", old["run_id"][:8], new["folder"], "--json", home=two_runs.home)
-    assert by_prefix.code == 0, by_prefix.explain()
+    assert by_prefix.code == 1, by_prefix.explain()
     assert json.loads(by_prefix.stdout)["before"]["run_id"] == old["run_id"]
     alone = json.loads(cli("compare", new["run_id"], "--json", home=two_runs.home).stdout)
     assert alone["before"]["run_id"] == old["run_id"]  # its previous report
+    # The other way round the later run scores higher: exit 0.
+    better = cli("compare", new["run_id"], old["run_id"], home=two_runs.home)
+    assert better.code == 0 and "fixed (6):" in better.stdout, better.explain()
     unknown = cli("compare", "nope", new["run_id"], home=two_runs.home)
     assert unknown.code == 2 and "no run 'nope'" in unknown.stderr, unknown.explain()
     first = cli("compare", old["run_id"], home=two_runs.home)

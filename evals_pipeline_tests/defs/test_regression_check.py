@@ -107,3 +107,16 @@ def test_check_fails_on_a_significant_drop(instance: dg.DagsterInstance, tmp_pat
     # Six discordant pairs, all one way: exact p = 2 * (1/2)^6.
     assert check.metadata["bot/mcnemar_p"].value == 2 * 0.5**6
     assert "bot: pass rate 100.0% -> 25.0%" in (check.description or "")
+
+
+def test_trigger_is_read_from_the_run_tags() -> None:
+    from evals_pipeline.defs.history import _launched_by
+
+    assert _launched_by({"evals/trigger": "cli"}, "gate") == "cli"
+    assert _launched_by({"dagster/sensor_name": "gate_cases"}, "gate") == "sensor"
+    assert _launched_by({"dagster/schedule_name": "nightly"}, "gate") == "nightly"
+    # The automation sensor: the report follows whichever run last wrote its grades.
+    assert _launched_by({"dagster/sensor_name": "evals_automation"}, "gate") is None
+    assert _launched_by({"dagster/from_automation_condition": "true"}, "gate") is None
+    assert _launched_by({"dagster/backfill": "abc"}, "gate") == "ui"
+    assert _launched_by({}, "gate") == "ui"

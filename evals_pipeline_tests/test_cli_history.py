@@ -148,7 +148,7 @@ def test_junit_validates_against_the_junit_schema(two_runs: TwoRuns) -> None:
     xmlschema.XMLSchema(SCHEMA).validate(str(path))
     root = ET.parse(path).getroot()
     (suite,) = root.findall("testsuite")
-    assert suite.get("name") == "quickstart.careful"
+    assert suite.get("name") == "quickstart.careful" and suite.get("id") == "0"
     cases = {c.get("name"): c for c in suite.findall("testcase")}
     assert len(cases) == 10 and {c.get("classname") for c in cases.values()} == {
         "quickstart.careful"
@@ -168,6 +168,7 @@ def test_summary_md_is_fit_for_a_pr_comment(two_runs: TwoRuns) -> None:
     text = (two_runs.home / "ci" / "pr.md").read_text()
     assert text.startswith("### ❌ quickstart")
     assert "| careful | 37.5% | 3 | 5 | 2 | -60.0 pp (p 0.0312) ⚠️ significant drop |" in text
+    assert "| hasty |" not in text  # registered, not run
     assert "**6 regressed since run" in text
     assert "<details><summary>7 failing or erroring case(s)</summary>" in text
     assert "- careful / migrate-database (error): error in agent" in text

@@ -61,7 +61,7 @@ def render_junit(reports: Sequence[tuple[EvalReport, Path]]) -> str:
                 time=_seconds(ms),
                 timestamp=stamp.strftime("%Y-%m-%dT%H:%M:%S"),
                 hostname=host,
-                id=str(len(root) - 1),
+                id=str(len(root)),  # counted before this suite is appended: 0, 1, ...
                 package=report.suite,
             )
             properties = ET.SubElement(suite, "properties")

@@ -37,6 +37,7 @@ def render_pr_summary(reports: Sequence[EvalReport]) -> str:
                 _since(deltas.get(a.agent)),
             ]
             for a in report.agents
+            if a.cases  # not the targets registered but not run
         ]
         out += table(["agent", "pass rate", "passed", "failed", "errors", "since previous"], rows)
         if report.since_previous:

@@ -1,4 +1,5 @@
-"""The `evals-pipeline` command: run, validate, schema, register, import, assert, model-server."""
+"""The `evals-pipeline` command: run, runs, compare, validate, schema, register, import, assert,
+model-server."""
 
 from __future__ import annotations
 
@@ -18,8 +19,12 @@ if TYPE_CHECKING:
     from dagster import DagsterInstance
 
     from evals_pipeline.grading import standalone as standalone_types
+    from evals_pipeline.models.report import EvalReport
 
+# As `agentv eval`: 1 when a case scores below the run's threshold, 2 on usage errors and when
+# every case errored.
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+EXIT_ALL_ERRORS = 2
 DEFAULT_DAGSTER_HOME = ".evals/dagster"
 
 
@@ -129,6 +134,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from evals_pipeline.defs.resources import storage_root_from_env
     from evals_pipeline.defs.suite_run import run_suite
+    from evals_pipeline.history import read_outcomes
     from evals_pipeline.progress_bars import PlainProgress, progress_display
     from evals_pipeline.reporting import render_text_table
     from evals_pipeline.suites import resolve_cases
@@ -140,7 +146,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
     storage = storage_root_from_env()
     instance = _instance()
-    status = EXIT_OK
+    finished: list[tuple[EvalReport, Path]] = []
+    cases_total = cases_errored = 0
+    below_threshold = False
     for suite in loaded:
         if not _tags_match(suite.suite.tags, args.tag, args.exclude_tag):
             print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
@@ -187,10 +195,100 @@ def cmd_run(args: argparse.Namespace) -> int:
         tables = ("cases.parquet", "graders.parquet", "dimensions.parquet", "pairwise.parquet")
         shown = [str(folder / name) for name in tables if (folder / name).exists()]
         print(f"tables: {', '.join([*shown, str(folder / 'results.jsonl')])}")
-        selected = [a for a in report.agents if a.agent in agents]
-        if any(a.failed or a.errors for a in selected):
-            status = EXIT_THRESHOLD
-    return status
+        finished.append((report, outcome.report_folder))
+        outcomes = [o for o in read_outcomes(outcome.report_folder) if o.agent in agents]
+        cases_total += len(outcomes)
+        cases_errored += sum(o.verdict == "error" for o in outcomes)
+        gate = args.threshold if args.threshold is not None else suite.suite.execution.threshold
+        if gate is not None and any(
+            o.verdict != "error" and (o.score or 0.0) < gate for o in outcomes
+        ):
+            below_threshold = True
+    _write_ci_files(args, finished)
+    if cases_total and cases_errored == cases_total:
+        print("every case errored: nothing was evaluated", file=sys.stderr)
+        return EXIT_ALL_ERRORS
+    return EXIT_THRESHOLD if below_threshold else EXIT_OK
+
+
+def _write_ci_files(args: argparse.Namespace, finished: list[tuple[EvalReport, Path]]) -> None:
+    """`--junit FILE` and `--summary-md FILE` over every suite of the run."""
+    from evals_pipeline.reporting.junit import render_junit
+    from evals_pipeline.reporting.pr_summary import render_pr_summary
+
+    if args.junit:
+        Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.junit).write_text(render_junit(finished))
+        print(f"junit: {Path(args.junit).resolve()}")
+    if args.summary_md:
+        Path(args.summary_md).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.summary_md).write_text(render_pr_summary([r for r, _ in finished]))
+        print(f"summary: {Path(args.summary_md).resolve()}")
+
+
+def _storage_root(args: argparse.Namespace) -> Path:
+    from evals_pipeline.defs.resources import storage_root_from_env
+
+    return Path(args.storage).resolve() if args.storage else Path(storage_root_from_env())
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from evals_pipeline.history import HistoryError, pick_suite, suite_entries, suites_in
+    from evals_pipeline.reporting.history_text import render_runs
+
+    root = _storage_root(args)
+    try:
+        suites = [pick_suite(root, args.suite)] if args.suite else suites_in(root)
+    except HistoryError as exc:
+        return _error(str(exc))
+    entries = [e for s in suites for e in suite_entries(root, s)]
+    if not entries:
+        return _error(f"no reports under {root}; run a suite first (evals-pipeline run)")
+    if args.json:
+        print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
+    else:
+        print(render_runs(entries), end="")
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from evals_pipeline.history import (
+        HistoryError,
+        compare_stored,
+        find_run,
+        latest_two,
+        previous_entry,
+        suite_entries,
+    )
+    from evals_pipeline.reporting.history_text import render_comparison
+
+    root = _storage_root(args)
+    try:
+        if args.run_a and args.run_b:
+            before = find_run(root, args.run_a, args.suite)
+            after = find_run(root, args.run_b, args.suite)
+        elif args.run_a:
+            after = find_run(root, args.run_a, args.suite)
+            found = previous_entry(suite_entries(Path(after.folder).parents[2], after.suite), after)
+            if found is None:
+                raise HistoryError(f"run {after.run_id} is the first report of {after.suite}")
+            before = found
+        else:
+            before, after = latest_two(root, args.suite)
+    except HistoryError as exc:
+        return _error(str(exc))
+    comparison = compare_stored(before, after)
+    if args.json:
+        print(comparison.model_dump_json(indent=2))
+    else:
+        print(render_comparison(comparison), end="")
+    # As `agentv compare`: exit 1 when the later run scores lower on the cases both ran.
+    dropped = any(
+        a.mean_score_after < a.mean_score_before
+        for a in comparison.agents
+        if a.mean_score_after is not None and a.mean_score_before is not None
+    )
+    return EXIT_THRESHOLD if dropped else EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -365,7 +463,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--threshold",
         type=_unit_interval,
         metavar="X",
-        help="pass score (0-1) of every test that sets no execution.threshold (default 0.8)",
+        help="pass score (0-1) of every test that sets no execution.threshold (default 0.8); "
+        "as agentv, exit 1 when a case scores below it (default: the suite's "
+        "execution.threshold; without either, failures do not change the exit code)",
+    )
+    run.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write JUnit XML: one testcase per case x target, failures and errors with reasons",
+    )
+    run.add_argument(
+        "--summary-md",
+        metavar="FILE",
+        help="write a Markdown summary fit for a pull-request comment",
     )
     run.add_argument(
         "--tag",
@@ -390,6 +500,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
     )
     run.set_defaults(func=cmd_run)
+
+    runs = sub.add_parser("runs", help="list the reports in the storage root, oldest first")
+    runs.add_argument("--suite", metavar="NAME", help="only this suite")
+    runs.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
+    runs.add_argument("--json", action="store_true", help="print the entries as JSON")
+    runs.set_defaults(func=cmd_runs)
+
+    compare = sub.add_parser(
+        "compare",
+        help="compare two reports of a suite: per-target McNemar and bootstrap, changed cases",
+    )
+    compare.add_argument(
+        "run_a",
+        nargs="?",
+        metavar="RUN_A",
+        help="the earlier run: a run id, a unique prefix of one, or a report folder (default: "
+        "the report before the latest; with RUN_A alone, RUN_A against its previous report)",
+    )
+    compare.add_argument(
+        "run_b", nargs="?", metavar="RUN_B", help="the later run (default: the latest)"
+    )
+    compare.add_argument("--suite", metavar="NAME", help="the suite, when several have reports")
+    compare.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    compare.set_defaults(func=cmd_compare)
 
     validate = sub.add_parser(
         "validate", help="check suite files; errors name file:line:column and the fix"

@@ -9,6 +9,11 @@ from typing import Any
 import dagster as dg
 
 from evals_pipeline.defs.automation import nightly, report_refresh
+from evals_pipeline.defs.history import (
+    regression_check_result,
+    regression_check_spec,
+    report_trigger,
+)
 from evals_pipeline.defs.io_manager import ALLOW_MISSING, IO_MANAGER_KEY, Records, keyed
 from evals_pipeline.defs.judging import (
     build_judgments,
@@ -23,6 +28,7 @@ from evals_pipeline.defs.partitions import (
     suite_partitions,
 )
 from evals_pipeline.defs.resources import EvalStorage
+from evals_pipeline.history import outcomes_from_table, required_test_ids, with_history
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
@@ -31,6 +37,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
 from evals_pipeline.reporting import build_report, load_labels, render_markdown, write_report
+from evals_pipeline.reporting.tables import cases_table
 from evals_pipeline.suites import (
     LoadedSuite,
     RunOptions,
@@ -163,6 +170,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         kinds={"parquet"},
         ins=report_ins,
         automation_condition=report_refresh(),
+        check_specs=[regression_check_spec(suite)],
     )
     def eval_report(
         context: dg.AssetExecutionContext,
@@ -191,10 +199,17 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             labels=labels,
             labels_source=labels_file,
         )
+        folder = storage.step_folder(context.asset_key, context.run.run_id)
+        report = with_history(
+            report.model_copy(update={"trigger": report_trigger(context, suite)}),
+            folder,
+            Path(storage.root),
+            outcomes_from_table(cases_table(suite, grades)),
+        )
         files = write_report(
             report,
             grades,
-            storage.step_folder(context.asset_key, context.run.run_id),
+            folder,
             judgments=judgments,
             pairwise=pairwise,
             sessions=sessions,
@@ -217,7 +232,10 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
                 metadata[f"{a.agent}/pass_rate"] = a.pass_rate
             if a.mean_score is not None:
                 metadata[f"{a.agent}/mean_score"] = a.mean_score
-        return dg.MaterializeResult(metadata=metadata)
+        required = required_test_ids(resolve_cases(current))
+        return dg.MaterializeResult(
+            metadata=metadata, check_results=[regression_check_result(report, required)]
+        )
 
     return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]
 

@@ -12,6 +12,7 @@ import dagster as dg
 
 from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
+from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import record_event
@@ -54,6 +55,7 @@ class SuiteRun:
     report: EvalReport
     report_folder: Path
     run_ids: list[str]
+    regression_check: dg.AssetCheckEvaluation | None = None
 
 
 class _DisplayHandler(logging.Handler):
@@ -96,9 +98,11 @@ def run_suite(
     options: RunOptions | None = None,
     echo: Callable[[str], None] = print,
     display: ProgressDisplay | None = None,
+    trigger: str = "cli",
 ) -> SuiteRun:
     """Materialize every layer for `case_keys` x `agents`, then the report, in-process; the
-    layers' progress goes to `display` (default: plain lines on stderr)."""
+    layers' progress goes to `display` (default: plain lines on stderr), and every run is
+    tagged with `trigger` (the report's `trigger`, see defs/history.py)."""
     order = register_cases(instance, suite, case_keys)
     assets = build_suite_assets(suite)
     report_asset = assets[-1]
@@ -135,6 +139,7 @@ def run_suite(
                 "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
                 "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),
                 "evals/suite": suite.slug,
+                TRIGGER_TAG: trigger,
             },
         )
         run_ids.append(result.run_id)
@@ -147,14 +152,21 @@ def run_suite(
                 "dagster/asset_partition_range_start": order[0],
                 "dagster/asset_partition_range_end": order[-1],
                 "evals/suite": suite.slug,
+                TRIGGER_TAG: trigger,
             },
         )
         run_ids.append(result.run_id)
     result = defs.resolve_job_def("report").execute_in_process(
-        instance=instance, run_config=run_config
+        instance=instance, run_config=run_config, tags={TRIGGER_TAG: trigger}
     )
     run_ids.append(result.run_id)
     materialization = result.asset_materializations_for_node(report_asset.op.name)[0]
     folder = Path(str(materialization.metadata["dagster/uri"].value))
     report = EvalReport.model_validate_json((folder / "report.json").read_text())
-    return SuiteRun(report=report, report_folder=folder, run_ids=run_ids)
+    checks = result.get_asset_check_evaluations()
+    return SuiteRun(
+        report=report,
+        report_folder=folder,
+        run_ids=run_ids,
+        regression_check=next((c for c in checks if c.check_name == REGRESSION_CHECK), None),
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evals_pipeline.models.report import AgentSummary, EvalReport
+from evals_pipeline.reporting.history_text import since_previous_section
 from evals_pipeline.reporting.judged_markdown import judged_sections
 from evals_pipeline.reporting.text import num as _num
 from evals_pipeline.reporting.text import pct as _pct
@@ -97,6 +98,7 @@ def render_markdown(report: EvalReport) -> str:
     if report.failures:
         out += ["", "## Failures and errors", ""]
         out.extend(f"- {f.agent} / {f.test_id}: {f.reason}" for f in report.failures)
+    out += since_previous_section(report.since_previous)
     out += judged_sections(report)
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,33 @@
+"""Run history: a suite's reports found in the storage root, and two of them compared
+(docs/report.md, "Run history and comparison"). Pure: no Dagster."""
+
+from evals_pipeline.history.attach import with_history
+from evals_pipeline.history.comparison import compare_runs, compare_stored
+from evals_pipeline.history.entries import entry_for, read_entry, suite_entries, suites_in
+from evals_pipeline.history.lookup import HistoryError, find_run, latest_two, pick_suite
+from evals_pipeline.history.outcomes import CaseOutcome, outcomes_from_table, read_outcomes
+from evals_pipeline.history.previous import TREND_LENGTH, previous_entry, trend
+from evals_pipeline.history.regression import RegressionCheck, check_regressions, required_test_ids
+
+__all__ = [
+    "TREND_LENGTH",
+    "CaseOutcome",
+    "HistoryError",
+    "RegressionCheck",
+    "check_regressions",
+    "compare_runs",
+    "compare_stored",
+    "entry_for",
+    "find_run",
+    "latest_two",
+    "outcomes_from_table",
+    "pick_suite",
+    "previous_entry",
+    "read_entry",
+    "read_outcomes",
+    "required_test_ids",
+    "suite_entries",
+    "suites_in",
+    "trend",
+    "with_history",
+]

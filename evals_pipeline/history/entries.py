@@ -1,0 +1,70 @@
+"""A suite's reports in the storage root, as history entries, oldest first.
+
+Report folders are `<root>/<suite>/eval_report/<run id>/report.json` (docs/storage.md); a folder
+without a readable report.json (a report being written, or not a report) is not an entry.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from evals_pipeline.models.history import AgentRunFigures, RunEntry
+from evals_pipeline.models.report import EvalReport
+
+REPORT_ASSET = "eval_report"
+REPORT_FILE = "report.json"
+
+
+def entry_for(report: EvalReport, folder: Path | str) -> RunEntry:
+    """The history entry of one report written (or to be written) into `folder`."""
+    return RunEntry(
+        suite=report.suite,
+        run_id=report.run_id,
+        created_ms=report.created_ms,
+        trigger=report.trigger,
+        folder=str(folder),
+        agents=[
+            AgentRunFigures(
+                agent=a.agent,
+                cases=a.cases,
+                passed=a.passed,
+                failed=a.failed,
+                errors=a.errors,
+                pass_rate=a.pass_rate,
+                mean_score=a.mean_score,
+                cost_usd=a.cost_usd,
+            )
+            for a in report.agents
+        ],
+    )
+
+
+def read_report(folder: Path) -> EvalReport | None:
+    """The report.json of a report folder; None when it is missing or not a report."""
+    try:
+        return EvalReport.model_validate_json((folder / REPORT_FILE).read_bytes())
+    except (OSError, ValidationError):
+        return None
+
+
+def read_entry(folder: Path) -> RunEntry | None:
+    report = read_report(folder)
+    return None if report is None else entry_for(report, folder)
+
+
+def suites_in(root: Path) -> list[str]:
+    """The suites that have at least one report folder under the storage root, by name."""
+    if not root.is_dir():
+        return []
+    return sorted(p.parent.name for p in root.glob(f"*/{REPORT_ASSET}") if p.is_dir())
+
+
+def suite_entries(root: Path, suite: str) -> list[RunEntry]:
+    """Every report of `suite` under the storage root, oldest first (by creation time)."""
+    folder = root / suite / REPORT_ASSET
+    if not folder.is_dir():
+        return []
+    entries = [read_entry(run) for run in folder.iterdir() if run.is_dir()]
+    return sorted((e for e in entries if e is not None), key=lambda e: (e.created_ms, e.folder))

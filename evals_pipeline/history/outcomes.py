@@ -1,0 +1,58 @@
+"""Per-case verdicts of one report, as the comparison pairs them (from cases.parquet)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from evals_pipeline.models.grade import Verdict
+
+CASES_FILE = "cases.parquet"
+_COLUMNS = ["case_key", "test_id", "agent", "score", "verdict", "error"]
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """One (case, agent) of a report: `passed` is verdict `pass` (an error is not passed)."""
+
+    agent: str
+    case_key: str
+    test_id: str
+    verdict: Verdict
+    score: float | None
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+    @property
+    def success(self) -> float:
+        """The score the bootstrap compares: an error scores 0 (it did not pass)."""
+        return 0.0 if self.verdict == "error" or self.score is None else self.score
+
+
+def outcomes_from_table(table: pa.Table) -> list[CaseOutcome]:
+    """The outcomes in a cases table (the report writer's `cases_table`, or cases.parquet)."""
+    return [
+        CaseOutcome(
+            agent=row["agent"],
+            case_key=row["case_key"],
+            test_id=row["test_id"],
+            verdict=row["verdict"],
+            score=row["score"],
+            error=row["error"],
+        )
+        for row in table.select(_COLUMNS).to_pylist()
+    ]
+
+
+def read_outcomes(folder: Path) -> list[CaseOutcome]:
+    """The outcomes of the report in `folder`; none when it has no cases.parquet."""
+    path = folder / CASES_FILE
+    if not path.exists():
+        return []
+    return outcomes_from_table(pq.read_table(path, columns=_COLUMNS))

@@ -1,0 +1,116 @@
+"""The history domain on hand-made outcomes: pairing, change lists, McNemar against the exact
+binomial computed here, the previous report (previous nightly), trend, the regression gate."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evals_pipeline.history import (
+    CaseOutcome,
+    check_regressions,
+    compare_runs,
+    previous_entry,
+    trend,
+)
+from evals_pipeline.models.history import AgentRunFigures, RunEntry, Trigger
+from evals_pipeline.models.report import AgentSummary, EvalReport
+from evals_pipeline.reporting import render_markdown
+
+
+def entry(run_id: str, ms: int, trigger: Trigger = "cli") -> RunEntry:
+    figures = AgentRunFigures(
+        agent="bot", cases=0, passed=0, failed=0, errors=0, pass_rate=None, mean_score=None
+    )
+    return RunEntry(
+        suite="s", run_id=run_id, created_ms=ms, trigger=trigger, folder=f"/r/{run_id}",
+        agents=[figures],
+    )  # fmt: skip
+
+
+def outcome(test_id: str, verdict: str, score: float = 1.0) -> CaseOutcome:
+    return CaseOutcome(
+        agent="bot", case_key=test_id, test_id=test_id, verdict=verdict,  # type: ignore[arg-type]
+        score=score, error="boom\nmore" if verdict == "error" else None,
+    )  # fmt: skip
+
+
+def exact_p(b: int, c: int) -> float:
+    n = b + c
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n)
+
+
+def test_compare_pairs_cases_and_lists_changes() -> None:
+    before = [outcome(f"t{i}", "pass") for i in range(10)] + [
+        outcome("x1", "fail", 0.2),
+        outcome("gone", "pass"),
+    ]
+    # t0..t6 regress (t6 errors), x1 is fixed, t7..t9 still pass, `added` is new.
+    after = [outcome(f"t{i}", "fail", 0.0) for i in range(6)] + [outcome("t6", "error", 0.9)]
+    after += [outcome(f"t{i}", "pass") for i in (7, 8, 9)]
+    after += [outcome("x1", "pass"), outcome("added", "fail", 0.1)]
+    reasons = {("bot", "t0"): "score 0.00 < 0.8: contains"}
+    result = compare_runs(entry("a", 1), before, entry("b", 2), after, reasons=reasons)
+    (delta,) = result.agents
+    assert delta.n_paired == 11
+    assert (delta.regressed, delta.fixed, delta.new, delta.removed) == (7, 1, 1, 1)
+    table = delta.mcnemar.table if delta.mcnemar else None
+    assert table is not None and (table.b, table.c) == (1, 7)  # A = the newer run
+    assert delta.mcnemar is not None and delta.mcnemar.p_exact == pytest.approx(exact_p(1, 7))
+    assert delta.significant_drop == (exact_p(1, 7) < 0.05)
+    assert delta.pass_rate_before == pytest.approx(10 / 11)
+    assert delta.pass_rate_after == pytest.approx(4 / 11)
+    # An error scores 0 in the bootstrap: before 10 + 0.2, after 3 + 1 = 4 over 11 cases.
+    assert delta.bootstrap is not None
+    assert delta.bootstrap.delta == pytest.approx((4 - 10.2) / 11)
+    by_case = {(c.test_id, c.change): c for c in result.changes}
+    assert by_case[("t0", "regressed")].reason == "score 0.00 < 0.8: contains"
+    assert by_case[("t6", "regressed")].reason == "boom"  # no reason given: the error's line
+    assert by_case[("t6", "regressed")].after == "error"
+    assert ("x1", "fixed") in by_case and ("gone", "removed") in by_case
+    assert by_case[("added", "new")].reason == "verdict fail"
+
+
+def test_a_significant_drop_needs_fewer_passes_and_p_below_005() -> None:
+    before = [outcome(f"t{i}", "pass") for i in range(6)]
+    after = [outcome(f"t{i}", "fail", 0.0) for i in range(6)]
+    drop = compare_runs(entry("a", 1), before, entry("b", 2), after, reasons={})
+    assert drop.agents[0].significant_drop and drop.agents[0].mcnemar is not None
+    assert drop.agents[0].mcnemar.p_exact == pytest.approx(exact_p(0, 6))
+    gain = compare_runs(entry("b", 2), after, entry("c", 3), before, reasons={})
+    assert not gain.agents[0].significant_drop  # same p, but more passes
+    gate = check_regressions(drop, required=set())
+    assert not gate.passed and "McNemar p = 0.0312" in gate.description
+    assert check_regressions(gain, required={"t1"}).passed
+    assert check_regressions(None, required={"t1"}).passed
+
+
+def test_previous_of_a_nightly_is_the_previous_nightly() -> None:
+    entries = [entry("n1", 1, "nightly"), entry("c1", 2), entry("n2", 3, "nightly"), entry("u", 4)]
+    current = entry("n3", 5, "nightly")
+    previous = previous_entry(entries, current)
+    assert previous is not None and previous.run_id == "n2"
+    other = previous_entry(entries, entry("c2", 5))
+    assert other is not None and other.run_id == "u"
+    assert previous_entry([], current) is None
+    assert [e.run_id for e in trend(entries, current, length=3)] == ["n2", "u", "n3"]
+
+
+def test_markdown_has_since_the_previous_run() -> None:
+    before = [outcome("t1", "pass"), outcome("t2", "pass")]
+    after = [outcome("t1", "pass"), outcome("t2", "fail", 0.1)]
+    since = compare_runs(
+        entry("a", 1), before, entry("b", 2), after, reasons={("bot", "t2"): "too short"}
+    )
+    summary = AgentSummary(
+        agent="bot", cases=2, passed=1, failed=1, errors=0, pass_rate=0.5, mean_score=0.55
+    )
+    report = EvalReport(suite="s", created_ms=2, agents=[summary], since_previous=since)
+    text = render_markdown(report)
+    assert "## Since the previous run" in text
+    assert "| bot | 2 | 100.0% | 50.0% | -50.0 pp | 1.0000 |" in text
+    assert "- bot / t2 (pass -> fail): too short" in text
+    assert "Since the previous run" not in render_markdown(
+        report.model_copy(update={"since_previous": None})
+    )

@@ -27,7 +27,7 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.reporting import build_report, write_report
 from evals_pipeline.reporting.html import write_html_report
 from evals_pipeline.reporting.html.transcript import MESSAGE_BUDGET, TEXT_LIMIT, TOOL_LIMIT
-from evals_pipeline.statistics import wilson_interval
+from evals_pipeline.statistics import PairedTable, mcnemar, wilson_interval
 from evals_pipeline.storage.messages import write_messages
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.reporting.judged_records import CAPABILITY, judged
@@ -89,6 +89,7 @@ def comparison() -> RunComparison:
                 pass_rate_before=1.0,
                 pass_rate_after=2 / 3,
                 pass_rate_delta=-1 / 3,
+                mcnemar=mcnemar(PairedTable(a=2, b=0, c=1, d=0)),
                 regressed=1,
             )
         ],
@@ -154,6 +155,8 @@ def test_regressed_cases_come_from_the_comparison_with_the_previous_run(tmp_path
     since = html.split('id="since"')[1].split("</section>")[0]
     assert "Since previous run" in since
     assert "-33.3 pt" in since
+    p = mcnemar(PairedTable(a=2, b=0, c=1, d=0)).p_exact
+    assert re.search(rf"pt</td>\s*<td class=\"num\">{p:.3g}</td>", since)
     assert 'href="#case/claude/t3"' in since
     # regressions come first
     assert since.index('class="change-regressed"') < since.index('class="change-fixed"')

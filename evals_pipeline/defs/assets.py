@@ -3,18 +3,26 @@ eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and th
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
 from evals_pipeline.defs.automation import nightly, report_refresh
+from evals_pipeline.defs.case_checks import case_check_evaluations, case_passes_spec
 from evals_pipeline.defs.io_manager import ALLOW_MISSING, IO_MANAGER_KEY, Records, keyed
 from evals_pipeline.defs.judging import (
     build_judgments,
     build_pairwise_verdicts,
     grader_pool,
     reload_suite,
+)
+from evals_pipeline.defs.partition_metadata import (
+    add_partition_metadata,
+    grade_metadata,
+    run_metadata,
+    session_metadata,
 )
 from evals_pipeline.defs.partitions import (
     SINGLE_RUN,
@@ -55,6 +63,8 @@ def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     with warnings.catch_warnings():
         # Backfill policies are beta in Dagster 1.13; the batching they give is the point here.
         warnings.simplefilter("ignore", dg.BetaWarning)
+        # Partitioned asset checks are a preview: they make each failed case a red check.
+        warnings.simplefilter("ignore", dg.PreviewWarning)
         return _suite_assets(loaded)
 
 
@@ -110,6 +120,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             run_id=context.run.run_id,
             git_cache=Path(storage.root) / "git-cache",
         )
+        add_partition_metadata(context, runs, run_metadata)
         return keyed(runs)
 
     @dg.asset(name="sessions", ins={"agent_runs": upstream("agent_runs")}, **layer)
@@ -118,20 +129,27 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> Records:
         """Each run as a canonical session; messages stored once as Parquet."""
         folder = storage.step_folder(context.asset_key, context.run.run_id)
-        return keyed(enrich_runs(agent_runs, folder))
+        enriched = enrich_runs(agent_runs, folder)
+        add_partition_metadata(context, enriched, session_metadata)
+        return keyed(enriched)
 
     @dg.asset(
         name="grades",
         ins={"cases": upstream("cases"), "sessions": upstream("sessions")},
         pool=grader_pool(loaded),
+        check_specs=[case_passes_spec(dg.AssetKey([suite, "grades"]), partitions)],
         **layer,
     )
     def grades(
         context: dg.AssetExecutionContext, cases: list[ResolvedCase], sessions: list[Session]
-    ) -> Records:
-        """Every grader's verdict on each session, and the case verdict they add up to."""
+    ) -> Iterator[dg.Output[Any] | dg.AssetCheckEvaluation]:
+        """Every grader's verdict on each session, and the case verdict they add up to; each
+        partition shows its verdict, score, cost, tokens and duration, and `case_passes` fails
+        for the cases that did not pass."""
         graded = grade_cases(cases, sessions, workers=workers, progress=context.log.info)
-        return keyed(graded)
+        add_partition_metadata(context, graded, lambda group: grade_metadata(group[0]))
+        yield dg.Output(keyed(graded))
+        yield from case_check_evaluations(context, graded)
 
     judgments = build_judgments(loaded, layer)
 

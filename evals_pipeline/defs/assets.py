@@ -30,6 +30,7 @@ from evals_pipeline.defs.partitions import (
     split_key,
     suite_partitions,
 )
+from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
@@ -37,7 +38,7 @@ from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
-from evals_pipeline.reporting import build_report, load_labels, render_markdown, write_report
+from evals_pipeline.reporting import build_report, load_labels, write_report
 from evals_pipeline.suites import (
     LoadedSuite,
     RunOptions,
@@ -211,23 +212,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             judgments=judgments,
             pairwise=pairwise,
         )
-        metadata: dict[str, Any] = {
-            "dagster/uri": str(files.folder),
-            "summary": dg.MetadataValue.md(render_markdown(report)),
-            "not_run": report.not_run,
-        }
-        for a in report.agents:
-            metadata.update(
-                {
-                    f"{a.agent}/passed": a.passed,
-                    f"{a.agent}/failed": a.failed,
-                    f"{a.agent}/errors": a.errors,
-                }
-            )
-            if a.pass_rate is not None:
-                metadata[f"{a.agent}/pass_rate"] = a.pass_rate
-            if a.mean_score is not None:
-                metadata[f"{a.agent}/mean_score"] = a.mean_score
+        metadata = report_metadata(report, files)
         return dg.MaterializeResult(metadata=metadata)
 
     return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]

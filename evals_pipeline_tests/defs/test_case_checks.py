@@ -11,7 +11,7 @@ import dagster as dg
 
 from evals_pipeline.defs.case_checks import CASE_PASSES
 from evals_pipeline.defs.io_manager import latest_materializations
-from evals_pipeline.defs.suite_run import run_suite
+from evals_pipeline.defs.suite_run import SuiteRun, run_suite
 from evals_pipeline.suites import load_suite
 
 SUITE = """\
@@ -36,20 +36,30 @@ def metadata_of(instance: dg.DagsterInstance, layer: str) -> dict[str, dict[str,
     return out
 
 
-def test_each_partition_carries_its_verdict_and_failed_cases_fail_their_check(
-    instance: dg.DagsterInstance, tmp_path: Path
-) -> None:
+def run(instance: dg.DagsterInstance, tmp_path: Path, agents: list[str]) -> SuiteRun:
     (tmp_path / "sessions").mkdir()
     path = tmp_path / "checked.eval.yaml"
     path.write_text(SUITE)
-    run_suite(
+    return run_suite(
         instance,
         load_suite(path),
         str(tmp_path / "storage"),
-        agents=["echo", "missing"],
+        agents=agents,
         case_keys=["greets", "waves"],
         echo=lambda _: None,
     )
+
+
+def report_metadata(instance: dg.DagsterInstance) -> dict[str, Any]:
+    event = instance.get_latest_materialization_event(dg.AssetKey(["checked", "eval_report"]))
+    assert event is not None and event.asset_materialization is not None
+    return dict(event.asset_materialization.metadata)
+
+
+def test_each_partition_carries_its_verdict_and_failed_cases_fail_their_check(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    run(instance, tmp_path, ["echo", "missing"])
 
     grades = metadata_of(instance, "grades")
     assert {k: (m["verdict"], m["score"]) for k, m in grades.items()} == {
@@ -87,3 +97,50 @@ def test_each_partition_carries_its_verdict_and_failed_cases_fail_their_check(
         "missing|waves": (False, grades["missing|waves"]["reason"]),
     }
     assert str(checks["missing|greets"][1]).startswith("error in agent: no recorded session")
+
+
+def test_the_report_shows_its_tables_and_links_its_page(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    done = run(instance, tmp_path, ["echo", "missing"])
+    metadata = report_metadata(instance)
+    assert metadata["dagster/uri"].value == str(done.report_folder)
+    page = str(metadata["report"].value)
+    assert page.startswith("file:///") and Path(page.removeprefix("file://")).is_file()
+    assert Path(page.removeprefix("file://")).parent == done.report_folder
+
+    agents = metadata["agents"]
+    assert isinstance(agents, dg.TableMetadataValue)
+    assert [c.name for c in agents.schema.columns][:6] == [
+        "agent", "cases", "passed", "failed", "errors", "pass_rate"
+    ]  # fmt: skip
+    rows = {r.data["agent"]: r.data for r in agents.records}
+    assert (rows["echo"]["passed"], rows["echo"]["failed"], rows["echo"]["pass_rate"]) == (
+        1,
+        1,
+        0.5,
+    )
+    assert (rows["missing"]["errors"], rows["missing"]["pass_rate"]) == (2, None)
+
+    failures = metadata["failures"]
+    assert isinstance(failures, dg.TableMetadataValue)
+    listed = [(r.data["agent"], r.data["test_id"], r.data["verdict"]) for r in failures.records]
+    assert listed == [
+        ("echo", "waves", "fail"),
+        ("missing", "greets", "error"),
+        ("missing", "waves", "error"),
+    ]
+    assert failures.records[0].data["reason"] == "score 0.00 < 0.8: contains-wave"
+
+
+def test_agents_that_did_not_run_have_no_figures_to_plot(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    done = run(instance, tmp_path, ["echo"])
+    assert [(a.agent, a.cases) for a in done.report.agents] == [("echo", 2), ("missing", 0)]
+    metadata = report_metadata(instance)
+    assert metadata["echo/passed"].value == 1 and metadata["echo/pass_rate"].value == 0.5
+    assert not [key for key in metadata if key.startswith("missing/")]
+    agents = metadata["agents"]
+    assert isinstance(agents, dg.TableMetadataValue)
+    assert [r.data["agent"] for r in agents.records] == ["echo"]

@@ -4,7 +4,7 @@ or errored case is a failed (red, alertable) check in the Dagster UI, not a gree
 The check is partitioned like `grades` and evaluated in the grades step itself. A batched step
 covers many partitions, and Dagster 1.13's `AssetCheckResult` names no partition (it takes the
 run's single partition key, if any), so the step yields one `AssetCheckEvaluation` per partition,
-each pointing at that partition's new materialization (docs/partitions.md).
+each pointing at that partition's new materialization (docs/dagster-ui.md).
 """
 
 from __future__ import annotations

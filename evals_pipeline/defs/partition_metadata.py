@@ -1,5 +1,5 @@
 """What each case x agent partition shows in the Dagster UI: its run's, session's or grade's figures
-as materialization metadata, set per partition from the batched step (docs/partitions.md)."""
+as materialization metadata, set per partition from the batched step (docs/dagster-ui.md)."""
 
 from __future__ import annotations
 

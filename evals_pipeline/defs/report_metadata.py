@@ -1,6 +1,6 @@
 """What an eval_report materialization shows in the Dagster UI: the report as a link, its
 per-agent table and its failures as Dagster tables, and per-agent figures (which Dagster plots
-over materializations) for the agents that ran (docs/partitions.md)."""
+over materializations) for the agents that ran (docs/dagster-ui.md)."""
 
 from __future__ import annotations
 

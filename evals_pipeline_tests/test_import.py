@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evals_pipeline.models.report import EvalReport
 from evals_pipeline_tests.test_cli import cli, counts, table_rows, write
 
 TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts"
@@ -62,6 +63,16 @@ def test_imported_sessions_are_graded_by_the_judge_and_report_layers(tmp_path: P
         "claude": (1, 1, 0, 0),
         "codex": (1, 1, 0, 0),
         "pi": (1, 1, 0, 0),
+    }
+    # Milestones count from each recorded stream's own start, not from the replay's: the streams
+    # were captured at another time, so the replay's clock would make them hugely negative.
+    (report_file,) = (tmp_path / "storage").glob("imported/eval_report/*/report.json")
+    report = EvalReport.model_validate_json(report_file.read_text())
+    milestones = {a.agent: a.milestone_ms for a in report.agents}
+    assert milestones == {
+        "claude": {"first_file_edit": 0, "last_edit": 0, "final_answer": 279},
+        "codex": {"first_file_edit": 74, "last_edit": 74, "final_answer": 718},
+        "pi": {"first_file_edit": 134, "last_edit": 134, "final_answer": 436},
     }
 
 

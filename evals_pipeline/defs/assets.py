@@ -3,12 +3,14 @@ eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and th
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
 from evals_pipeline.defs.automation import nightly, report_refresh
+from evals_pipeline.defs.case_checks import case_check_evaluations, case_passes_spec
 from evals_pipeline.defs.history import (
     regression_check_result,
     regression_check_spec,
@@ -21,12 +23,19 @@ from evals_pipeline.defs.judging import (
     grader_pool,
     reload_suite,
 )
+from evals_pipeline.defs.partition_metadata import (
+    add_partition_metadata,
+    grade_metadata,
+    run_metadata,
+    session_metadata,
+)
 from evals_pipeline.defs.partitions import (
     SINGLE_RUN,
     case_partitions_name,
     split_key,
     suite_partitions,
 )
+from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.history import outcomes_from_table, required_test_ids, with_history
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
@@ -36,7 +45,7 @@ from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
-from evals_pipeline.reporting import build_report, load_labels, render_markdown, write_report
+from evals_pipeline.reporting import build_report, load_labels, write_report
 from evals_pipeline.reporting.tables import cases_table
 from evals_pipeline.suites import (
     LoadedSuite,
@@ -63,6 +72,8 @@ def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     with warnings.catch_warnings():
         # Backfill policies are beta in Dagster 1.13; the batching they give is the point here.
         warnings.simplefilter("ignore", dg.BetaWarning)
+        # Partitioned asset checks are a preview: they make each failed case a red check.
+        warnings.simplefilter("ignore", dg.PreviewWarning)
         return _suite_assets(loaded)
 
 
@@ -118,6 +129,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             run_id=context.run.run_id,
             git_cache=Path(storage.root) / "git-cache",
         )
+        add_partition_metadata(context, runs, run_metadata)
         return keyed(runs)
 
     @dg.asset(name="sessions", ins={"agent_runs": upstream("agent_runs")}, **layer)
@@ -126,22 +138,29 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> Records:
         """Each run as a canonical session; messages stored once as Parquet."""
         folder = storage.step_folder(context.asset_key, context.run.run_id)
-        return keyed(enrich_runs(agent_runs, folder))
+        enriched = enrich_runs(agent_runs, folder)
+        add_partition_metadata(context, enriched, session_metadata)
+        return keyed(enriched)
 
     @dg.asset(
         name="grades",
         ins={"cases": upstream("cases"), "sessions": upstream("sessions")},
         pool=grader_pool(loaded),
+        check_specs=[case_passes_spec(dg.AssetKey([suite, "grades"]), partitions)],
         **layer,
     )
     def grades(
         context: dg.AssetExecutionContext, cases: list[ResolvedCase], sessions: list[Session]
-    ) -> Records:
-        """Every grader's verdict on each session, and the case verdict they add up to."""
+    ) -> Iterator[dg.Output[Any] | dg.AssetCheckEvaluation]:
+        """Every grader's verdict on each session, and the case verdict they add up to; each
+        partition shows its verdict, score, cost, tokens and duration, and `case_passes` fails
+        for the cases that did not pass."""
         graded = grade_cases(
             cases, sessions, workers=workers, progress=logging_progress(context.log)
         )
-        return keyed(graded)
+        add_partition_metadata(context, graded, lambda group: grade_metadata(group[0]))
+        yield dg.Output(keyed(graded))
+        yield from case_check_evaluations(context, graded)
 
     judgments = build_judgments(loaded, layer)
 
@@ -215,26 +234,10 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             sessions=sessions,
             cases=cases,
         )
-        metadata: dict[str, Any] = {
-            "dagster/uri": str(files.folder),
-            "summary": dg.MetadataValue.md(render_markdown(report)),
-            "not_run": report.not_run,
-        }
-        for a in report.agents:
-            metadata.update(
-                {
-                    f"{a.agent}/passed": a.passed,
-                    f"{a.agent}/failed": a.failed,
-                    f"{a.agent}/errors": a.errors,
-                }
-            )
-            if a.pass_rate is not None:
-                metadata[f"{a.agent}/pass_rate"] = a.pass_rate
-            if a.mean_score is not None:
-                metadata[f"{a.agent}/mean_score"] = a.mean_score
         required = required_test_ids(resolve_cases(current))
         return dg.MaterializeResult(
-            metadata=metadata, check_results=[regression_check_result(report, required)]
+            metadata=report_metadata(report, files),
+            check_results=[regression_check_result(report, required)],
         )
 
     return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]

@@ -8,15 +8,27 @@ import os
 import dagster as dg
 
 DEFAULT_NIGHTLY_CRON = "0 2 * * *"
+AUTOMATION_SENSOR = "nightly_evals"
+"""The sensor's name on the Automation page; its runs carry it as `dagster/sensor_name`."""
 
 
 def nightly_cron() -> str:
     return os.environ.get("EVALS_PIPELINE_NIGHTLY_CRON", DEFAULT_NIGHTLY_CRON)
 
 
+def nightly_label(cron: str) -> str:
+    """The nightly condition as the UI shows it: "nightly 02:00 UTC" for a daily cron, else the
+    cron itself."""
+    fields = cron.split()
+    if len(fields) == 5 and fields[2:] == ["*", "*", "*"] and all(f.isdigit() for f in fields[:2]):
+        return f"nightly {int(fields[1]):02}:{int(fields[0]):02} UTC"
+    return f"nightly ({cron}, UTC)"
+
+
 def nightly() -> dg.AutomationCondition:
     """Every partition once a night, in batched runs (the assets' backfill policy)."""
-    return dg.AutomationCondition.on_cron(nightly_cron(), cron_timezone="UTC")
+    cron = nightly_cron()
+    return dg.AutomationCondition.on_cron(cron, cron_timezone="UTC").with_label(nightly_label(cron))
 
 
 def report_refresh() -> dg.AutomationCondition:
@@ -31,7 +43,13 @@ def report_refresh() -> dg.AutomationCondition:
 
 
 automation_sensor = dg.AutomationConditionSensorDefinition(
-    "evals_automation",
+    AUTOMATION_SENSOR,
+    description=(
+        f"The nightly eval: every suite's cases x agents at {nightly_label(nightly_cron())} "
+        "(EVALS_PIPELINE_NIGHTLY_CRON), one batched backfill per layer, then each eval_report; "
+        "a report also refreshes when its grades change (a new or edited case run by its suite's "
+        "_cases sensor)."
+    ),
     target=dg.AssetSelection.all(),
     emit_backfills=True,
     default_status=dg.DefaultSensorStatus.RUNNING,

@@ -40,12 +40,12 @@ def keyed(records: Sequence[AgentRun | Session | CaseGrade | CaseJudgment]) -> R
     return [(str(partition_key(r.case_key, r.agent)), r) for r in records]
 
 
-def latest_uris(
+def latest_materializations(
     instance: dg.DagsterInstance, asset_key: dg.AssetKey, partition_keys: Sequence[str]
-) -> dict[str, str]:
-    """The `dagster/uri` of the newest materialization of each partition, in a few queries."""
+) -> dict[str, dg.EventLogRecord]:
+    """The newest materialization record of each partition, in a few queries."""
     wanted = set(partition_keys)
-    found: dict[str, str] = {}
+    found: dict[str, dg.EventLogRecord] = {}
     cursor = None
     while wanted - found.keys():
         result = instance.fetch_materializations(
@@ -56,15 +56,25 @@ def latest_uris(
             cursor=cursor,
         )
         for record in result.records:
-            materialization = record.asset_materialization
-            if materialization is None or materialization.partition in found:
-                continue
-            uri = materialization.metadata.get("dagster/uri")
-            if materialization.partition and uri is not None:
-                found[materialization.partition] = str(uri.value)
+            partition = record.partition_key
+            if partition is not None and partition not in found:
+                found[partition] = record
         if not result.has_more:
             break
         cursor = result.cursor
+    return found
+
+
+def latest_uris(
+    instance: dg.DagsterInstance, asset_key: dg.AssetKey, partition_keys: Sequence[str]
+) -> dict[str, str]:
+    """The `dagster/uri` of the newest materialization of each partition."""
+    found: dict[str, str] = {}
+    for partition, record in latest_materializations(instance, asset_key, partition_keys).items():
+        materialization = record.asset_materialization
+        uri = materialization.metadata.get("dagster/uri") if materialization else None
+        if uri is not None:
+            found[partition] = str(uri.value)
     return found
 
 

@@ -140,13 +140,22 @@ def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) ->
             "session_id": enriched.session_id,
             "model": enriched.model or run.model,
             "events_path": str(events_path),
-            # Elapsed from the agent process's start, the same origin for every CLI (a stream's
-            # own first timestamp comes later for some, e.g. claude's first tool result).
-            "milestones": compute_milestones(enriched.events, run.start_ms),
+            "milestones": compute_milestones(enriched.events, milestone_origin(run, enriched)),
             "system_prompt_injections": enriched.system_prompt_injections,
             "retries": enriched.retries,
         }
     )
+
+
+def milestone_origin(run: AgentRun, enriched: EnrichedSession) -> int | None:
+    """Where a session's milestone times count from: the agent process's start, the same origin
+    for every CLI (a stream's own first timestamp comes later for some, e.g. claude's first tool
+    result), when the stream was written during this run; else (a replayed or imported session,
+    recorded at another time) the stream's own first timestamp, so times are never negative."""
+    first = enriched.start_ms
+    if first is None or run.start_ms <= first <= run.end_ms:
+        return run.start_ms
+    return first
 
 
 def _session(

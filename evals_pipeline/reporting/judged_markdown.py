@@ -34,7 +34,10 @@ def _valid(rate: DimensionRate) -> str:
 
 
 def judged_dimensions(report: EvalReport) -> list[str]:
-    if not report.rates:
+    # A row with n = 0 (every trial environmental or undecided) has no rate to show; the
+    # report's JSON keeps it with its counts.
+    shown = [r for r in report.rates if r.n]
+    if not shown:
         return []
     if report.calibration is None:
         basis = "no calibration file: corrected rates need human labels (docs/report.md)."
@@ -56,7 +59,7 @@ def judged_dimensions(report: EvalReport) -> list[str]:
             pct(r.tnr),
             _valid(r),
         ]
-        for r in report.rates
+        for r in shown
     ]
     headers = ["agent", "dimension", "n", "observed", "corrected", "95% CI", "TPR", "TNR", "valid"]
     return [

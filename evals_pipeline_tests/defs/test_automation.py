@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from evals_pipeline.defs.automation import AUTOMATION_SENSOR, nightly_label
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite
@@ -59,3 +60,15 @@ def test_nightly_requests_every_partition_after_the_cron_tick(
         evaluation_time=day.replace(hour=2, minute=5),
     )
     assert later.get_num_requested(dg.AssetKey(["demo", "eval_report"])) == 1
+
+
+def test_the_nightly_has_a_name_and_label_a_user_recognises(tmp_path: Path) -> None:
+    defs = build_definitions([load_suite(write_suite(tmp_path, [("greets", "hello")]))], "s")
+    sensor = defs.resolve_sensor_def(AUTOMATION_SENSOR)
+    assert sensor.name == "nightly_evals"
+    assert sensor.description and "nightly 02:00 UTC" in sensor.description
+    grades = defs.resolve_assets_def(dg.AssetKey(["demo", "grades"]))
+    condition = grades.automation_conditions_by_key[grades.key]
+    assert condition is not None and condition.get_label() == "nightly 02:00 UTC"
+    assert nightly_label("30 23 * * *") == "nightly 23:30 UTC"
+    assert nightly_label("0 2 * * 1-5") == "nightly (0 2 * * 1-5, UTC)"

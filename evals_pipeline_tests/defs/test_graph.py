@@ -122,5 +122,5 @@ def test_the_code_location_loads_the_examples(
         f"quickstart/{n}" for n in ("cases", "agent_runs", "sessions", "grades", "eval_report")
     } <= keys
     sensors = {s.name for s in defs.sensors or []}
-    assert {"quickstart_cases", "evals_automation"} <= sensors
+    assert {"quickstart_cases", "nightly_evals"} <= sensors
     assert case_partitions_name("quickstart") == "quickstart__cases"

@@ -1,6 +1,7 @@
 """A backfill of some cases launched as the Dagster UI launches it: a real `dagster dev` (webserver
 and daemon) and its GraphQL API. Three of the batch example's five cases are backfilled; the
-batch runner runs once and exactly those three are graded."""
+batch runner runs once and exactly those three are graded; the UI then shows the failing one's
+verdict and score on its partition, and its `case_passes` check failed."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from evals_pipeline_tests.defs.test_batch_screening import copy_example
 
 BIN = Path(sys.executable).parent
 LAYERS = ("cases", "agent_runs", "sessions", "grades")
-CHOSEN = ("large-transfer", "watch-list-origin", "exact-threshold")
+CHOSEN = ("watch-list-origin", "exact-threshold", "near-threshold")  # neighbours; the last fails
 START_TIMEOUT_SECONDS = 180
 BACKFILL_TIMEOUT_SECONDS = 300
 
@@ -43,6 +44,36 @@ query Status($id: String!) {
   partitionBackfillOrError(backfillId: $id) {
     __typename
     ... on PartitionBackfill { status }
+  }
+}"""
+
+PARTITION = """
+query Partition($path: [String!]!, $partition: String!) {
+  assetNodeOrError(assetKey: {path: $path}) {
+    ... on AssetNode {
+      latestMaterializationByPartition(partitions: [$partition]) {
+        partition
+        metadataEntries {
+          label
+          ... on TextMetadataEntry { text }
+          ... on FloatMetadataEntry { floatValue }
+          ... on IntMetadataEntry { intValue }
+        }
+      }
+    }
+  }
+  assetCheckExecutions(
+    assetKey: {path: $path}, checkName: "case_passes", partition: $partition, limit: 1
+  ) {
+    status
+    partition
+    evaluation {
+      success
+      severity
+      description
+      targetMaterialization { runId }
+      metadataEntries { label ... on TextMetadataEntry { text } }
+    }
   }
 }"""
 
@@ -72,9 +103,10 @@ def _graphql(port: int, query: str, variables: dict[str, Any]) -> dict[str, Any]
     return body["data"]
 
 
-@pytest.fixture
-def dagster_dev(tmp_path: Path) -> Iterator[tuple[int, Path, Path, Path]]:
+@pytest.fixture(scope="module")
+def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Path, Path, Path]]:
     """`dagster dev` serving the copied batch example: (port, eval file, runner log, storage)."""
+    tmp_path = tmp_path_factory.mktemp("ui")
     suite, log = copy_example(tmp_path)
     home, storage = tmp_path / "dagster", tmp_path / "storage"
     home.mkdir()
@@ -120,10 +152,10 @@ def dagster_dev(tmp_path: Path) -> Iterator[tuple[int, Path, Path, Path]]:
             server.wait()
 
 
-def test_a_ui_backfill_of_three_cases_runs_the_batch_once_and_grades_those(
-    dagster_dev: tuple[int, Path, Path, Path],
-) -> None:
-    port, suite, log, storage = dagster_dev
+@pytest.fixture(scope="module")
+def backfilled(dagster_dev: tuple[int, Path, Path, Path]) -> tuple[int, Path, Path, Path]:
+    """The chosen cases backfilled through the layers, as the UI's "Materialize" launches it."""
+    port = dagster_dev[0]
     params = {
         "partitionNames": [f"screener|{case}" for case in CHOSEN],
         "assetSelection": [{"path": ["batch_screening", layer]} for layer in LAYERS],
@@ -140,6 +172,13 @@ def test_a_ui_backfill_of_three_cases_runs_the_batch_once_and_grades_those(
             break
         time.sleep(2)
     assert status in ("COMPLETED", "COMPLETED_SUCCESS"), status
+    return dagster_dev
+
+
+def test_a_ui_backfill_of_three_cases_runs_the_batch_once_and_grades_those(
+    backfilled: tuple[int, Path, Path, Path],
+) -> None:
+    port, suite, log, storage = backfilled
     # One batch invocation read the whole eval file; only the chosen cases were graded.
     assert log.read_text().splitlines() == [str(suite)]
     graded = _graphql(port, MATERIALIZED, {"path": ["batch_screening", "grades"]})
@@ -147,3 +186,35 @@ def test_a_ui_backfill_of_three_cases_runs_the_batch_once_and_grades_those(
     trials = (storage / "batch_screening" / "agent_runs").glob("*/screener/*/trial-0")
     runs = {p.parent.name for p in trials if not p.parent.name.startswith(".")}
     assert runs == set(CHOSEN)
+
+
+def test_the_failing_partition_shows_its_verdict_and_score_and_its_check_failed(
+    backfilled: tuple[int, Path, Path, Path],
+) -> None:
+    port = backfilled[0]
+    partition = "screener|near-threshold"
+    path = ["batch_screening", "grades"]
+    data = _graphql(port, PARTITION, {"path": path, "partition": partition})
+    [materialization] = data["assetNodeOrError"]["latestMaterializationByPartition"]
+    assert materialization["partition"] == partition
+    shown = {
+        e["label"]: e.get("text", e.get("floatValue", e.get("intValue")))
+        for e in materialization["metadataEntries"]
+    }
+    assert shown["verdict"] == "fail"
+    assert 0 <= shown["score"] < shown["threshold"]
+    assert shown["reason"].startswith(f"score {shown['score']:.2f} < ")
+    assert shown["dagster/row_count"] == 1 and "duration_s" in shown
+
+    [execution] = data["assetCheckExecutions"]
+    assert (execution["status"], execution["partition"]) == ("FAILED", partition)
+    evaluation = execution["evaluation"]
+    assert (evaluation["success"], evaluation["severity"]) == (False, "ERROR")
+    assert evaluation["description"] == shown["reason"]
+    assert evaluation["targetMaterialization"] is not None
+    reason = {e["label"]: e.get("text") for e in evaluation["metadataEntries"]}["reason"]
+    assert reason == shown["reason"]
+
+    passing = _graphql(port, PARTITION, {"path": path, "partition": "screener|exact-threshold"})
+    [passed] = passing["assetCheckExecutions"]
+    assert (passed["status"], passed["evaluation"]["success"]) == ("SUCCEEDED", True)

@@ -127,3 +127,18 @@ def test_markdown_without_labels_says_the_correction_needs_them() -> None:
     assert "no calibration file" in text
     assert "| a | correctness | 2 | 50.0% | - | - | - | - | no: no-calibration-file |" in text
     assert "## Calibration" not in text
+
+
+def test_markdown_leaves_out_agents_with_no_judged_trial() -> None:
+    judgments = [judged("a", "t", [True, False])]
+    judgments += [judged("b", "t", [False], failure=ENVIRONMENTAL)]  # n = 0: nothing to rate
+    report = build_report("s", [], agents=["a", "b"], judgments=judgments)
+    assert [(r.agent, r.n, r.n_environmental) for r in report.rates] == [("a", 2, 0), ("b", 0, 1)]
+    lines = render_markdown(report).splitlines()
+    start = lines.index("## Judged dimensions")
+    rows = [line for line in lines[start + 6 :] if line.startswith("| ")]
+    assert rows[0].startswith("| a | correctness | 2 |")
+    assert not any(line.startswith("| b |") for line in rows)
+
+    only_environmental = build_report("s", [], agents=["b"], judgments=judgments[1:])
+    assert "## Judged dimensions" not in render_markdown(only_environmental)

@@ -1,0 +1,93 @@
+"""The `case_passes` asset check: each case x agent partition of `grades` is checked, so a failed
+or errored case is a failed (red, alertable) check in the Dagster UI, not a green materialization.
+
+The check is partitioned like `grades` and evaluated in the grades step itself. A batched step
+covers many partitions, and Dagster 1.13's `AssetCheckResult` names no partition (it takes the
+run's single partition key, if any), so the step yields one `AssetCheckEvaluation` per partition,
+each pointing at that partition's new materialization (docs/dagster-ui.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import dagster as dg
+
+# Public in Dagster but not re-exported: a check evaluation names the materialization it checked,
+# so the UI shows it as current for that partition.
+from dagster._core.definitions.asset_checks.asset_check_evaluation import (
+    AssetCheckEvaluationTargetMaterializationData,
+)
+
+from evals_pipeline.defs.io_manager import latest_materializations
+from evals_pipeline.defs.partitions import partition_key
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.reporting.summary import failure_reason
+
+CASE_PASSES = "case_passes"
+
+
+def case_passes_spec(
+    asset_key: dg.AssetKey, partitions: dg.PartitionsDefinition
+) -> dg.AssetCheckSpec:
+    """The check's spec on the grades asset, one result per case x agent partition."""
+    return dg.AssetCheckSpec(
+        CASE_PASSES,
+        asset=asset_key,
+        partitions_def=partitions,
+        description=(
+            "The case passed: fails (severity ERROR) when its verdict is fail or error, with the "
+            "reason, score and threshold in the result's metadata."
+        ),
+    )
+
+
+def case_check(grade: CaseGrade) -> tuple[bool, str, dict[str, Any]]:
+    """Whether the case passed, the result's description and its metadata."""
+    passed = grade.verdict == "pass"
+    reason = "passed" if passed else failure_reason(grade)
+    metadata: dict[str, Any] = {
+        "verdict": grade.verdict,
+        "score": float(grade.score),
+        "threshold": float(grade.threshold),
+    }
+    if not passed:
+        metadata["reason"] = reason
+    if grade.failure_stage is not None:
+        metadata["failure_stage"] = grade.failure_stage
+    return passed, reason, metadata
+
+
+def case_check_evaluations(
+    context: dg.AssetExecutionContext, graded: Sequence[CaseGrade]
+) -> Iterator[dg.Output[None] | dg.AssetCheckEvaluation]:
+    """One `case_passes` evaluation per graded partition, when the run selected the check; call
+    after the grades output, so each targets its partition's new materialization."""
+    key = dg.AssetCheckKey(context.asset_key, CASE_PASSES)
+    if key not in context.selected_asset_check_keys:
+        return
+    # The check's own output, as Dagster yields it for an AssetCheckResult.
+    yield dg.Output(None, output_name=context.assets_def.get_output_name_for_asset_check_key(key))
+    keys = {str(partition_key(g.case_key, g.agent)): g for g in graded}
+    targets = latest_materializations(context.instance, context.asset_key, list(keys))
+    for partition, grade in keys.items():
+        passed, description, metadata = case_check(grade)
+        target = targets.get(partition)
+        yield dg.AssetCheckEvaluation(
+            asset_key=context.asset_key,
+            check_name=CASE_PASSES,
+            passed=passed,
+            metadata=metadata,
+            target_materialization_data=(
+                AssetCheckEvaluationTargetMaterializationData(
+                    storage_id=target.storage_id, run_id=target.run_id, timestamp=target.timestamp
+                )
+                if target is not None
+                else None
+            ),
+            severity=dg.AssetCheckSeverity.ERROR,
+            description=description,
+            blocking=False,
+            partition=partition,
+        )

@@ -149,6 +149,10 @@ def test_the_report_compares_the_lanes_pairwise(
         "- baseline vs skill (3 cases): both pass 1, only baseline 0, only skill 2, neither 0; "
         "Δ pass rate (baseline - skill) -0.667; McNemar exact p 0.5000 (mid-p 0.2500)"
     ) in summary
+    page = (outcome[1] / "out" / "report.html").read_text()
+    pairwise = page.split('id="variants"')[1].split("</section>")[0]
+    assert pairwise.count("<tr") == 4  # the header and the three pairs
+    assert '<td class="num">1</td><td class="num">0</td><td class="num">2</td>' in pairwise
 
 
 def test_progress_is_plain_lines_with_counts_when_not_on_a_terminal(

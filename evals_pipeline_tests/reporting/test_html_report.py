@@ -130,7 +130,7 @@ def test_the_page_shows_only_agents_that_ran_with_their_wilson_interval(tmp_path
     assert "$0.0200" in page
     columns = re.findall(r"<th>(\w+)</th>", page.split('id="matrix"')[1].split("</thead>")[0])
     assert columns == ["test", "claude", "codex"]
-    assert matrix_rows(page) == {"t1": "errored", "t2": "", "t3": "failed"}
+    assert matrix_rows(page) == {"t1": "errored differ", "t2": "", "t3": "failed"}
     assert page.count('class="cell v-') == 6
     assert re.search(r'<svg [^>]*viewBox="[^>]*class="plot"', page)
     assert not (tmp_path / "cases" / "idle").exists()
@@ -338,3 +338,27 @@ def test_an_interval_that_misses_its_point_still_plots(tmp_path: Path) -> None:
     html = write_html_report(report, graded, tmp_path).read_text()
     assert 'aria-label="Pass rate per agent"' in html
     assert 'aria-label="Judged dimensions per agent"' in html
+
+
+def test_agents_compared_pairwise_with_the_reports_mcnemar(tmp_path: Path) -> None:
+    graded = grades()
+    report = report_of(graded)
+    [comparison] = [c for c in report.comparisons if {c.agent_a, c.agent_b} == {"claude", "codex"}]
+    assert comparison.mcnemar is not None
+    html = write_html_report(report, graded, tmp_path).read_text()
+    section = html.split('id="variants"')[1].split("</section>")[0]
+    table = comparison.mcnemar.table
+    cells = "".join(f'<td class="num">{n}</td>' for n in (table.a, table.b, table.c, table.d))
+    assert cells in section
+    assert f"{comparison.mcnemar.p_exact:.3g}" in section
+    assert "idle" not in section
+    # t1: claude passes, codex errors, so the agents differ there; t3 both fail
+    rows = matrix_rows(html)
+    assert "differ" in rows["t1"].split() and "differ" not in rows["t3"].split()
+    assert 'data-filter="differ"' in html
+
+
+def test_one_agent_has_no_pairwise_section(tmp_path: Path) -> None:
+    graded = [g for g in grades() if g.agent == "claude"]
+    html = write_html_report(report_of(graded), graded, tmp_path).read_text()
+    assert 'id="variants"' not in html and 'data-filter="differ"' not in html

@@ -13,7 +13,12 @@ from datetime import UTC, datetime
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.history import CaseChange, RunComparison, RunEntry
-from evals_pipeline.models.report import AgentSummary, DimensionRate, EvalReport
+from evals_pipeline.models.report import (
+    AgentComparison,
+    AgentSummary,
+    DimensionRate,
+    EvalReport,
+)
 from evals_pipeline.reporting.html.case_files import case_file, case_id
 from evals_pipeline.statistics import wilson_interval
 
@@ -64,6 +69,8 @@ class MatrixRow:
         out = sorted(names[f] for f in flags)
         if any(c.regressed for c in self.cells):
             out.append("regressed")
+        if len({c.verdict for c in self.cells if c.verdict != "not-run"}) > 1:
+            out.append("differ")
         return " ".join(out)
 
 
@@ -85,6 +92,7 @@ class PageContext:
     dimensions: list[DimensionRow]
     since_previous: RunComparison | None
     trend: list[RunEntry]
+    comparisons: list[AgentComparison] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -168,7 +176,7 @@ def build_context(
     verdicts = [c.verdict for r in matrix for c in r.cells]
     counts = {v: verdicts.count(v) for v in ("pass", "fail", "error", "not-run")}
     counts["regressed"] = sum(1 for r in matrix for c in r.cells if c.regressed)
-    for flag in ("failed", "errored", "regressed"):
+    for flag in ("failed", "errored", "regressed", "differ"):
         counts[f"rows_{flag}"] = sum(1 for r in matrix if flag in r.flags.split())
     rates = [r for r in report.rates if r.n > 0 and r.agent in {a.agent for a in ran}]
     by_rate = {(r.dimension, r.agent): r for r in rates}
@@ -185,5 +193,8 @@ def build_context(
         dimensions=dimensions,
         since_previous=report.since_previous,
         trend=report.trend,
+        comparisons=[
+            c for c in report.comparisons if {c.agent_a, c.agent_b} <= {a.agent for a in ran}
+        ],
         counts=counts,
     )

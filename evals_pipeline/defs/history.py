@@ -7,6 +7,7 @@ from typing import Any
 
 import dagster as dg
 
+from evals_pipeline.defs.automation import AUTOMATION_SENSOR
 from evals_pipeline.history import check_regressions
 from evals_pipeline.models.history import Trigger
 from evals_pipeline.models.report import EvalReport
@@ -14,7 +15,6 @@ from evals_pipeline.models.report import EvalReport
 TRIGGER_TAG = "evals/trigger"
 TRIGGERS: tuple[Trigger, ...] = ("cli", "nightly", "sensor", "ui")
 REGRESSION_CHECK = "no_regression"
-AUTOMATION_SENSOR = "evals_automation"
 _AUTOMATION_TAG = "dagster/from_automation_condition"
 
 

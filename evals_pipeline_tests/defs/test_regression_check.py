@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from evals_pipeline.defs.automation import AUTOMATION_SENSOR
 from evals_pipeline.defs.history import REGRESSION_CHECK
 from evals_pipeline.defs.suite_run import SuiteRun, run_suite
 from evals_pipeline.suites import load_suite, resolve_cases
@@ -116,7 +117,7 @@ def test_trigger_is_read_from_the_run_tags() -> None:
     assert _launched_by({"dagster/sensor_name": "gate_cases"}, "gate") == "sensor"
     assert _launched_by({"dagster/schedule_name": "nightly"}, "gate") == "nightly"
     # The automation sensor: the report follows whichever run last wrote its grades.
-    assert _launched_by({"dagster/sensor_name": "evals_automation"}, "gate") is None
+    assert _launched_by({"dagster/sensor_name": AUTOMATION_SENSOR}, "gate") is None
     assert _launched_by({"dagster/from_automation_condition": "true"}, "gate") is None
     assert _launched_by({"dagster/backfill": "abc"}, "gate") == "ui"
     assert _launched_by({}, "gate") == "ui"

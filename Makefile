@@ -64,7 +64,7 @@ chromium:
 	@if [ -x /usr/bin/chromium ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing Debian's chromium for the browser test of report.html"; \
-		apt-get update -qq && apt-get install -y -qq chromium; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	else \
 		echo "/usr/bin/chromium is missing: install Debian's chromium package (sudo apt-get install chromium); the browser test fails without it"; \
 	fi

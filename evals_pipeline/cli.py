@@ -78,12 +78,10 @@ def _tags_match(tags: list[str], required: list[str], excluded: list[str]) -> bo
 
 def _instance() -> DagsterInstance:
     """The local Dagster instance: DAGSTER_HOME, else `.evals/dagster` (created on first use)."""
-    import dagster as dg
+    from evals_pipeline.defs.instance import local_instance
 
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(DEFAULT_DAGSTER_HOME).resolve())))
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "dagster.yaml").touch()
-    return dg.DagsterInstance.get()
+    return local_instance(home)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

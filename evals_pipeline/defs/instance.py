@@ -1,0 +1,31 @@
+"""The local Dagster instance `evals-pipeline` commands use, set up once even when several
+commands start at the same moment on a fresh DAGSTER_HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+
+from evals_pipeline.workspaces.locks import file_lock
+
+LOCK_FILE_NAME = ".evals-pipeline-instance.lock"
+
+
+def local_instance(home: Path) -> dg.DagsterInstance:
+    """The instance in `home` (created on first use), its storages created under a lock.
+
+    Each sqlite storage creates its tables and stamps its alembic revision the first time it is
+    opened; two processes doing that at once leave two alembic heads, and every later command
+    on that home fails. Opening the storages under one file lock makes the first one create them
+    and the others find them.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    with file_lock(home / LOCK_FILE_NAME):
+        (home / "dagster.yaml").touch()
+        instance = dg.DagsterInstance.from_config(str(home))
+        # Touch every storage so each is created (and stamped) while the lock is held.
+        instance.get_runs_count()
+        instance.event_log_storage.get_asset_records([])
+        instance.schedule_storage  # noqa: B018
+    return instance

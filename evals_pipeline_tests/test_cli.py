@@ -456,3 +456,26 @@ def test_run_tag_filters_pick_suites_by_their_tags(tmp_path: Path) -> None:
     done = cli("run", str(tagged), str(untagged), "--tag", "nightly", home=tmp_path)
     assert f"{untagged}: skipped (tags none)" in done.stdout, done.explain()
     assert "half: 2 cases" in done.stdout and "mini: " not in done.stdout
+
+
+def test_a_300_character_test_id_runs(tmp_path: Path) -> None:
+    long_id = "fix-the-" + "very-" * 58 + "long-bug"  # 306 characters: past a file name's 255
+    path = write(
+        tmp_path,
+        "long.eval.yaml",
+        f"""\
+        targets:
+          - name: m
+            provider: mock
+            response: hi
+        tests:
+          - id: {long_id}
+            input: hi
+            assertions: [{{type: contains, value: hi}}]
+        """,
+    )
+    done = cli("run", str(path), "--keep-workspaces", home=tmp_path)
+    assert done.code == 0, done.explain()
+    assert counts(table_rows(done.stdout)["m"]) == (1, 1, 0, 0), done.explain()
+    [result] = (printed_report_folder(done.stdout) / "results.jsonl").read_text().splitlines()
+    assert json.loads(result)["test_id"] == long_id

@@ -37,7 +37,7 @@ from evals_pipeline.defs.partitions import (
 )
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.resources import EvalStorage
-from evals_pipeline.history import outcomes_from_table, required_test_ids, with_history
+from evals_pipeline.history import outcomes_from_grades, required_test_ids, with_history
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
@@ -46,7 +46,6 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
 from evals_pipeline.reporting import build_report, load_labels, write_report
-from evals_pipeline.reporting.tables import cases_table
 from evals_pipeline.suites import (
     LoadedSuite,
     RunOptions,
@@ -223,7 +222,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             report.model_copy(update={"trigger": report_trigger(context, suite)}),
             folder,
             Path(storage.root),
-            outcomes_from_table(cases_table(suite, grades)),
+            outcomes_from_grades(grades),
         )
         files = write_report(
             report,

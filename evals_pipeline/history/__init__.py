@@ -5,7 +5,11 @@ from evals_pipeline.history.attach import with_history
 from evals_pipeline.history.comparison import compare_runs, compare_stored
 from evals_pipeline.history.entries import entry_for, read_entry, suite_entries, suites_in
 from evals_pipeline.history.lookup import HistoryError, find_run, latest_two, pick_suite
-from evals_pipeline.history.outcomes import CaseOutcome, outcomes_from_table, read_outcomes
+from evals_pipeline.history.outcomes import (
+    CaseOutcome,
+    outcomes_from_grades,
+    read_outcomes,
+)
 from evals_pipeline.history.previous import TREND_LENGTH, previous_entry, trend
 from evals_pipeline.history.regression import RegressionCheck, check_regressions, required_test_ids
 
@@ -20,7 +24,7 @@ __all__ = [
     "entry_for",
     "find_run",
     "latest_two",
-    "outcomes_from_table",
+    "outcomes_from_grades",
     "pick_suite",
     "previous_entry",
     "read_entry",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from evals_pipeline.models.grade import Verdict
+from evals_pipeline.models.grade import CaseGrade, Verdict
 
 CASES_FILE = "cases.parquet"
 _COLUMNS = ["case_key", "test_id", "agent", "score", "verdict", "error"]
@@ -35,8 +36,23 @@ class CaseOutcome:
         return 0.0 if self.verdict == "error" or self.score is None else self.score
 
 
-def outcomes_from_table(table: pa.Table) -> list[CaseOutcome]:
-    """The outcomes in a cases table (the report writer's `cases_table`, or cases.parquet)."""
+def outcomes_from_grades(grades: Iterable[CaseGrade]) -> list[CaseOutcome]:
+    """The outcomes of a report being written: the same fields its cases.parquet will hold."""
+    return [
+        CaseOutcome(
+            agent=g.agent,
+            case_key=g.case_key,
+            test_id=g.test_id,
+            verdict=g.verdict,
+            score=g.score,
+            error=g.error,
+        )
+        for g in grades
+    ]
+
+
+def _from_table(table: pa.Table) -> list[CaseOutcome]:
+    """The outcomes in a cases table (cases.parquet)."""
     return [
         CaseOutcome(
             agent=row["agent"],
@@ -55,4 +71,4 @@ def read_outcomes(folder: Path) -> list[CaseOutcome]:
     path = folder / CASES_FILE
     if not path.exists():
         return []
-    return outcomes_from_table(pq.read_table(path, columns=_COLUMNS))
+    return _from_table(pq.read_table(path, columns=_COLUMNS))

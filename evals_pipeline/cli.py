@@ -135,6 +135,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evals_pipeline.history import read_outcomes
     from evals_pipeline.progress_bars import PlainProgress, progress_display
     from evals_pipeline.reporting import render_text_table
+    from evals_pipeline.reporting.reuse import reuse_line
     from evals_pipeline.suites import resolve_cases
 
     loaded = _load(args.suites)
@@ -160,7 +161,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not cases:
             return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
         keys = list(dict.fromkeys(c.case_key for c in cases))
-        options = RunOptions(threshold=args.threshold, keep_workspaces=args.keep_workspaces)
+        options = RunOptions(
+            threshold=args.threshold, keep_workspaces=args.keep_workspaces, cache=not args.no_cache
+        )
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()
         echo = print if isinstance(display, PlainProgress) else display.message
@@ -180,6 +183,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         report = outcome.report
         print()
         print(render_text_table(report))
+        if reused := reuse_line(report):
+            print(f"\n{reused}")
         if report.failures:
             print("\nFailures and errors:")
             for f in report.failures:
@@ -493,6 +498,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--keep-workspaces",
         action="store_true",
         help="keep every run's workspace (default: kept only when the case fails or errors)",
+    )
+    run.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="run every case again, even those whose stored result is still current "
+        "(default: reuse them; see docs/durability.md)",
     )
     run.add_argument(
         "--verbose", action="store_true", help="accepted for agentv; progress is always printed"

@@ -26,12 +26,14 @@ from evals_pipeline.llm import LlmClients
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
+from evals_pipeline.models.reuse import age_text
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
 from evals_pipeline.progress import LayerProgress, Progress, silent
+from evals_pipeline.results import CaseKeys, Identity, ResultStore, case_keys, no_identity
 from evals_pipeline.scheduling import RunGate, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
@@ -55,6 +57,43 @@ def _refused_run(case: ResolvedCase, trial: int, reason: str, *, setup: bool) ->
     )
 
 
+class _RunReuse:
+    """The result store as `run_agents` sees it: stored runs to reuse, new runs to keep."""
+
+    def __init__(self, store: ResultStore | None, identity: Identity) -> None:
+        self.store = store
+        self.identity = identity
+        self._keys: dict[tuple[str, str], CaseKeys] = {}
+
+    def keys(self, case: ResolvedCase) -> CaseKeys:
+        partition = (case.case_key, case.agent)
+        if partition not in self._keys:
+            self._keys[partition] = case_keys(case, self.identity)
+        return self._keys[partition]
+
+    def stored(self, case: ResolvedCase, trial: int) -> AgentRun | None:
+        """The stored run of this trial, when the cache is on and its key is unchanged.
+
+        A run whose workspace was cleaned up is reused only when its grade is too: graders
+        that have changed may read the workspace.
+        """
+        if self.store is None or not case.cache:
+            return None
+        keys = self.keys(case)
+        run = self.store.run(case.case_key, case.agent, keys.run(trial))
+        if run is None or run.workspace_path is None or Path(run.workspace_path).exists():
+            return run
+        return run if self.store.grade(case.case_key, case.agent, keys.grade) else None
+
+    def keep(self, case: ResolvedCase, run: AgentRun) -> AgentRun:
+        """`run` with its key, stored the moment it ended."""
+        if self.store is None:
+            return run
+        keyed_run = run.model_copy(update={"result_key": self.keys(case).run(run.trial)})
+        self.store.put("run", keyed_run)
+        return keyed_run
+
+
 def run_agents(
     cases: list[ResolvedCase],
     folder: Path,
@@ -63,6 +102,8 @@ def run_agents(
     progress: Progress = silent,
     run_id: str | None = None,
     git_cache: Path | None = None,
+    store: ResultStore | None = None,
+    identity: Identity = no_identity,
 ) -> list[AgentRun]:
     """Run every trial of every case, `workers` at a time, each in a fresh workspace.
 
@@ -73,6 +114,9 @@ def run_agents(
     its tests `cases` holds, without waves or gate, as in AgentV. Repositories named by URL are
     cloned once into `git_cache` (default: inside `folder`). Runs come back in the order of
     `cases`.
+
+    With a `store`, each run is stored the moment it ends, and a case whose stored run has the
+    same key (results/keys.py; `identity` gives the agent CLI's version) is not run again.
     """
     health: dict[str, str | None] = {}
     for case in cases:
@@ -80,8 +124,9 @@ def run_agents(
             health[case.agent] = check_health(case.target, case.base_dir)
     gate = RunGate()
     tracker = LayerProgress(
-        "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error")
+        "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error", "reused")
     )
+    reuse = _RunReuse(store, identity)
 
     def context(case: ResolvedCase, trial: int) -> RunContext:
         artifacts = run_folder(folder, case.case_key, case.agent, trial)
@@ -102,19 +147,27 @@ def run_agents(
             for case in group:
                 gate.refused(case)
         elif is_batching(group[0]):
-            batch = batch_context(folder, group[0].agent, trial)
-            ran = run_batch([(case, context(case, trial)) for case in group], batch)
+            stored = [reuse.stored(case, trial) for case in group]
+            if all(stored):
+                ran = [run for run in stored if run is not None]
+            else:
+                batch = batch_context(folder, group[0].agent, trial)
+                ran = run_batch([(case, context(case, trial)) for case in group], batch)
+                ran = [reuse.keep(case, run) for case, run in zip(group, ran, strict=True)]
         else:
             ran = [gated(group[0], trial)]
         for case, run in zip(group, ran, strict=True):
-            status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
             label = f" (trial {trial})" if case.trials.count > 1 else ""
             batch_note = f" (batch of {len(group)})" if len(group) > 1 else ""
-            tracker.advance(
-                f"{case.agent} / {case.test_id}{label}",
-                f"{status} in {run.duration_ms} ms{batch_note}",
-                "error" if run.error else "ok",
-            )
+            if run.reused is not None:
+                age = age_text(now_ms() - run.reused.stored_ms)
+                status, outcome = f"reused, stored {age} ago", "reused"
+            elif run.error:
+                status = f"error: {run.error.splitlines()[0][:120]} in {run.duration_ms} ms"
+                outcome = "error"
+            else:
+                status, outcome = f"ok in {run.duration_ms} ms", "ok"
+            tracker.advance(f"{case.agent} / {case.test_id}{label}", status + batch_note, outcome)
         return ran
 
     def gated(case: ResolvedCase, trial: int) -> AgentRun:
@@ -122,7 +175,11 @@ def run_agents(
         if refusal:
             gate.refused(case)
             return _refused_run(case, trial, refusal, setup=True)
-        run = run_agent(case, context(case, trial))
+        stored = reuse.stored(case, trial)
+        if stored is not None:
+            gate.finished(case, errored=False, cost_usd=0.0)  # paid for by an earlier run
+            return stored
+        run = reuse.keep(case, run_agent(case, context(case, trial)))
         cost = run_cost(run) if case.budget_usd is not None else None
         gate.finished(case, errored=run.failed, cost_usd=cost)
         return run
@@ -147,9 +204,27 @@ def run_agents(
     ]
 
 
-def enrich_runs(runs: list[AgentRun], folder: Path) -> list[Session]:
-    """Enrich every run, writing each session's messages once as Parquet under `folder`."""
-    return [enrich_run(run, run_folder(folder, run.case_key, run.agent, run.trial)) for run in runs]
+def enrich_runs(
+    runs: list[AgentRun], folder: Path, store: ResultStore | None = None
+) -> list[Session]:
+    """Enrich every run, writing each session's messages once as Parquet under `folder`.
+
+    With a `store`, each session is stored as it is made, and a reused run's stored session is
+    reused with it (its messages stay where they were first written).
+    """
+
+    def one(run: AgentRun) -> Session:
+        if store is not None and run.reused is not None and run.result_key is not None:
+            stored = store.session(run.case_key, run.agent, run.result_key)
+            if stored is not None:
+                return stored
+        made = enrich_run(run, run_folder(folder, run.case_key, run.agent, run.trial))
+        made = made.model_copy(update={"result_key": run.result_key})
+        if store is not None:
+            store.put("session", made)
+        return made.model_copy(update={"reused": run.reused})
+
+    return [one(run) for run in runs]
 
 
 def grade_cases(
@@ -159,8 +234,13 @@ def grade_cases(
     workers: int,
     progress: Progress = silent,
     log_dir: Path | None = None,
+    store: ResultStore | None = None,
+    identity: Identity = no_identity,
 ) -> list[CaseGrade]:
     """Grade every trial's session and aggregate the trials of each (case, agent).
+
+    With a `store`, each grade is stored as it is made; a case whose sessions were all reused
+    reuses its stored grade too while its grade key (graders, threshold, runs) is unchanged.
 
     When any case has LLM graders (or a code grader using the target proxy), one set of LLM
     clients serves the whole step: scripted judges' model servers start once, and their request
@@ -178,12 +258,18 @@ def grade_cases(
             trials = sorted(
                 by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial
             )
-            graded = [grade_trial(case, s, s.trial, llm=llm) for s in trials]
-            grade = aggregate_trials(case, graded)
-            _clean_up(case, trials, [t.verdict for t in graded])
+            key = case_keys(case, identity).grade if store is not None else None
+            grade = _stored_grade(store, case, key, trials)
+            if grade is None:
+                graded = [grade_trial(case, s, s.trial, llm=llm) for s in trials]
+                grade = aggregate_trials(case, graded).model_copy(update={"result_key": key})
+                if store is not None:
+                    store.put("grade", grade)
+                _clean_up(case, trials, [t.verdict for t in graded])
+            reused = " (reused)" if grade.reused is not None else ""
             tracker.advance(
                 f"{case.agent} / {case.test_id}",
-                f"{grade.verdict} (score {grade.score:.2f})",
+                f"{grade.verdict} (score {grade.score:.2f}){reused}",
                 grade.verdict,
             )
             return grade
@@ -195,6 +281,18 @@ def grade_cases(
         return grade_all(None)
     with LlmClients(llm_targets, log_dir=log_dir) as clients:
         return grade_all(clients)
+
+
+def _stored_grade(
+    store: ResultStore | None, case: ResolvedCase, key: str | None, sessions: list[Session]
+) -> CaseGrade | None:
+    """The stored grade of `case` under `key`, when the cache is on and every session graded
+    was itself reused (a run made again is graded again)."""
+    if store is None or key is None or not case.cache or not sessions:
+        return None
+    if any(s.reused is None for s in sessions):
+        return None
+    return store.grade(case.case_key, case.agent, key)
 
 
 def _clean_up(case: ResolvedCase, sessions: list[Session], verdicts: list[str]) -> None:

@@ -64,6 +64,7 @@ class CaseOptions(dg.Config):
 
     threshold: float | None = None
     keep_workspaces: bool = False
+    cache: bool = True
 
 
 def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
@@ -127,6 +128,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             progress=logging_progress(context.log),
             run_id=context.run.run_id,
             git_cache=Path(storage.root) / "git-cache",
+            store=storage.results(suite, context.run.run_id),
         )
         add_partition_metadata(context, runs, run_metadata)
         return keyed(runs)
@@ -137,7 +139,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> Records:
         """Each run as a canonical session; messages stored once as Parquet."""
         folder = storage.step_folder(context.asset_key, context.run.run_id)
-        enriched = enrich_runs(agent_runs, folder)
+        enriched = enrich_runs(agent_runs, folder, storage.results(suite, context.run.run_id))
         add_partition_metadata(context, enriched, session_metadata)
         return keyed(enriched)
 
@@ -149,13 +151,20 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         **layer,
     )
     def grades(
-        context: dg.AssetExecutionContext, cases: list[ResolvedCase], sessions: list[Session]
+        context: dg.AssetExecutionContext,
+        storage: EvalStorage,
+        cases: list[ResolvedCase],
+        sessions: list[Session],
     ) -> Iterator[dg.Output[Any] | dg.AssetCheckEvaluation]:
         """Every grader's verdict on each session, and the case verdict they add up to; each
         partition shows its verdict, score, cost, tokens and duration, and `case_passes` fails
         for the cases that did not pass."""
         graded = grade_cases(
-            cases, sessions, workers=workers, progress=logging_progress(context.log)
+            cases,
+            sessions,
+            workers=workers,
+            progress=logging_progress(context.log),
+            store=storage.results(suite, context.run.run_id),
         )
         add_partition_metadata(context, graded, lambda group: grade_metadata(group[0]))
         yield dg.Output(keyed(graded))

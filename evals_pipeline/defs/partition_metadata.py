@@ -11,6 +11,7 @@ import dagster as dg
 
 from evals_pipeline.defs.partitions import partition_key
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.summary import failure_reason
@@ -40,6 +41,14 @@ def _figures(**values: Any) -> Metadata:
     return {key: value for key, value in values.items() if value is not None}
 
 
+def _reuse(marks: Sequence[Reuse | None]) -> Metadata:
+    """`reused` (whether the result store served it) and, when it did, the run it came from."""
+    if not marks or any(m is None for m in marks):
+        return {"reused": False}
+    first = min((m for m in marks if m is not None), key=lambda m: m.stored_ms)
+    return {"reused": True, "reused_from_run": first.run_id, "stored_ms": first.stored_ms}
+
+
 def run_metadata(runs: Sequence[AgentRun]) -> Metadata:
     """One partition's agent runs (one per trial): duration, exit code, timeouts, the error."""
     errors = [r.error for r in runs if r.error]
@@ -49,6 +58,7 @@ def run_metadata(runs: Sequence[AgentRun]) -> Metadata:
         exit_code=last.exit_code,
         timed_out=any(r.timed_out for r in runs),
         error=first_line(errors[0]) if errors else None,
+        **_reuse([r.reused for r in runs]),
     )
 
 
@@ -82,6 +92,7 @@ def grade_metadata(grade: CaseGrade) -> Metadata:
         trials=len(grade.trials) if len(grade.trials) > 1 else None,
         reason=failure_reason(grade) if grade.verdict != "pass" else None,
         error=first_line(grade.error) if grade.verdict == "error" else None,
+        **_reuse([grade.reused]),
     )
 
 

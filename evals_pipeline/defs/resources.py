@@ -7,6 +7,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from evals_pipeline.results import ResultStore
+
 DEFAULT_STORAGE = ".evals/storage"
 
 
@@ -27,3 +29,7 @@ class EvalStorage(dg.ConfigurableResource):
 
     def step_folder(self, asset_key: dg.AssetKey, run_id: str) -> Path:
         return step_folder(self.root, asset_key, run_id)
+
+    def results(self, suite: str, run_id: str) -> ResultStore:
+        """The suite's per-case result store, writing as `run_id`."""
+        return ResultStore.of_suite(Path(self.root), suite, run_id)

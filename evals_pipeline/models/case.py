@@ -50,6 +50,11 @@ class ResolvedCase(BaseModel):
     fail_on_error: bool = Field(
         default=False, description="The suite stops starting runs after an execution error."
     )
+    cache: bool = Field(
+        default=True,
+        description="Reuse this case's stored results while nothing they depend on changed "
+        "(`execution.cache: false` or `run --no-cache` turn it off).",
+    )
     conversation_id: str | None = None
     timeout_seconds: float = 600.0
     workspace: ResolvedWorkspace | None = Field(

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.models.events import Milestone
 from evals_pipeline.models.messages import TokenUsage
+from evals_pipeline.models.reuse import Reuse
 
 Verdict = Literal["pass", "fail", "error"]
 ExecutionStatus = Literal["ok", "quality_failure", "execution_error"]
@@ -83,6 +84,12 @@ class CaseGrade(BaseModel):
     failure_stage: FailureStage | None = None
     error: str | None = None
     trials: list[TrialGrade]
+    result_key: str | None = Field(
+        default=None, description="The result-cache key of the case, its graders and its runs."
+    )
+    reused: Reuse | None = Field(
+        default=None, description="Set when this grade was taken from the result store."
+    )
 
     def best_trial(self) -> TrialGrade:
         """The trial that speaks for the case: the highest-scoring one that did not error."""

@@ -53,6 +53,13 @@ class AgentSummary(BaseModel):
     milestone_trials: dict[str, int] = Field(
         default_factory=dict, description="How many trials reached each milestone."
     )
+    reused: int = Field(
+        default=0,
+        description="Cases whose grade came from the result store: nothing they depend on changed.",
+    )
+    oldest_reused_ms: int | None = Field(
+        default=None, description="When the oldest reused result was stored, epoch ms."
+    )
 
 
 class CaseFailure(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from evals_pipeline.models.conversation import TurnRun
+from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.targets import Pricing
 
 
@@ -47,6 +48,13 @@ class AgentRun(BaseModel):
     )
     turns: list[TurnRun] = Field(
         default_factory=list, description="A conversation's turns, in order (else empty)."
+    )
+    result_key: str | None = Field(
+        default=None,
+        description="The result-cache key of everything this run depended on (results/keys.py).",
+    )
+    reused: Reuse | None = Field(
+        default=None, description="Set when this run was taken from the result store, not run."
     )
 
     @property

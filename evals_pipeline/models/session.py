@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from evals_pipeline.models.conversation import TurnRun
 from evals_pipeline.models.events import Milestone, SystemPromptInjection
 from evals_pipeline.models.messages import TokenUsage
+from evals_pipeline.models.reuse import Reuse
 
 SessionStatus = Literal["ok", "agent_error", "timed_out", "setup_error"]
 
@@ -58,6 +59,10 @@ class Session(BaseModel):
     workspace_path: str | None = None
     file_changes: str | None = None
     parse_warnings: list[str] = Field(default_factory=list)
+    result_key: str | None = Field(default=None, description="Its run's result-cache key.")
+    reused: Reuse | None = Field(
+        default=None, description="Set when this session's run was reused from the result store."
+    )
     agent_kind: str | None = Field(
         default=None, description="The agent CLI whose stream this is (claude-code, codex, ...)."
     )

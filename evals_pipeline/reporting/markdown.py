@@ -5,6 +5,7 @@ from __future__ import annotations
 from evals_pipeline.models.report import AgentSummary, EvalReport
 from evals_pipeline.reporting.history_text import since_previous_section
 from evals_pipeline.reporting.judged_markdown import judged_sections
+from evals_pipeline.reporting.reuse import reuse_line
 from evals_pipeline.reporting.text import num as _num
 from evals_pipeline.reporting.text import pct as _pct
 from evals_pipeline.reporting.text import table as _table
@@ -92,6 +93,8 @@ def render_markdown(report: EvalReport) -> str:
         out += _table(headers, behaviour_rows(report))
     if report.not_run:
         out += ["", f"{report.not_run} registered (case, agent) partitions have no grades yet."]
+    if reused := reuse_line(report):
+        out += ["", reused]
     variants = variants_section(report)
     if variants:
         out += ["", *variants]

@@ -43,6 +43,7 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
         tools.update(t.tool_calls)
     reached = _milestone_times(trials)
     cost = sum(t.cost_usd or 0.0 for t in trials)
+    reused = [g.reused for g in grades if g.reused is not None]
     return AgentSummary(
         agent=agent,
         cases=len(grades),
@@ -61,6 +62,8 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
         tool_calls=dict(tools.most_common()),
         milestone_ms={name: median(times) for name, times in reached.items()},
         milestone_trials={name: len(times) for name, times in reached.items()},
+        reused=len(reused),
+        oldest_reused_ms=min((r.stored_ms for r in reused), default=None),
     )
 
 

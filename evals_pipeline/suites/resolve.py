@@ -25,8 +25,10 @@ from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.conversation import Conversation, ConversationTurn
 from evals_pipeline.models.suite import (
     EvalSuite,
+    ExecutionSpec,
     HooksSpec,
     InputSpec,
+    TestExecutionSpec,
     TestSpec,
     WorkspaceEnvSpec,
     WorkspaceSpec,
@@ -126,6 +128,7 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
                     on_dependency_failure=test.on_dependency_failure or "skip",
                     budget_usd=suite.execution.budget_usd,
                     fail_on_error=suite.execution.fail_on_error,
+                    cache=_reuses_results(test.execution, suite.execution),
                     conversation_id=test.conversation_id,
                     timeout_seconds=(
                         target.timeout_seconds
@@ -430,3 +433,10 @@ def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpe
     found = find_in_search_dirs(assertion.cwd, base_dir, folder=True)
     cwd = found or absolute(assertion.cwd, Path.cwd())
     return assertion.model_copy(update={"cwd": str(cwd)})
+
+
+def _reuses_results(test: TestExecutionSpec | None, suite: ExecutionSpec) -> bool:
+    """`execution.cache` of the test, else of the suite; on unless one says false."""
+    if test is not None and test.cache is not None:
+        return test.cache
+    return suite.cache is not False

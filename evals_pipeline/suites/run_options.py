@@ -20,6 +20,9 @@ class RunOptions(BaseModel):
     keep_workspaces: bool = Field(
         default=False, description="Keep every run's workspace, not only failed ones."
     )
+    cache: bool = Field(
+        default=True, description="Reuse stored results of unchanged cases (false: re-run all)."
+    )
 
 
 def apply_run_options(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
@@ -35,4 +38,11 @@ def apply_run_options(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
         for workspace in [spec.workspace, *(test.workspace for test in spec.tests)]:
             if workspace is not None:
                 workspace.cleanup = "never"
+    if not options.cache:
+        spec.execution.cache = False
+        for test in spec.tests:
+            if test.execution is None:
+                test.execution = TestExecutionSpec(cache=False)
+            else:
+                test.execution.cache = False
     return loaded

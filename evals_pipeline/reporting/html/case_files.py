@@ -205,6 +205,7 @@ def case_detail(
         "execution_status": grade.execution_status if grade else None,
         "failure_stage": grade.failure_stage if grade else None,
         "error": grade.error if grade else None,
+        "reused": grade.reused.model_dump(mode="json") if grade and grade.reused else None,
         "trials": trials,
     }
 

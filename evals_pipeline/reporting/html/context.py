@@ -20,6 +20,7 @@ from evals_pipeline.models.report import (
     EvalReport,
 )
 from evals_pipeline.reporting.html.case_files import case_file, case_id
+from evals_pipeline.reporting.reuse import reuse_line
 from evals_pipeline.statistics import wilson_interval
 
 
@@ -94,6 +95,7 @@ class PageContext:
     trend: list[RunEntry]
     comparisons: list[AgentComparison] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    reused: str | None = None
 
     @property
     def changes(self) -> list[CaseChange]:
@@ -197,4 +199,5 @@ def build_context(
             c for c in report.comparisons if {c.agent_a, c.agent_b} <= {a.agent for a in ran}
         ],
         counts=counts,
+        reused=reuse_line(report),
     )

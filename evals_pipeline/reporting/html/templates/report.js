@@ -252,7 +252,9 @@
         fact("score", num(d.score)), fact("threshold", num(d.threshold)),
         fact("status", d.execution_status || "not run"),
         d.failure_stage ? fact("failed at", d.failure_stage) : null,
-        fact("trials", String(d.trials.length))),
+        fact("trials", String(d.trials.length)),
+        d.reused ? fact("reused", "from run " + String(d.reused.run_id || "?").slice(0, 8) +
+          ", stored " + new Date(d.reused.stored_ms).toISOString().replace("T", " ").slice(0, 16) + " UTC") : null),
       d.reason ? el("div", { cls: "callout reason", text: d.reason }) : null,
       d.error && d.error !== d.reason ? el("div", { cls: "callout", text: d.error }) : null);
     if (c) {

@@ -1,0 +1,195 @@
+"""Result-cache keys: a hash of everything a result depends on, so an unchanged case is reused
+and a changed one re-runs.
+
+A run's key covers what the agent sees and how it is run: the test's input, the target's
+resolved config (provider, model, flags), the agent CLI's version, the workspace spec and the
+content of every file or folder the case names (templates, skills, hook and agent scripts),
+and the trial. A grade's key adds what grading reads: assertions, criteria, expected output,
+threshold, grader targets, the graders' own files, and its trials' run keys. Changing a grader
+re-grades without re-running the agent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals_pipeline.models.case import ResolvedCase
+
+# Bump when a stored record's meaning changes: every earlier result is then a miss.
+KEY_VERSION = 1
+
+# Fields that shape grading only, or the run's scheduling: left out of the run key.
+_GRADING_FIELDS = frozenset(
+    {
+        "assertions",
+        "criteria",
+        "expected_output",
+        "threshold",
+        "grader_target",
+        "llm_targets",
+        "metadata",
+    }
+)
+_SCHEDULING_FIELDS = frozenset(
+    {
+        "suite_path",
+        "trials",
+        "depends_on",
+        "on_dependency_failure",
+        "budget_usd",
+        "fail_on_error",
+        "cache",
+    }
+)
+# Never part of a folder's content: version control, dependency installs and caches.
+_SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".evals"})
+
+Identity = Callable[[ResolvedCase], str | None]
+"""The agent CLI's version (or any other identity) of a case's target; None when unknown."""
+
+
+def no_identity(case: ResolvedCase) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class CaseKeys:
+    """The keys of one (case, agent): one per trial's run, and the grade's over all trials."""
+
+    runs: tuple[str, ...]
+    grade: str
+
+    def run(self, trial: int) -> str:
+        return self.runs[trial]
+
+
+def case_keys(case: ResolvedCase, identity: Identity = no_identity) -> CaseKeys:
+    """The run keys (one per trial) and the grade key of `case`."""
+    spec = case.model_dump(mode="json", exclude={"suite_path"})
+    base = Path(case.base_dir)
+    run_spec = {k: v for k, v in spec.items() if k not in _GRADING_FIELDS | _SCHEDULING_FIELDS}
+    if isinstance(run_spec.get("workspace"), dict):  # when a workspace is deleted is not an input
+        run_spec["workspace"] = {k: v for k, v in run_spec["workspace"].items() if k != "cleanup"}
+    run_base = {
+        "version": KEY_VERSION,
+        "spec": run_spec,
+        "files": _referenced_files(run_spec, base),
+        "identity": identity(case),
+    }
+    runs = tuple(_digest({**run_base, "trial": t}) for t in range(case.trials.count))
+    grading = {k: v for k, v in spec.items() if k in _GRADING_FIELDS}
+    grade = _digest(
+        {
+            "version": KEY_VERSION,
+            "grading": grading,
+            "files": _referenced_files(grading, base),
+            "runs": runs,
+        }
+    )
+    return CaseKeys(runs=runs, grade=grade)
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _referenced_files(spec: Any, base: Path) -> dict[str, str]:
+    """The content hash of every existing file or folder a string in `spec` names, by path.
+
+    Strings are split like a shell command line, so `python3 graders/check.py` names
+    `graders/check.py`; relative names resolve from the eval file's folder. The eval file's own
+    folder and its ancestors are left out: they hold everything, the storage root included.
+    """
+    found: dict[str, str] = {}
+    excluded = {base, *base.parents}
+    for text in _strings(spec):
+        for token in _tokens(text):
+            path = _existing(token, base)
+            if path is None or path in excluded or str(path) in found:
+                continue
+            found[str(path)] = _content_hash(path)
+    return found
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _tokens(text: str) -> list[str]:
+    if "\n" in text or len(text) > 4096:  # prose (a prompt), not a command or a path
+        return []
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _existing(token: str, base: Path) -> Path | None:
+    if not token or token.startswith("-") or ("/" not in token and "." not in token):
+        return None
+    path = Path(token) if os.path.isabs(token) else base / token
+    try:
+        return path.resolve() if path.exists() else None
+    except OSError:  # a token too long to be a file name
+        return None
+
+
+_hash_lock = threading.Lock()
+_hashes: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+
+
+def _content_hash(path: Path) -> str:
+    """A hash of a file's bytes, or of a folder's file names and bytes; files are read again only
+    when their size or modification time changed since the last hash in this process."""
+    files = [path] if path.is_file() else sorted(_files(path))
+    signature = tuple(_stat(f, path) for f in files)
+    memo_key = (str(path), signature)
+    with _hash_lock:
+        known = _hashes.get(memo_key)
+    if known is not None:
+        return known
+    digest = hashlib.sha256()
+    for file, (name, _, _) in zip(files, signature, strict=True):
+        digest.update(name.encode() + b"\0")
+        try:
+            with file.open("rb") as handle:
+                while chunk := handle.read(1 << 20):
+                    digest.update(chunk)
+        except OSError as exc:  # unreadable: its error is its content
+            digest.update(str(exc).encode())
+    value = digest.hexdigest()[:32]
+    with _hash_lock:
+        _hashes[memo_key] = value
+    return value
+
+
+def _files(folder: Path) -> Iterator[Path]:
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d not in _SKIPPED_DIRS]
+        for name in names:
+            yield Path(root, name)
+
+
+def _stat(file: Path, top: Path) -> tuple[str, int, int]:
+    name = file.name if file == top else str(file.relative_to(top))
+    try:
+        info = file.stat()
+    except OSError:
+        return (name, -1, -1)
+    return (name, info.st_size, info.st_mtime_ns)

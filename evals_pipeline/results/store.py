@@ -1,0 +1,99 @@
+"""The result store: each (case, agent)'s run, session and grade, written the moment it is done.
+
+It makes a run durable per case (a crash loses only the cases in flight) and is the result
+cache: a record whose key (results/keys.py) is unchanged is reused instead of recomputed. Files
+live under `<storage root>/results/<suite>/<agent>/<case>/`, one JSON file per record named by
+its kind and key, written atomically, so concurrent writers of the same key cannot tear it.
+Failed runs and errored grades are stored (nothing is lost) but never reused: a retry runs them.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.reuse import Reuse
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.session import Session
+from evals_pipeline.process import now_ms
+
+STORE_FORMAT = 1
+"""The stored envelope's format; records of another format are misses, never misread."""
+
+Kind = Literal["run", "session", "grade"]
+R = TypeVar("R", AgentRun, Session, CaseGrade)
+
+
+class StoredResult(BaseModel):
+    """One stored record with where and when it was made."""
+
+    format_version: int = Field(description="STORE_FORMAT at the time of writing.")
+    key: str = Field(description="The result-cache key the record was computed under.")
+    run_id: str | None = Field(default=None, description="The Dagster run that computed it.")
+    stored_ms: int
+    record: dict[str, Any]
+
+
+class ResultStore:
+    """The stored results of one suite; `run_id` marks what this run writes."""
+
+    def __init__(self, folder: Path, run_id: str | None = None) -> None:
+        self.folder = folder
+        self.run_id = run_id
+
+    @classmethod
+    def of_suite(cls, storage_root: Path, suite: str, run_id: str | None = None) -> ResultStore:
+        return cls(storage_root / "results" / suite, run_id)
+
+    def run(self, case_key: str, agent: str, key: str) -> AgentRun | None:
+        """The stored run under `key`, if it finished without error."""
+        found = self._get("run", case_key, agent, key, AgentRun)
+        return found if found is not None and not found.failed else None
+
+    def session(self, case_key: str, agent: str, key: str) -> Session | None:
+        return self._get("session", case_key, agent, key, Session)
+
+    def grade(self, case_key: str, agent: str, key: str) -> CaseGrade | None:
+        """The stored grade under `key`, if it did not end in an error."""
+        found = self._get("grade", case_key, agent, key, CaseGrade)
+        return found if found is not None and found.verdict != "error" else None
+
+    def put(self, kind: Kind, record: AgentRun | Session | CaseGrade) -> None:
+        """Store `record` under its own `result_key` (records without one are not stored)."""
+        if record.result_key is None or record.reused is not None:
+            return
+        envelope = StoredResult(
+            format_version=STORE_FORMAT,
+            key=record.result_key,
+            run_id=self.run_id,
+            stored_ms=now_ms(),
+            record=record.model_dump(mode="json"),
+        )
+        path = self._path(kind, record.case_key, record.agent, record.result_key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(envelope.model_dump_json())
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+
+    def _get(self, kind: Kind, case_key: str, agent: str, key: str, model: type[R]) -> R | None:
+        path = self._path(kind, case_key, agent, key)
+        try:
+            envelope = StoredResult.model_validate_json(path.read_bytes())
+            if envelope.format_version != STORE_FORMAT or envelope.key != key:
+                return None
+            record = model.model_validate(envelope.record)
+        except (OSError, ValidationError):  # missing, or torn by a crash before the rename
+            return None
+        reuse = Reuse(run_id=envelope.run_id, stored_ms=envelope.stored_ms)
+        return record.model_copy(update={"reused": reuse})
+
+    def _path(self, kind: Kind, case_key: str, agent: str, key: str) -> Path:
+        return self.folder / agent / case_key / f"{kind}-{key}.json"

@@ -106,13 +106,13 @@ def _referenced_files(spec: Any, base: Path) -> dict[str, str]:
     """The content hash of every existing file or folder a string in `spec` names, by path.
 
     Strings are split like a shell command line, so `python3 graders/check.py` names
-    `graders/check.py`; relative names resolve from the eval file's folder. The eval file's own
+    `graders/check.py`; relative names and `{EVAL_DIR}` resolve to the eval file's folder. The eval file's own
     folder and its ancestors are left out: they hold everything, the storage root included.
     """
     found: dict[str, str] = {}
     excluded = {base, *base.parents}
     for text in _strings(spec):
-        for token in _tokens(text):
+        for token in _tokens(text.replace("{EVAL_DIR}", str(base))):
             path = _existing(token, base)
             if path is None or path in excluded or str(path) in found:
                 continue

@@ -1,0 +1,152 @@
+"""Durability and the result cache through the real `evals-pipeline run`: a run killed with
+SIGKILL half-way resumes with only the missing cases, and an unchanged case is never run twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+
+from evals_pipeline.defs.io_manager import latest_materializations
+from evals_pipeline.defs.partitions import partition_key
+from evals_pipeline_tests.test_cli import cli, printed_report_folder, write
+
+# Appends its prompt to invocations.log and its pid to pids/, sleeps, then answers.
+AGENT = """\
+import os, sys, time
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+here = os.path.dirname(os.path.abspath(__file__))
+prompt = open(args["--prompt-file"]).read().strip()
+with open(os.path.join(here, "invocations.log"), "a") as log:
+    log.write(f"{args['--name']} {prompt}\\n")
+os.makedirs(os.path.join(here, "pids"), exist_ok=True)
+open(os.path.join(here, "pids", str(os.getpid())), "w").close()
+time.sleep(float(args["--sleep"]))
+open(args["--output"], "w").write(f"done {prompt}")
+"""
+
+
+def suite(folder: Path, tests: list[str], *, agents: dict[str, str], sleep: float) -> Path:
+    """A suite of `tests` (id = input) over cli `agents` ({name: model flag})."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "agent.py").write_text(AGENT)
+    targets = "".join(
+        f"  - name: {name}\n    provider: cli\n    command: python3 {{EVAL_DIR}}/agent.py "
+        f"--name {name} --model {model} --sleep {sleep} --prompt-file {{PROMPT_FILE}} "
+        "--output {OUTPUT_FILE}\n"
+        for name, model in agents.items()
+    )
+    cases = "".join(
+        f"  - id: {test}\n    input: {test}\n    assertions: [{{type: contains, value: done}}]\n"
+        for test in tests
+    )
+    text = (
+        f"name: resume\nexecution:\n  workers: 3\n  targets: [{', '.join(agents)}]\n"
+        f"targets:\n{targets}tests:\n{cases}"
+    )
+    return write(folder, "resume.eval.yaml", text)
+
+
+def invocations(folder: Path, since: int = 0) -> list[str]:
+    log = folder / "invocations.log"
+    return log.read_text().splitlines()[since:] if log.exists() else []
+
+
+def stored_runs(home: Path) -> set[str]:
+    """The (agent/case) pairs with a stored agent run."""
+    root = home / "storage" / "results" / "resume"
+    return {f"{p.parent.parent.name}/{p.parent.name}" for p in root.glob("*/*/run-*.json")}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").exists() and " Z " not in Path(f"/proc/{pid}/stat").read_text()
+
+
+def test_a_run_killed_half_way_resumes_with_only_the_missing_cases(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    tests = [f"case-{n:02d}" for n in range(30)]
+    path = suite(project, tests, agents={"slow": "m-1"}, sleep=1.0)
+    env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster")}
+    env["EVALS_PIPELINE_STORAGE"] = str(tmp_path / "storage")
+    first = subprocess.Popen(
+        [sys.executable, "-m", "evals_pipeline.cli", "run", str(path)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 180
+    while len(stored_runs(tmp_path)) < 12 and time.monotonic() < deadline:
+        assert first.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.1)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    pids = [int(p.name) for p in (project / "pids").iterdir()]
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in pids if alive(pid)], "agents of the killed run are still running"
+    survived = stored_runs(tmp_path)
+    assert 12 <= len(survived) < 30
+    started = len(invocations(project))
+
+    done = cli("run", str(path), home=tmp_path)
+    assert done.code == 0, done.explain()
+    rerun = {line.split()[1] for line in invocations(project, started)}
+    assert rerun == {t for t in tests if f"slow/{t}" not in survived}
+    rows = [
+        json.loads(line)
+        for line in (printed_report_folder(done.stdout) / "results.jsonl").read_text().splitlines()
+    ]
+    assert sorted(r["test_id"] for r in rows) == tests  # each case exactly once
+    assert {r["score"] for r in rows} == {1.0}
+    assert f"reused {len(survived)})" in done.stderr, done.explain()
+
+
+def test_unchanged_cases_are_reused_and_changed_ones_re_run(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    tests = ["alpha", "beta", "gamma"]
+    agents = {"one": "m-1", "two": "m-1"}
+    path = suite(project, tests, agents=agents, sleep=0)
+
+    def ran_since(seen: int) -> list[str]:
+        return sorted(invocations(project, seen))
+
+    done = cli("run", str(path), home=tmp_path)
+    assert done.code == 0, done.explain()
+    assert len(invocations(project)) == 6
+    assert "results reused" not in done.stdout, done.explain()
+
+    seen = len(invocations(project))
+    done = cli("run", str(path), home=tmp_path)
+    assert done.code == 0 and ran_since(seen) == [], done.explain()
+    assert "6 of 6 results reused from earlier runs" in done.stdout, done.explain()
+    instance = dg.DagsterInstance.from_config(str(tmp_path / "dagster"))
+    beta = str(partition_key("beta", "two"))
+    grade = latest_materializations(instance, dg.AssetKey(["resume", "grades"]), [beta])[beta]
+    assert grade.asset_materialization is not None
+    assert grade.asset_materialization.metadata["reused"].value is True
+
+    seen = len(invocations(project))
+    path.write_text(path.read_text().replace("input: beta", "input: beta-changed"))
+    assert cli("run", str(path), home=tmp_path).code == 0
+    assert ran_since(seen) == ["one beta-changed", "two beta-changed"]
+
+    seen = len(invocations(project))
+    path.write_text(path.read_text().replace("--name two --model m-1", "--name two --model m-2"))
+    assert cli("run", str(path), home=tmp_path).code == 0
+    assert ran_since(seen) == ["two alpha", "two beta-changed", "two gamma"]
+
+    seen = len(invocations(project))
+    assert cli("run", str(path), "--no-cache", home=tmp_path).code == 0
+    assert len(ran_since(seen)) == 6

@@ -60,7 +60,7 @@ def invocations(folder: Path, since: int = 0) -> list[str]:
 
 def stored_runs(home: Path) -> set[str]:
     """The (agent/case) pairs with a stored agent run."""
-    root = home / "storage" / "results" / "resume"
+    root = home / "storage" / "resume" / "results"
     return {f"{p.parent.parent.name}/{p.parent.name}" for p in root.glob("*/*/run-*.json")}
 
 

@@ -2,7 +2,7 @@
 
 It makes a run durable per case (a crash loses only the cases in flight) and is the result
 cache: a record whose key (results/keys.py) is unchanged is reused instead of recomputed. Files
-live under `<storage root>/results/<suite>/<agent>/<case>/`, one JSON file per record named by
+live under `<storage root>/<suite>/results/<agent>/<case>/`, one JSON file per record named by
 its kind and key, written atomically, so concurrent writers of the same key cannot tear it.
 Failed runs and errored grades are stored (nothing is lost) but never reused: a retry runs them.
 """
@@ -48,7 +48,7 @@ class ResultStore:
 
     @classmethod
     def of_suite(cls, storage_root: Path, suite: str, run_id: str | None = None) -> ResultStore:
-        return cls(storage_root / "results" / suite, run_id)
+        return cls(storage_root / suite / "results", run_id)
 
     def run(self, case_key: str, agent: str, key: str) -> AgentRun | None:
         """The stored run under `key`, if it finished without error."""

@@ -1,0 +1,97 @@
+"""Reading Linux's /proc: who a process is (pid and start time), its parent, state and the
+environment it was started with. Elsewhere every read answers "nothing", so callers degrade."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class ProcessStat:
+    """One line of /proc/<pid>/stat, the fields we use; `start_ticks` guards against pid reuse."""
+
+    pid: int
+    state: str
+    ppid: int
+    pgid: int
+    start_ticks: int
+
+    @property
+    def running(self) -> bool:
+        """Not a zombie waiting for its reaper, nor dead."""
+        return self.state not in ("Z", "X", "x")
+
+
+def read_stat(pid: int) -> ProcessStat | None:
+    """The process's stat, or None when it is gone (or there is no /proc)."""
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # "pid (comm) state ppid pgrp session ... starttime(22nd)": comm may hold spaces and ")".
+    try:
+        fields = text.rsplit(")", 1)[1].split()
+        return ProcessStat(pid, fields[0], int(fields[1]), int(fields[2]), int(fields[19]))
+    except (IndexError, ValueError):
+        return None
+
+
+def all_pids() -> Iterator[int]:
+    """Every pid /proc lists now (none without /proc)."""
+    try:
+        names = os.listdir(PROC)
+    except OSError:
+        return
+    for name in names:
+        if name.isdigit():
+            yield int(name)
+
+
+def all_stats() -> list[ProcessStat]:
+    """The stat of every process now."""
+    return [s for s in map(read_stat, all_pids()) if s is not None]
+
+
+def environ_has(pid: int, entry: bytes) -> bool:
+    """Whether the environment `pid` was started with holds `entry` (b"NAME=value") exactly.
+
+    Other users' processes and zombies read as empty, so they never match.
+    """
+    try:
+        data = (PROC / str(pid) / "environ").read_bytes()
+    except OSError:
+        return False
+    return data.startswith(entry + b"\0") or (b"\0" + entry + b"\0") in data or data == entry
+
+
+def environ_value(pid: int, name: bytes) -> bytes | None:
+    """The value of `name` in the environment `pid` was started with, or None."""
+    try:
+        data = (PROC / str(pid) / "environ").read_bytes()
+    except OSError:
+        return None
+    prefix = name + b"="
+    for item in data.split(b"\0"):
+        if item.startswith(prefix):
+            return item[len(prefix) :]
+    return None
+
+
+def descendants(root: int, stats: list[ProcessStat]) -> set[int]:
+    """The pids below `root` in the parent tree of `stats` (not `root` itself)."""
+    children: dict[int, list[int]] = {}
+    for stat in stats:
+        children.setdefault(stat.ppid, []).append(stat.pid)
+    found: set[int] = set()
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found

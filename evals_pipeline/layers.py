@@ -32,6 +32,7 @@ from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
 from evals_pipeline.progress import LayerProgress, Progress, silent
+from evals_pipeline.reaping.ledger import sweep_leftovers
 from evals_pipeline.scheduling import RunGate, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
@@ -74,6 +75,7 @@ def run_agents(
     cloned once into `git_cache` (default: inside `folder`). Runs come back in the order of
     `cases`.
     """
+    sweep_leftovers()  # what runners that died left running (a UI run's step, a killed CLI)
     health: dict[str, str | None] = {}
     for case in cases:
         if isinstance(case.target, CliTarget) and case.agent not in health:

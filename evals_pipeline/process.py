@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
+from evals_pipeline.reaping.guard import ensure_guard
 from evals_pipeline.reaping.killing import ChildTree
 from evals_pipeline.reaping.ledger import forget_child, record_child
 from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR, new_token, this_runner
@@ -126,15 +127,18 @@ def run_process(
     The child carries a unique marker in its environment that its descendants inherit. At the
     timeout its group and every marked process get SIGTERM, then SIGKILL after a short grace;
     when it exits, whatever it left behind (setsid escapees included) gets SIGKILL and we stop
-    reading pipes they held. It dies with the runner (parent-death signal), and is recorded
-    so the next start sweeps what a runner killed outright left (reaping/).
+    reading pipes they held. If the runner dies, the child gets its parent-death signal and the
+    runner's guard process kills the rest; the child is also recorded, so the next start sweeps
+    whatever a guard could not (reaping/).
     With `stdout_path`, stdout streams to that file.
     """
     start = now_ms()
     shell = isinstance(command, str)
     token = new_token()
     become_subreaper()
-    marked = {**env, TOKEN_VAR: token, OWNER_VAR: this_runner().marker}
+    runner = this_runner()
+    ensure_guard(runner)
+    marked = {**env, TOKEN_VAR: token, OWNER_VAR: runner.marker}
     stdout_target = open(stdout_path, "wb") if stdout_path else subprocess.PIPE  # noqa: SIM115
     name = command if isinstance(command, str) else " ".join(command)
     try:

@@ -3,7 +3,9 @@ escapees too), children of a SIGKILLed runner swept, start failures as data."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -144,26 +146,65 @@ def test_a_child_that_daemonizes_twice_is_found_by_its_marker(tmp_path: Path) ->
     assert not _alive(_wait_for_pids(pids, 1)[0])
 
 
-def test_children_of_a_killed_runner_die_with_it_or_at_the_next_sweep(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
-    pids = tmp_path / "pids"
-    # Pids in order: the escapee, the leader (bash), the leader's own sleep.
+def _guard_of(runner_pid: int) -> int:
+    """The pid of the guard process of the runner `runner_pid` (reaping/guard.py)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for pid in all_pids():
+            with contextlib.suppress(OSError):
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                if (
+                    b"evals_pipeline.reaping.guard" in argv
+                    and f":{runner_pid}:".encode() in argv[-2]
+                ):
+                    return pid
+        time.sleep(0.05)
+    raise AssertionError(f"no guard for runner {runner_pid}")
+
+
+def _start_runner(tmp_path: Path, pids: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
+    """A runner process whose one child leaves an escapee and a sleep of its own; the pids of
+    the escapee, the leader (bash) and the leader's sleep, once all three run."""
     agent = f"setsid sleep 600 & echo $! >> {pids}; echo $$ >> {pids}; sleep 600 & echo $! >> {pids}; wait"
     runner_code = (
         "from evals_pipeline.process import child_env, run_process\n"
         f"run_process(['bash', '-c', {agent!r}], cwd='.', env=child_env(), timeout_seconds=600)\n"
     )
     runner = subprocess.Popen([sys.executable, "-c", runner_code], cwd=tmp_path)
-    escapee, leader, grandchild = _wait_for_pids(pids, 3)
+    return runner, _wait_for_pids(pids, 3)
+
+
+def _await_dead(pids: list[int], limit_seconds: float = 10) -> None:
+    deadline = time.monotonic() + limit_seconds
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_everything_a_killed_runner_started_dies_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
+    runner, started = _start_runner(tmp_path, tmp_path / "pids")
     records = list((tmp_path / "state" / "children").glob("*/*/*.json"))
-    assert len(records) == 1 and f'"pid":{leader}' in records[0].read_text()
+    assert len(records) == 1 and f'"pid":{started[1]}' in records[0].read_text()
+    guard = _guard_of(runner.pid)
     runner.kill()
     runner.wait()
-    deadline = time.monotonic() + 10
-    while _alive(leader) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    _await_dead([*started, guard])  # the leader by its parent-death signal, the rest by the guard
+    assert not any(map(_alive, started))
+    assert not _alive(guard)
+    assert _marked(f"{runner.pid}-") == []
+
+
+def test_what_a_runner_and_its_guard_left_is_swept_on_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
+    runner, (escapee, leader, grandchild) = _start_runner(tmp_path, tmp_path / "pids")
+    os.kill(_guard_of(runner.pid), signal.SIGKILL)  # as an OOM killer or a container stop might
+    runner.kill()
+    runner.wait()
+    _await_dead([leader])
     assert not _alive(leader)  # its parent-death signal
     assert _alive(escapee) and _alive(grandchild)  # left behind, until the sweep
     killed = sweep_leftovers()

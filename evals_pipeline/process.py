@@ -49,7 +49,7 @@ KILL_GRACE_SECONDS = 2.0
 # After the leader exits and its leftovers are killed, pipes they held are read this long at most.
 DRAIN_SECONDS = 2.0
 POLL_SECONDS = 0.05
-LOOK_SECONDS = 0.5  # how often the tree is scanned while the leader runs
+LOOK_SECONDS = 1.0  # how often the tree is scanned while the leader runs
 READ_CHUNK = 65_536
 
 
@@ -162,8 +162,10 @@ def run_process(
     streams = _Streams(proc, stdin)
     try:
         timed_out = _await_leader(proc, tree, streams, timeout_seconds)
-        # The leader is gone: what it left behind goes too, so pipes they hold reach EOF.
-        tree.signal(signal.SIGKILL, leader_alive=False)
+        # The leader is gone: what it left behind goes too, so pipes they hold reach EOF. Its
+        # group is signalled too: the leader was reaped a moment ago, too soon for its pid (the
+        # group's id) to be reused.
+        tree.signal(signal.SIGKILL, leader_alive=False, group=True)
         streams.drain(DRAIN_SECONDS)
     finally:
         streams.close()

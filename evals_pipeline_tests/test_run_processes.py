@@ -142,9 +142,9 @@ def test_a_killed_run_leaves_nothing_running_and_is_marked_failed_by_the_next(
         runner.send_signal(signal.SIGKILL)
         runner.wait()
     deadline = time.monotonic() + 10
-    while any(map(_alive, in_flight)) and time.monotonic() < deadline:
+    while (any(map(_alive, in_flight)) or left_by_dead_runners()) and time.monotonic() < deadline:
         time.sleep(0.05)
-    # The agents by their parent-death signal, their escapees by the runner's guard.
+    # The agents by their parent-death signal, the rest (escapees too) by the runner's guard.
     assert not any(map(_alive, in_flight))
     assert left_by_dead_runners() == []
 

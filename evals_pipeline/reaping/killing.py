@@ -69,9 +69,10 @@ class ChildTree:
                 self.seen[stat.pid] = stat.start_ticks
         return found
 
-    def signal(self, sig: int, *, leader_alive: bool) -> None:
-        """Send `sig` to the leader's group (while it is unreaped) and to every member."""
-        if leader_alive:
+    def signal(self, sig: int, *, leader_alive: bool, group: bool | None = None) -> None:
+        """Send `sig` to every member and (by default only while the leader is unreaped, when
+        its pid cannot name another group) to the leader's process group."""
+        if leader_alive if group is None else group:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.leader, sig)
         for stat in self.members(leader_alive=leader_alive):
@@ -80,16 +81,15 @@ class ChildTree:
 
     def reap(self) -> None:
         """Collect the exit status of members re-parented to us (we are their subreaper), so
-        they do not stay zombies of the runner."""
+        they do not stay zombies of the runner: those met alive, and any in the leader's session
+        (no other process can be in it: its id stays taken while one is)."""
         me = os.getpid()
-        for pid, ticks in list(self.seen.items()):
-            stat = read_stat(pid)
-            if stat is None or stat.start_ticks != ticks:
-                self.seen.pop(pid)
+        for stat in all_stats():
+            if stat.ppid != me or stat.running or stat.pid == self.leader:
                 continue
-            if stat.ppid == me and not stat.running:
+            if stat.sid == self.leader or self.seen.get(stat.pid) == stat.start_ticks:
                 with contextlib.suppress(ChildProcessError):
-                    os.waitpid(pid, os.WNOHANG)
+                    os.waitpid(stat.pid, os.WNOHANG)
 
     def wait_gone(self, limit_seconds: float = EXIT_WAIT_SECONDS) -> None:
         """Return once no member runs (reaping as they die), or after `limit_seconds`.

@@ -19,6 +19,7 @@ class ProcessStat:
     state: str
     ppid: int
     pgid: int
+    sid: int
     start_ticks: int
 
     @property
@@ -27,16 +28,34 @@ class ProcessStat:
         return self.state not in ("Z", "X", "x")
 
 
+def _read(pid: int, name: str) -> bytes | None:
+    """One /proc file of `pid`, read with plain os calls: scans read hundreds of them."""
+    try:
+        fd = os.open(f"{PROC}/{pid}/{name}", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65_536):
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
 def read_stat(pid: int) -> ProcessStat | None:
     """The process's stat, or None when it is gone (or there is no /proc)."""
-    try:
-        text = (PROC / str(pid) / "stat").read_text()
-    except OSError:
+    text = _read(pid, "stat")
+    if text is None:
         return None
     # "pid (comm) state ppid pgrp session ... starttime(22nd)": comm may hold spaces and ")".
     try:
-        fields = text.rsplit(")", 1)[1].split()
-        return ProcessStat(pid, fields[0], int(fields[1]), int(fields[2]), int(fields[19]))
+        fields = text.rsplit(b")", 1)[1].split()
+        return ProcessStat(
+            pid, fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19])
+        )
     except (IndexError, ValueError):
         return None
 
@@ -62,18 +81,16 @@ def environ_has(pid: int, entry: bytes) -> bool:
 
     Other users' processes and zombies read as empty, so they never match.
     """
-    try:
-        data = (PROC / str(pid) / "environ").read_bytes()
-    except OSError:
+    data = _read(pid, "environ")
+    if data is None:
         return False
     return data.startswith(entry + b"\0") or (b"\0" + entry + b"\0") in data or data == entry
 
 
 def environ_value(pid: int, name: bytes) -> bytes | None:
     """The value of `name` in the environment `pid` was started with, or None."""
-    try:
-        data = (PROC / str(pid) / "environ").read_bytes()
-    except OSError:
+    data = _read(pid, "environ")
+    if data is None:
         return None
     prefix = name + b"="
     for item in data.split(b"\0"):

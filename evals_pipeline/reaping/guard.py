@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 from evals_pipeline.reaping.owner import Owner
 from evals_pipeline.reaping.proc_table import read_stat
@@ -40,7 +41,7 @@ def ensure_guard(owner: Owner) -> None:
                 stdin=read_end,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                env={k: v for k, v in os.environ.items() if k in _GUARD_ENV},
+                env=_guard_env(),
                 start_new_session=True,  # a Ctrl-C to the runner's group must not kill it first
             )
         except OSError:
@@ -51,8 +52,19 @@ def ensure_guard(owner: Owner) -> None:
         _guarded_pid, _pipe_end = owner.pid, write_end
 
 
-# Enough to import evals_pipeline and find the state folder, none of the runner's secrets.
-_GUARD_ENV = ("PATH", "HOME", "LANG", "PYTHONPATH", "XDG_STATE_HOME", "EVALS_PIPELINE_STATE_DIR")
+# Enough to find the state folder, none of the runner's secrets.
+_GUARD_ENV = ("PATH", "HOME", "LANG", "XDG_STATE_HOME", "EVALS_PIPELINE_STATE_DIR")
+
+
+def _guard_env() -> dict[str, str]:
+    """The guard's environment: `_GUARD_ENV`, and a PYTHONPATH that finds this very package
+    even when the runner imported it from a checkout that is not installed."""
+    env = {k: v for k, v in os.environ.items() if k in _GUARD_ENV}
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [package_parent, *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    return env
 
 
 def main(marker: str) -> None:

@@ -59,11 +59,6 @@ def become_subreaper() -> bool:
     return True
 
 
-def is_subreaper() -> bool:
-    """Whether `become_subreaper` succeeded in this very process."""
-    return _subreaper_pid == os.getpid()
-
-
 def die_with_parent(parent_pid: int) -> Callable[[], None] | None:
     """A Popen `preexec_fn` giving the child SIGKILL when its parent dies, or None where the
     kernel cannot do that. It exits at once when the parent already died before it ran."""

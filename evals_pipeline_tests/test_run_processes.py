@@ -4,6 +4,7 @@ flight (its leftovers swept and its Dagster run marked failed by the next start)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -84,14 +85,18 @@ def own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
 
 
-def left_by_dead_runners() -> list[int]:
-    """Live processes whose environment names a runner of this host that is dead."""
+def left_by_dead_runners(folder: Path) -> list[int]:
+    """Live processes working under `folder` whose environment names a runner of this host that
+    is dead (the folder keeps other tests' processes out)."""
     found = []
     for pid in all_pids():
         marker = environ_value(pid, OWNER_VAR.encode())
         owner = Owner.parse(marker.decode()) if marker else None
-        if owner is not None and not owner.alive() and _alive(pid):
-            found.append(pid)
+        if owner is None or owner.alive() or not _alive(pid):
+            continue
+        with contextlib.suppress(OSError):
+            if Path(os.readlink(f"/proc/{pid}/cwd")).is_relative_to(folder):
+                found.append(pid)
     return found
 
 
@@ -114,7 +119,7 @@ def test_setsid_children_of_agents_and_graders_end_with_their_case(tmp_path: Pat
     escapees = [int(p) for p in pids.read_text().split()]
     assert len(escapees) == 3
     assert not any(_alive(pid) for pid in escapees)
-    assert left_by_dead_runners() == []
+    assert left_by_dead_runners(tmp_path) == []
 
 
 def test_a_killed_run_leaves_nothing_running_and_is_marked_failed_by_the_next(
@@ -142,11 +147,13 @@ def test_a_killed_run_leaves_nothing_running_and_is_marked_failed_by_the_next(
         runner.send_signal(signal.SIGKILL)
         runner.wait()
     deadline = time.monotonic() + 10
-    while (any(map(_alive, in_flight)) or left_by_dead_runners()) and time.monotonic() < deadline:
+    while (
+        any(map(_alive, in_flight)) or left_by_dead_runners(tmp_path)
+    ) and time.monotonic() < deadline:
         time.sleep(0.05)
     # The agents by their parent-death signal, the rest (escapees too) by the runner's guard.
     assert not any(map(_alive, in_flight))
-    assert left_by_dead_runners() == []
+    assert left_by_dead_runners(tmp_path) == []
 
     again = write(tmp_path / "next", "mini.eval.yaml", MIXED_SUITE)
     done = cli("run", str(again), home=tmp_path)

@@ -131,6 +131,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from evals_pipeline.defs.resources import storage_root_from_env
+    from evals_pipeline.defs.run_recovery import recover_on_start
     from evals_pipeline.defs.suite_run import run_suite
     from evals_pipeline.history import read_outcomes
     from evals_pipeline.progress_bars import PlainProgress, progress_display
@@ -145,6 +146,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
     storage = storage_root_from_env()
     instance = _instance()
+    for line in recover_on_start(instance):  # what a run killed outright left behind
+        print(line, file=sys.stderr)
     finished: list[tuple[EvalReport, Path]] = []
     cases_total = cases_errored = 0
     below_threshold = False

@@ -33,6 +33,7 @@ from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
 from evals_pipeline.progress import LayerProgress, Progress, silent
+from evals_pipeline.reaping.ledger import sweep_leftovers
 from evals_pipeline.results import CaseKeys, Identity, ResultStore, case_keys, no_identity
 from evals_pipeline.scheduling import RunGate, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
@@ -118,6 +119,7 @@ def run_agents(
     With a `store`, each run is stored the moment it ends, and a case whose stored run has the
     same key (results/keys.py; `identity` gives the agent CLI's version) is not run again.
     """
+    sweep_leftovers()  # what runners that died left running (a UI run's step, a killed CLI)
     health: dict[str, str | None] = {}
     for case in cases:
         if isinstance(case.target, CliTarget) and case.agent not in health:

@@ -1,13 +1,16 @@
-"""Child processes with an allowlisted environment and a timeout that kills the whole group.
+"""Child processes with an allowlisted environment and a timeout that kills everything they
+started.
 
 Adapters (agents) and judges (code graders) both spawn through here, so the environment policy and
-the kill-on-timeout rule live in one place.
+the rule that no child outlives its call (reaping/) live in one place.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -15,7 +18,13 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
+
+from evals_pipeline.reaping.guard import ensure_guard
+from evals_pipeline.reaping.killing import ChildTree
+from evals_pipeline.reaping.ledger import forget_child, record_child
+from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR, new_token, this_runner
+from evals_pipeline.reaping.prctl import become_subreaper, die_with_parent
 
 # Variables a child may inherit. Everything else, API keys above all, stays in the parent.
 ENV_ALLOWLIST: tuple[str, ...] = (
@@ -37,7 +46,11 @@ ENV_ALLOWLIST: tuple[str, ...] = (
 
 STDERR_LIMIT_CHARS = 64_000
 KILL_GRACE_SECONDS = 2.0
-GROUP_EXIT_WAIT_SECONDS = 2.0
+# After the leader exits and its leftovers are killed, pipes they held are read this long at most.
+DRAIN_SECONDS = 2.0
+POLL_SECONDS = 0.05
+LOOK_SECONDS = 1.0  # how often the tree is scanned while the leader runs
+READ_CHUNK = 65_536
 
 
 def now_ms() -> int:
@@ -108,46 +121,67 @@ def run_process(
     stdin: bytes | None = None,
     stdout_path: Path | None = None,
 ) -> ProcessResult:
-    """Run `command` (argv, or a string for the shell) in its own process group.
+    """Run `command` (argv, or a string for the shell) in its own session; nothing it starts
+    outlives the call.
 
-    At the timeout the whole group gets SIGTERM, then SIGKILL after a short grace, so agents that
-    fork children cannot outlive their run. With `stdout_path`, stdout streams to that file.
+    The child carries a unique marker in its environment that its descendants inherit. At the
+    timeout its group and every marked process get SIGTERM, then SIGKILL after a short grace;
+    when it exits, whatever it left behind (setsid escapees included) gets SIGKILL and we stop
+    reading pipes they held. If the runner dies, the child gets its parent-death signal and the
+    runner's guard process kills the rest; the child is also recorded, so the next start sweeps
+    whatever a guard could not (reaping/).
+    With `stdout_path`, stdout streams to that file.
     """
     start = now_ms()
     shell = isinstance(command, str)
+    token = new_token()
+    become_subreaper()
+    runner = this_runner()
+    ensure_guard(runner)
+    marked = {**env, TOKEN_VAR: token, OWNER_VAR: runner.marker}
     stdout_target = open(stdout_path, "wb") if stdout_path else subprocess.PIPE  # noqa: SIM115
+    name = command if isinstance(command, str) else " ".join(command)
     try:
         proc = subprocess.Popen(
             command,
             shell=shell,
             cwd=str(cwd),
-            env=dict(env),
+            env=marked,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=stdout_target,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=die_with_parent(os.getpid()),
         )
-    except OSError as exc:
+    except (OSError, subprocess.SubprocessError) as exc:
         if stdout_path:
             stdout_target.close()  # type: ignore[union-attr]
-        name = command if shell else " ".join(command)
         return ProcessResult(None, b"", "", start, now_ms(), error=f"cannot start {name!r}: {exc}")
-    timed_out = False
+    tree = ChildTree(proc.pid, token)
+    record = record_child(proc.pid, token, name)
+    streams = _Streams(proc, stdin)
     try:
-        out, err = proc.communicate(input=stdin, timeout=timeout_seconds)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        out, err = proc.communicate()
+        timed_out = _await_leader(proc, tree, streams, timeout_seconds)
+        # The leader is gone: what it left behind goes too, so pipes they hold reach EOF. Its
+        # group is signalled too: the leader was reaped a moment ago, too soon for its pid (the
+        # group's id) to be reused.
+        tree.signal(signal.SIGKILL, leader_alive=False, group=True)
+        streams.drain(DRAIN_SECONDS)
     finally:
+        streams.close()
+        if proc.returncode is None:
+            tree.signal(signal.SIGKILL, leader_alive=True)
+            proc.kill()
+            proc.wait()
+        tree.signal(signal.SIGKILL, leader_alive=False)
+        tree.wait_gone()
+        forget_child(record)
         if stdout_path:
             stdout_target.close()  # type: ignore[union-attr]
-        _kill_group(proc, signal.SIGKILL, grace=0)  # reap stragglers that left the leader behind
-        _await_group_exit(proc.pid)
-    stderr = (err or b"").decode("utf-8", "replace")[-STDERR_LIMIT_CHARS:]
+    stderr = bytes(streams.stderr).decode("utf-8", "replace")[-STDERR_LIMIT_CHARS:]
     return ProcessResult(
         exit_code=None if timed_out else proc.returncode,
-        stdout=out or b"",
+        stdout=bytes(streams.stdout),
         stderr=stderr,
         start_ms=start,
         end_ms=now_ms(),
@@ -155,45 +189,93 @@ def run_process(
     )
 
 
-def _await_group_exit(pgid: int, limit_seconds: float = GROUP_EXIT_WAIT_SECONDS) -> None:
-    """Return once no process of the group is left running, or after `limit_seconds`.
-
-    A signal is delivered asynchronously: without this wait, a killed grandchild can still be
-    running for a moment after we return, so the run would briefly outlive itself.
-    """
-    deadline = time.monotonic() + limit_seconds
-    while _group_running(pgid) and time.monotonic() < deadline:
-        time.sleep(0.01)
-
-
-def _group_running(pgid: int) -> bool:
-    """Whether any process of the group still runs; zombies awaiting their reaper do not count."""
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return True
-    for stat in proc.glob("[0-9]*/stat"):
-        try:
-            # "pid (comm) state ppid pgrp ...": comm may hold spaces, so split after its ")".
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+def _await_leader(
+    proc: subprocess.Popen[bytes], tree: ChildTree, streams: _Streams, timeout_seconds: float
+) -> bool:
+    """Pump the pipes until the leader exits; at the timeout, end the tree (SIGTERM, then
+    SIGKILL after the grace). Whether it timed out."""
+    deadline = time.monotonic() + timeout_seconds
+    next_look = 0.0
+    while proc.poll() is None:
+        now = time.monotonic()
+        if now >= deadline:
+            tree.signal(signal.SIGTERM, leader_alive=True)
+            grace_end = now + KILL_GRACE_SECONDS
+            while proc.poll() is None and time.monotonic() < grace_end:
+                streams.pump(min(POLL_SECONDS, grace_end - time.monotonic()))
+            if proc.returncode is None:
+                tree.signal(signal.SIGKILL, leader_alive=True)
+                proc.kill()
+                proc.wait()
             return True
+        if now >= next_look:  # remember members while the tree links them to the leader
+            tree.members(leader_alive=True)
+            next_look = now + LOOK_SECONDS
+        streams.pump(min(POLL_SECONDS, deadline - now))
     return False
 
 
-def _kill_group(
-    proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, grace: float = KILL_GRACE_SECONDS
-) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, sig)
-    if grace <= 0:
-        return
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=grace)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+class _Streams:
+    """The child's stdin, stdout and stderr pipes, served without blocking: reading stops
+    when we say, even if a process we could not end still holds a pipe open."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes | None) -> None:
+        self.proc = proc
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.selector = selectors.DefaultSelector()
+        self.input = memoryview(stdin or b"")
+        self.offset = 0
+        for pipe, sink in ((proc.stdout, self.stdout), (proc.stderr, self.stderr)):
+            if pipe is not None:
+                self.selector.register(pipe, selectors.EVENT_READ, sink)
+        if proc.stdin is not None:
+            if self.input:
+                self.selector.register(proc.stdin, selectors.EVENT_WRITE)
+            else:
+                self._close(proc.stdin)
+
+    def pump(self, wait_seconds: float) -> None:
+        """Move what is ready within `wait_seconds`; with no pipe left open, wait for the leader."""
+        if not self.selector.get_map():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=max(0.0, wait_seconds))
+            return
+        for key, _ in self.selector.select(max(0.0, wait_seconds)):
+            if key.data is None:
+                self._write(key.fileobj)  # type: ignore[arg-type]
+                continue
+            chunk = os.read(key.fd, READ_CHUNK)
+            if chunk:
+                key.data.extend(chunk)
+            else:
+                self._close(key.fileobj)  # type: ignore[arg-type]
+
+    def drain(self, limit_seconds: float) -> None:
+        """Read until every pipe ends, or `limit_seconds` pass."""
+        deadline = time.monotonic() + limit_seconds
+        while any(k.data is not None for k in self.selector.get_map().values()):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self.pump(min(POLL_SECONDS, left))
+
+    def close(self) -> None:
+        for key in list(self.selector.get_map().values()):
+            self._close(key.fileobj)  # type: ignore[arg-type]
+        self.selector.close()
+
+    def _write(self, pipe: IO[bytes]) -> None:
+        chunk = self.input[self.offset : self.offset + select.PIPE_BUF]
+        try:
+            self.offset += os.write(pipe.fileno(), chunk)
+        except BrokenPipeError:  # the child stopped reading: not our failure
+            self.offset = len(self.input)
+        if self.offset >= len(self.input):
+            self._close(pipe)
+
+    def _close(self, pipe: IO[bytes]) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(pipe)
+        with contextlib.suppress(OSError):
+            pipe.close()

@@ -1,13 +1,23 @@
-"""Child processes: allowlisted environment, process-group timeouts, start failures as data."""
+"""Child processes: allowlisted environment, timeouts that end everything a child started (setsid
+escapees too), children of a SIGKILLed runner swept, start failures as data."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from evals_pipeline.process import child_env, run_process
+from evals_pipeline.reaping.ledger import STATE_DIR_VAR, sweep_leftovers
+from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
+from evals_pipeline.reaping.proc_table import all_pids, environ_value
 
 
 def _alive(pid: int) -> bool:
@@ -83,3 +93,141 @@ def test_a_command_that_cannot_start_is_an_error_not_an_exception(tmp_path: Path
     result = run_process(["/no/such/binary"], cwd=tmp_path, env=child_env(), timeout_seconds=5)
     assert result.error is not None and "/no/such/binary" in result.error
     assert result.exit_code is None
+
+
+def _wait_for_pids(path: Path, count: int, limit_seconds: float = 30) -> list[int]:
+    deadline = time.monotonic() + limit_seconds
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text().split()) >= count:
+            return [int(p) for p in path.read_text().split()]
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never listed {count} pids")
+
+
+def _marked(token_prefix: str) -> list[int]:
+    """Processes whose environment carries a marker value starting with `token_prefix`."""
+    found = []
+    for pid in all_pids():
+        value = environ_value(pid, TOKEN_VAR.encode()) or environ_value(pid, OWNER_VAR.encode())
+        if value is not None and value.decode().startswith(token_prefix) and _alive(pid):
+            found.append(pid)
+    return found
+
+
+def test_a_setsid_child_holding_stdout_does_not_hang_a_finished_leader(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    # The escapee keeps the stdout pipe open: a plain communicate() would wait 600 s.
+    script = f"setsid sleep 600 & echo $! >> {pids}; echo done"
+    result = run_process(["bash", "-c", script], cwd=tmp_path, env=child_env(), timeout_seconds=60)
+    assert result.exit_code == 0 and not result.timed_out
+    assert result.stdout == b"done\n"
+    assert result.duration_ms < 30_000
+    assert not _alive(int(pids.read_text()))
+
+
+def test_a_setsid_child_of_a_hung_leader_dies_at_the_timeout(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    script = f"setsid sleep 600 & echo $! >> {pids}; echo $$ >> {pids}; sleep 600"
+    result = run_process(["bash", "-c", script], cwd=tmp_path, env=child_env(), timeout_seconds=2)
+    assert result.timed_out and result.exit_code is None
+    assert result.duration_ms < 2_000 + 30_000
+    recorded = [int(p) for p in pids.read_text().split()]
+    assert len(recorded) == 2 and not any(_alive(pid) for pid in recorded)
+    assert _marked(f"{os.getpid()}-") == []
+
+
+def test_a_child_that_daemonizes_twice_is_found_by_its_marker(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    # The grandchild's parent exits at once: it is re-parented (to us, the subreaper) and in its
+    # own session, so neither the group nor the leader's tree holds it any more.
+    daemon = f"(setsid bash -c 'sleep 600 & echo $! >> {pids}' &) ; sleep 600"
+    result = run_process(["bash", "-c", daemon], cwd=tmp_path, env=child_env(), timeout_seconds=2)
+    assert result.timed_out
+    assert not _alive(_wait_for_pids(pids, 1)[0])
+
+
+def _guard_of(runner_pid: int) -> int:
+    """The pid of the guard process of the runner `runner_pid` (reaping/guard.py)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for pid in all_pids():
+            with contextlib.suppress(OSError):
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                if (
+                    b"evals_pipeline.reaping.guard" in argv
+                    and f":{runner_pid}:".encode() in argv[-2]
+                ):
+                    return pid
+        time.sleep(0.05)
+    raise AssertionError(f"no guard for runner {runner_pid}")
+
+
+def _start_runner(tmp_path: Path, pids: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
+    """A runner process whose one child leaves an escapee and a sleep of its own; the pids of
+    the escapee, the leader (bash) and the leader's sleep, once all three run."""
+    agent = f"setsid sleep 600 & echo $! >> {pids}; echo $$ >> {pids}; sleep 600 & echo $! >> {pids}; wait"
+    runner_code = (
+        "from evals_pipeline.process import child_env, run_process\n"
+        f"run_process(['bash', '-c', {agent!r}], cwd='.', env=child_env(), timeout_seconds=600)\n"
+    )
+    runner = subprocess.Popen([sys.executable, "-c", runner_code], cwd=tmp_path)
+    return runner, _wait_for_pids(pids, 3)
+
+
+def _await_dead(pids: list[int], limit_seconds: float = 10) -> None:
+    deadline = time.monotonic() + limit_seconds
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_everything_a_killed_runner_started_dies_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
+    runner, started = _start_runner(tmp_path, tmp_path / "pids")
+    records = list((tmp_path / "state" / "children").glob("*/*/*.json"))
+    assert len(records) == 1 and f'"pid":{started[1]}' in records[0].read_text()
+    guard = _guard_of(runner.pid)
+    runner.kill()
+    runner.wait()
+    _await_dead([*started, guard])  # the leader by its parent-death signal, the rest by the guard
+    assert not any(map(_alive, started))
+    assert not _alive(guard)
+    assert _marked(f"{runner.pid}-") == []
+
+
+def test_what_a_runner_and_its_guard_left_is_swept_on_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
+    runner, (escapee, leader, grandchild) = _start_runner(tmp_path, tmp_path / "pids")
+    os.kill(_guard_of(runner.pid), signal.SIGKILL)  # as an OOM killer or a container stop might
+    runner.kill()
+    runner.wait()
+    # Left behind until a sweep (checked at once: a test running beside this one may sweep).
+    assert _alive(escapee) and _alive(grandchild)
+    _await_dead([leader])
+    assert not _alive(leader)  # its parent-death signal
+    sweep_leftovers()
+    assert not _alive(escapee) and not _alive(grandchild)
+    assert _marked(f"{runner.pid}-") == []
+    assert not list((tmp_path / "state" / "children").glob("*/*"))
+
+
+def test_the_sweep_spares_children_of_a_live_runner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
+    pids = tmp_path / "pids"
+    swept: list[int] = []
+    script = f"echo $$ >> {pids}; sleep 2"
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(
+            run_process, ["bash", "-c", script], cwd=tmp_path, env=child_env(), timeout_seconds=60
+        )
+        leader = _wait_for_pids(pids, 1)[0]
+        swept = sweep_leftovers()
+        result = future.result()
+    assert leader not in swept
+    assert result.exit_code == 0
+    assert not list((tmp_path / "state" / "children").glob("*/*/*.json"))  # forgotten on exit

@@ -1,0 +1,76 @@
+"""Runs whose process died: an in-process run (`evals-pipeline run`) killed outright stays
+STARTED on the instance for ever. Each run carries its runner's host, pid and start time as
+tags; on start, runs still in progress whose runner on this host is gone are marked failed.
+
+Runs launched by a run launcher (`dagster dev`, the daemon) are the daemon's run monitoring's
+job (`run_monitoring` in dagster.yaml); they carry no runner tags and are left alone here.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from evals_pipeline.reaping.ledger import sweep_leftovers
+from evals_pipeline.reaping.owner import Owner, this_runner
+
+RUNNER_HOST_TAG = "evals/runner_host"
+RUNNER_PID_TAG = "evals/runner_pid"
+RUNNER_START_TAG = "evals/runner_start_ticks"  # guards against the pid being reused
+
+IN_PROGRESS = [
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+]
+
+
+def runner_tags() -> dict[str, str]:
+    """The tags naming the process that executes a run in-process: this one."""
+    me = this_runner()
+    return {
+        RUNNER_HOST_TAG: me.host,
+        RUNNER_PID_TAG: str(me.pid),
+        RUNNER_START_TAG: str(me.start_ticks),
+    }
+
+
+def _runner(tags: dict[str, str]) -> Owner | None:
+    try:
+        return Owner(tags[RUNNER_HOST_TAG], int(tags[RUNNER_PID_TAG]), int(tags[RUNNER_START_TAG]))
+    except (KeyError, ValueError):
+        return None
+
+
+def fail_crashed_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark failed every in-progress run whose runner process on this host is dead; their ids."""
+    failed = []
+    for record in instance.get_run_records(filters=dg.RunsFilter(statuses=IN_PROGRESS)):
+        run = record.dagster_run
+        runner = _runner(dict(run.tags))
+        if runner is None or runner.alive():
+            continue
+        instance.report_run_failed(
+            run,
+            message=(
+                f"The process that ran it (pid {runner.pid} on {runner.host}) died before the "
+                "run ended (killed or crashed); marked failed by evals-pipeline on its next start."
+            ),
+        )
+        failed.append(run.run_id)
+    return failed
+
+
+def recover_on_start(instance: dg.DagsterInstance) -> list[str]:
+    """What a start does about runs that died before it: kill the processes they left (see
+    reaping/ledger.py) and mark their Dagster runs failed. One line per thing done."""
+    lines = []
+    killed = sweep_leftovers()
+    if killed:
+        lines.append(
+            f"killed {len(killed)} process(es) left running by an evals-pipeline run that died "
+            f"(pids {', '.join(map(str, killed))})"
+        )
+    for run_id in fail_crashed_runs(instance):
+        lines.append(f"marked run {run_id} failed: the process that ran it died")
+    return lines

@@ -1,0 +1,120 @@
+"""A runner's record of its live children, one small file each, and the sweep that kills what
+runners that died left running: their recorded children (by pid and start time) and every
+process whose environment names a dead runner as its owner."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+from evals_pipeline.models.child import ChildRecord
+from evals_pipeline.reaping.killing import send_signal
+from evals_pipeline.reaping.owner import OWNER_VAR, Owner, this_runner
+from evals_pipeline.reaping.proc_table import ProcessStat, all_pids, environ_value, read_stat
+
+STATE_DIR_VAR = "EVALS_PIPELINE_STATE_DIR"
+SWEEP_WAIT_SECONDS = 2.0
+
+
+def state_dir() -> Path:
+    """Where evals-pipeline keeps per-user machine state: $EVALS_PIPELINE_STATE_DIR, else
+    $XDG_STATE_HOME/evals-pipeline, else ~/.local/state/evals-pipeline."""
+    if os.environ.get(STATE_DIR_VAR):
+        return Path(os.environ[STATE_DIR_VAR])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "evals-pipeline"
+
+
+def _host_folder(host: str) -> Path:
+    return state_dir() / "children" / host
+
+
+def _owner_folder(owner: Owner) -> Path:
+    return _host_folder(owner.host) / f"{owner.pid}-{owner.start_ticks}"
+
+
+def record_child(pid: int, token: str, command: str) -> Path | None:
+    """Write the record of a child just started; its path, or None when the state folder cannot
+    be written (the environment scan of the sweep still finds the child then)."""
+    stat = read_stat(pid)
+    owner = this_runner()
+    record = ChildRecord(
+        pid=pid,
+        start_ticks=stat.start_ticks if stat else 0,
+        token=token,
+        owner=owner.marker,
+        command=command[:500],
+        start_ms=time.time_ns() // 1_000_000,
+    )
+    path = _owner_folder(owner) / f"{token}.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(record.model_dump_json())
+    except OSError:
+        return None
+    return path
+
+
+def forget_child(path: Path | None) -> None:
+    """Drop a child's record once it and its tree are gone."""
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def sweep_leftovers() -> list[int]:
+    """Kill (SIGKILL) every process left by a runner of this host that is no longer alive, and
+    drop those runners' records; the pids killed."""
+    me = this_runner()
+    victims: dict[int, ProcessStat] = {}
+    for folder in _dead_owner_folders(me.host):
+        for path in folder.glob("*.json"):
+            with contextlib.suppress(OSError, ValueError):
+                record = ChildRecord.model_validate_json(path.read_text())
+                stat = read_stat(record.pid)
+                if stat is not None and stat.running and stat.start_ticks == record.start_ticks:
+                    victims[stat.pid] = stat
+    alive: dict[bytes, bool] = {}
+    for pid in all_pids():
+        marker = environ_value(pid, OWNER_VAR.encode())
+        if marker is None or pid == me.pid:
+            continue
+        if marker not in alive:
+            owner = Owner.parse(marker.decode(errors="replace"))
+            alive[marker] = owner is None or owner.host != me.host or owner.alive()
+        stat = read_stat(pid)
+        if not alive[marker] and stat is not None and stat.running:
+            victims[pid] = stat
+    for stat in victims.values():
+        send_signal(stat, signal.SIGKILL)
+    _await_gone(list(victims.values()))
+    for folder in _dead_owner_folders(me.host):
+        shutil.rmtree(folder, ignore_errors=True)
+    return sorted(victims)
+
+
+def _dead_owner_folders(host: str) -> list[Path]:
+    folders = []
+    with contextlib.suppress(OSError):
+        for folder in _host_folder(host).iterdir():
+            pid, _, ticks = folder.name.partition("-")
+            with contextlib.suppress(ValueError):
+                if not Owner(host, int(pid), int(ticks)).alive():
+                    folders.append(folder)
+    return folders
+
+
+def _await_gone(stats: list[ProcessStat]) -> None:
+    deadline = time.monotonic() + SWEEP_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        now = [read_stat(s.pid) for s in stats]
+        if not any(
+            n and n.running and n.start_ticks == s.start_ticks
+            for n, s in zip(now, stats, strict=True)
+        ):
+            return
+        time.sleep(0.01)

@@ -1,0 +1,69 @@
+"""Who started a child: the environment markers every child carries, and the runner identity
+(host, pid, start time) that tells a live runner from a dead one whose pid was reused."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from dataclasses import dataclass
+
+from evals_pipeline.reaping.proc_table import read_stat
+
+# Set on every child; inherited by everything it starts, setsid or not.
+TOKEN_VAR = "EVALS_PIPELINE_PROC"  # one value per process started: finds that child's tree
+OWNER_VAR = "EVALS_PIPELINE_OWNER"  # the runner's identity: finds what a dead runner left
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A runner process: host, pid and start time (clock ticks since boot, from /proc)."""
+
+    host: str
+    pid: int
+    start_ticks: int
+
+    @property
+    def marker(self) -> str:
+        return f"{self.host}:{self.pid}:{self.start_ticks}"
+
+    @classmethod
+    def parse(cls, marker: str) -> Owner | None:
+        host, _, rest = marker.rpartition(":")
+        host, _, pid = host.rpartition(":")
+        try:
+            return cls(host, int(pid), int(rest))
+        except ValueError:
+            return None
+
+    def alive(self) -> bool:
+        """Whether this runner still runs: the pid exists with the same start time. Runners on
+        other hosts are taken as alive, since we cannot tell."""
+        if self.host != socket.gethostname():
+            return True
+        stat = read_stat(self.pid)
+        if stat is None:
+            # No /proc (not Linux): the pid alone has to do.
+            return self.start_ticks == 0 and _pid_exists(self.pid)
+        return stat.running and stat.start_ticks == self.start_ticks
+
+
+def this_runner() -> Owner:
+    """The identity of the running process."""
+    stat = read_stat(os.getpid())
+    return Owner(socket.gethostname(), os.getpid(), stat.start_ticks if stat else 0)
+
+
+def new_token() -> str:
+    """A value of TOKEN_VAR no other child has."""
+    return f"{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def _pid_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,114 @@
+"""Reading Linux's /proc: who a process is (pid and start time), its parent, state and the
+environment it was started with. Elsewhere every read answers "nothing", so callers degrade."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class ProcessStat:
+    """One line of /proc/<pid>/stat, the fields we use; `start_ticks` guards against pid reuse."""
+
+    pid: int
+    state: str
+    ppid: int
+    pgid: int
+    sid: int
+    start_ticks: int
+
+    @property
+    def running(self) -> bool:
+        """Not a zombie waiting for its reaper, nor dead."""
+        return self.state not in ("Z", "X", "x")
+
+
+def _read(pid: int, name: str) -> bytes | None:
+    """One /proc file of `pid`, read with plain os calls: scans read hundreds of them."""
+    try:
+        fd = os.open(f"{PROC}/{pid}/{name}", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65_536):
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_stat(pid: int) -> ProcessStat | None:
+    """The process's stat, or None when it is gone (or there is no /proc)."""
+    text = _read(pid, "stat")
+    if text is None:
+        return None
+    # "pid (comm) state ppid pgrp session ... starttime(22nd)": comm may hold spaces and ")".
+    try:
+        fields = text.rsplit(b")", 1)[1].split()
+        return ProcessStat(
+            pid, fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19])
+        )
+    except (IndexError, ValueError):
+        return None
+
+
+def all_pids() -> Iterator[int]:
+    """Every pid /proc lists now (none without /proc)."""
+    try:
+        names = os.listdir(PROC)
+    except OSError:
+        return
+    for name in names:
+        if name.isdigit():
+            yield int(name)
+
+
+def all_stats() -> list[ProcessStat]:
+    """The stat of every process now."""
+    return [s for s in map(read_stat, all_pids()) if s is not None]
+
+
+def environ_has(pid: int, entry: bytes) -> bool:
+    """Whether the environment `pid` was started with holds `entry` (b"NAME=value") exactly.
+
+    Other users' processes and zombies read as empty, so they never match.
+    """
+    data = _read(pid, "environ")
+    if data is None:
+        return False
+    return data.startswith(entry + b"\0") or (b"\0" + entry + b"\0") in data or data == entry
+
+
+def environ_value(pid: int, name: bytes) -> bytes | None:
+    """The value of `name` in the environment `pid` was started with, or None."""
+    data = _read(pid, "environ")
+    if data is None:
+        return None
+    prefix = name + b"="
+    for item in data.split(b"\0"):
+        if item.startswith(prefix):
+            return item[len(prefix) :]
+    return None
+
+
+def descendants(root: int, stats: list[ProcessStat]) -> set[int]:
+    """The pids below `root` in the parent tree of `stats` (not `root` itself)."""
+    children: dict[int, list[int]] = {}
+    for stat in stats:
+        children.setdefault(stat.ppid, []).append(stat.pid)
+    found: set[int] = set()
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found

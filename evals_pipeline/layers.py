@@ -10,6 +10,7 @@ from pathlib import Path
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.adapters.cli import check_health
 from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_batching, run_batch
+from evals_pipeline.adapters.identity import auth_problem
 from evals_pipeline.enrichers import enrich_run, run_cost
 from evals_pipeline.grading import aggregate_trials, grade_trial
 from evals_pipeline.judging import (
@@ -78,6 +79,8 @@ def run_agents(
     for case in cases:
         if isinstance(case.target, CliTarget) and case.agent not in health:
             health[case.agent] = check_health(case.target, case.base_dir)
+        elif case.agent not in health:  # an agent CLI without auth: one reason, no 30 failures
+            health[case.agent] = auth_problem(case.target)
     gate = RunGate()
     tracker = LayerProgress(
         "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error")

@@ -53,6 +53,9 @@ class ClaudeCodeAdapter(AgentCliAdapter):
         command += target.args
         return Launch(command, self.base_env(target, home, extra))
 
+    def probe_env(self, home: Path) -> dict[str, str]:
+        return dict(QUIET_ENV)
+
     def stream_error(self, tail: list[dict[str, object]]) -> str | None:
         # Classify by result.is_error and api_error_status, never by subtype (agent-clis.md §4.6).
         for event in reversed(tail):

@@ -172,6 +172,7 @@ def _trial_grade(
         tool_calls=session.trace_summary.tool_calls,
         llm_calls=session.trace_summary.llm_call_count,
         milestones=session.milestones,
+        agent_version=session.agent_version,
         judge_usage=judge_usage(graders or []),
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
@@ -251,3 +252,48 @@ def test_subscription_auth_copies_the_login_and_strips_api_keys(
     assert run.agent_version == "9.9.9 (fake claude)"
     assert run.auth and run.auth.startswith("subscription login")
     assert os.environ["HOME"] == str(home)
+
+
+AUTH_SUITE = """\
+name: auth-check
+execution:
+  targets: [claude, codex]
+targets:
+  - name: claude
+    provider: claude-code
+    model_server: {script: turns.yaml}
+  - name: codex
+    provider: codex
+tests:
+  - id: t1
+    input: hi
+  - id: t2
+    input: hi
+"""
+
+
+def test_run_says_each_targets_auth_and_stops_before_any_case_without_one(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "turns.yaml").write_text("- text: hi\n")
+    (project / "auth.eval.yaml").write_text(AUTH_SUITE)
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    env |= {
+        "DAGSTER_HOME": str(tmp_path / "dagster"),
+        "EVALS_PIPELINE_STORAGE": str(tmp_path / "storage"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "evals_pipeline.cli", "run", "auth.eval.yaml"],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "auth: claude: scripted model server" in done.stdout
+    assert "target 'codex' needs an API key: set OPENAI_API_KEY" in done.stderr
+    assert done.stderr.count("needs an API key") == 1
+    assert not (tmp_path / "storage").exists()  # no case ran, nothing was stored

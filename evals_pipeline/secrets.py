@@ -6,9 +6,9 @@ session files, its stderr) is scrubbed before it is stored, so keys never land i
 Two kinds of secret values: those of secret-looking variables in the environment (8 characters
 or more, so "1" or "x" do not garble every transcript), and those of secret-looking variables a
 suite or targets file interpolates with `${{ VAR }}`, whatever their length: the suite put them
-into prompts or commands, so they are the values most likely to be echoed back. Interpolated
-ones are replaced with `[REDACTED:VAR]`, which `restore` turns back into the value for the steps
-that must use it (a stored case's command or grader key).
+into prompts or commands, so they are the values most likely to be echoed back. Each is replaced
+with `[REDACTED:VAR]`, which `restore` turns back into the value for the steps that must use it
+(a stored case's command or grader key); a value known by no name becomes `[REDACTED]`.
 """
 
 from __future__ import annotations
@@ -156,9 +156,13 @@ class Redactor:
 
 
 def run_redactor(extra: Iterable[str | None] = ()) -> Redactor:
-    """The redactor for whatever this process stores: the environment's secrets, the values
-    suites interpolated (named), and `extra` (a run's own API key)."""
-    return Redactor(secret_values(extra=extra), interpolated_secrets())
+    """The redactor for whatever this process stores: the environment's secrets and the values
+    suites interpolated, each named after its variable (so `restore` can put it back), and
+    `extra` (a run's own API key, from wherever it came)."""
+    named = {
+        k: v for k, v in os.environ.items() if is_secret_name(k) and len(v) >= MIN_SECRET_CHARS
+    }
+    return Redactor(secret_values({}, extra=extra), {**named, **interpolated_secrets()})
 
 
 def restore(text: str) -> str:

@@ -59,6 +59,9 @@ class Endpoint:
     base_url: str | None
     api_key: str | None
     scripted: bool = False
+    auth_env: tuple[tuple[str, str], ...] = ()
+    """Variables of the auth itself (a subscription's OAuth token), set after API keys are
+    stripped."""
 
 
 def installed_executable(binary: str) -> str | None:
@@ -118,6 +121,8 @@ class AgentCliAdapter:
     api_key_variable: str = ""
     credentials_file: str = ""
     """The CLI's login file, relative to the user's home; copied for `auth: subscription`."""
+    token_variable: str = ""
+    """A variable holding a subscription's OAuth token, used when there is no login file."""
 
     def __init__(self, spawner: ProcessSpawner = run_process) -> None:
         self.spawner = spawner
@@ -156,6 +161,7 @@ class AgentCliAdapter:
             key_variable=self.key_variable(target),
             credentials=self.subscription_home() / self.credentials_file,
             environ=dict(os.environ),
+            token_variable=self.token_variable,
         )
 
     # The shared run.
@@ -170,8 +176,10 @@ class AgentCliAdapter:
         try:
             with self._endpoint(case, target, ctx) as endpoint:
                 exe = find_executable(target, self.binary)
-                self._copy_login(target, home)
+                if not endpoint.auth_env:
+                    self._copy_login(target, home)
                 launch = self.launch(case, target, home, endpoint, exe)
+                launch.env.update(endpoint.auth_env)
                 ctx.prompt_path.write_text(case.prompt)
                 result = self.spawner(
                     launch.command,
@@ -272,7 +280,7 @@ class AgentCliAdapter:
         plan = self.auth(target)
         if plan.problem:
             raise AgentSetupError(plan.problem)
-        yield Endpoint(plan.base_url, plan.api_key)
+        yield Endpoint(plan.base_url, plan.api_key, auth_env=tuple(plan.env.items()))
 
     def _copy_login(self, target: AgentTarget, home: Path) -> None:
         if target.model_server or target.auth != "subscription":

@@ -35,6 +35,8 @@ class AuthPlan:
     api_key: str | None = field(default=None, repr=False)
     base_url: str | None = None
     problem: str | None = None
+    env: dict[str, str] = field(default_factory=dict, repr=False)
+    """Variables the agent gets for this auth (a subscription's OAuth token)."""
 
     def describe(self) -> str:
         """One line for the terminal and the run records; never the key itself."""
@@ -56,23 +58,36 @@ def plan_auth(
     key_variable: str,
     credentials: Path,
     environ: dict[str, str],
+    token_variable: str = "",
 ) -> AuthPlan:
     """The auth of `target`'s runs: `credentials` is the CLI's login file in the user's home,
-    `key_variable` the variable an API key is read from, `environ` the parent's environment."""
+    `key_variable` the variable an API key is read from, `token_variable` one holding a
+    subscription's long-lived OAuth token (claude's CLAUDE_CODE_OAUTH_TOKEN, from `claude
+    setup-token`), `environ` the parent's environment."""
     name = target.name
     if target.model_server:
         return AuthPlan(name, "scripted", "scripted model server (no key needed)")
     if target.auth == "subscription":
         dropped = sorted(k for k in target.env if API_KEY_NAME.search(k))
         note = f"; removed from its env: {', '.join(dropped)}" if dropped else ""
+        token = environ.get(token_variable) if token_variable else None
+        if token and not credentials.is_file():
+            return AuthPlan(
+                name,
+                "subscription",
+                f"subscription token from ${token_variable} (API keys are not passed{note})",
+                base_url=target.base_url,
+                env={token_variable: token},
+            )
         if not credentials.is_file():
+            hint = f" or set {token_variable}" if token_variable else ""
             return AuthPlan(
                 name,
                 None,
                 "",
                 problem=f"target {name!r} uses auth: subscription but there is no login at "
                 f"{credentials}; log in with `{binary}` first (as the user running the "
-                f"pipeline), or use auth: api_key with {key_variable} set",
+                f"pipeline){hint}, or use auth: api_key with {key_variable} set",
             )
         return AuthPlan(
             name,

@@ -24,6 +24,7 @@ class ClaudeCodeAdapter(AgentCliAdapter):
     default_model = "claude-sonnet-4-5"
     api_key_variable = "ANTHROPIC_API_KEY"
     credentials_file = ".claude/.credentials.json"
+    token_variable = "CLAUDE_CODE_OAUTH_TOKEN"
 
     def launch(
         self, case: ResolvedCase, target: AgentTarget, home: Path, endpoint: Endpoint, exe: str

@@ -297,3 +297,31 @@ def test_run_says_each_targets_auth_and_stops_before_any_case_without_one(
     assert "target 'codex' needs an API key: set OPENAI_API_KEY" in done.stderr
     assert done.stderr.count("needs an API key") == 1
     assert not (tmp_path / "storage").exists()  # no case ran, nothing was stored
+
+
+def test_subscription_auth_by_oauth_token_passes_the_token_and_no_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "user-home"  # no login file: `claude setup-token`'s token instead
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-subscription")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-parent-key-123")
+    dump = tmp_path / "env.json"
+    fake = tmp_path / "fake-claude"
+    fake.write_text(textwrap.dedent(ENV_DUMP).format(python=sys.executable, out=str(dump)))
+    fake.chmod(0o755)
+    target = {
+        "name": "claude",
+        "provider": "claude-code",
+        "auth": "subscription",
+        "executable": str(fake),
+        "env": {"ANTHROPIC_API_KEY": "sk-explicit-key-456"},
+    }
+    run = run_once(tmp_path, make_case(tmp_path, target))
+    assert run.error is None, run.error
+    seen = json.loads(dump.read_text())
+    assert seen["login"] is False
+    assert seen["env"]["CLAUDE_CODE_OAUTH_TOKEN"] == "sk-ant-oat01-subscription"
+    assert "ANTHROPIC_API_KEY" not in seen["env"]
+    assert run.auth and "$CLAUDE_CODE_OAUTH_TOKEN" in run.auth

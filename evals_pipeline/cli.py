@@ -142,6 +142,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     loaded = _load(args.suites)
     if isinstance(loaded, int):
         return loaded
+    auth_failed = _check_auth(loaded, args.target)
+    if auth_failed:
+        return auth_failed
     if args.storage:
         os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
     storage = storage_root_from_env()
@@ -215,6 +218,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("every case errored: nothing was evaluated", file=sys.stderr)
         return EXIT_ALL_ERRORS
     return EXIT_THRESHOLD if below_threshold else EXIT_OK
+
+
+def _check_auth(loaded: list[LoadedSuite], names: list[str]) -> int:
+    """Say which auth each agent CLI target will use; with none, fail before any case runs."""
+    from evals_pipeline.adapters.identity import target_auth
+
+    problems: dict[str, str] = {}
+    for suite in loaded:
+        agents = _select_agents(suite, names)
+        for agent in agents if isinstance(agents, list) else []:
+            plan = target_auth(suite.targets[agent])
+            if plan is None or agent in problems:
+                continue
+            if plan.problem:
+                problems[agent] = plan.problem
+            else:
+                print(f"auth: {agent}: {plan.describe()}")
+    for problem in problems.values():
+        _error(problem)
+    return EXIT_USAGE if problems else EXIT_OK
 
 
 def _write_ci_files(args: argparse.Namespace, finished: list[tuple[EvalReport, Path]]) -> None:

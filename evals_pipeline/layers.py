@@ -10,6 +10,7 @@ from pathlib import Path
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.adapters.cli import check_health
 from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_batching, run_batch
+from evals_pipeline.adapters.identity import auth_problem
 from evals_pipeline.enrichers import enrich_run, run_cost
 from evals_pipeline.grading import aggregate_trials, grade_trial
 from evals_pipeline.judging import (
@@ -34,7 +35,7 @@ from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
 from evals_pipeline.progress import LayerProgress, Progress, silent
 from evals_pipeline.reaping.ledger import sweep_leftovers
-from evals_pipeline.results import CaseKeys, Identity, ResultStore, case_keys, no_identity
+from evals_pipeline.results import CaseKeys, Identity, ResultStore, agent_identity, case_keys
 from evals_pipeline.scheduling import RunGate, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
@@ -104,7 +105,7 @@ def run_agents(
     run_id: str | None = None,
     git_cache: Path | None = None,
     store: ResultStore | None = None,
-    identity: Identity = no_identity,
+    identity: Identity = agent_identity,
 ) -> list[AgentRun]:
     """Run every trial of every case, `workers` at a time, each in a fresh workspace.
 
@@ -124,6 +125,8 @@ def run_agents(
     for case in cases:
         if isinstance(case.target, CliTarget) and case.agent not in health:
             health[case.agent] = check_health(case.target, case.base_dir)
+        elif case.agent not in health:  # an agent CLI without auth: one reason, no 30 failures
+            health[case.agent] = auth_problem(case.target)
     gate = RunGate()
     tracker = LayerProgress(
         "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error", "reused")
@@ -237,7 +240,7 @@ def grade_cases(
     progress: Progress = silent,
     log_dir: Path | None = None,
     store: ResultStore | None = None,
-    identity: Identity = no_identity,
+    identity: Identity = agent_identity,
 ) -> list[CaseGrade]:
     """Grade every trial's session and aggregate the trials of each (case, agent).
 

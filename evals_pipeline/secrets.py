@@ -2,14 +2,26 @@
 
 API keys reach only the agent that needs them; whatever the agent then prints (its stream, its
 session files, its stderr) is scrubbed before it is stored, so keys never land in transcripts.
+
+Two kinds of secret values: those of secret-looking variables in the environment (8 characters
+or more, so "1" or "x" do not garble every transcript), and those of secret-looking variables a
+suite or targets file interpolates with `${{ VAR }}`, whatever their length: the suite put them
+into prompts or commands, so they are the values most likely to be echoed back. Each is replaced
+with `[REDACTED:VAR]`, which `restore` turns back into the value for the steps that must use it
+(a stored case's command or grader key); a value known by no name becomes `[REDACTED]`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 REDACTED = "[REDACTED]"
 
@@ -17,7 +29,36 @@ SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IG
 """Environment variable names whose values are treated as secrets."""
 
 MIN_SECRET_CHARS = 8
-"""Shorter values are not scrubbed: replacing "x" or "1" everywhere would garble transcripts."""
+"""Shorter environment values are not scrubbed: replacing "x" or "1" everywhere would garble
+transcripts. Values a suite interpolates are scrubbed at any length."""
+
+_MARKER = re.compile(r"\[REDACTED:([A-Za-z_][A-Za-z0-9_]*)\]")
+_interpolated: dict[str, str] = {}
+_lock = threading.Lock()
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a variable's name says its value is a secret (`*KEY*`, `*TOKEN*`, ...)."""
+    return bool(SECRET_NAME.search(name))
+
+
+def note_interpolated(name: str, value: str) -> None:
+    """Remember that a suite interpolated `value` of variable `name` (kept when secret-looking).
+
+    Process-wide: every process that loads the suite (the CLI, a code server, a run worker)
+    notes its values again, so every process that stores something knows what to scrub.
+    """
+    if value and is_secret_name(name):
+        with _lock:
+            _interpolated[name] = value
+
+
+def interpolated_secrets() -> dict[str, str]:
+    """The secret-looking variables interpolated so far in this process, by name."""
+    with _lock:
+        return dict(_interpolated)
 
 
 def secret_values(
@@ -25,29 +66,113 @@ def secret_values(
 ) -> list[str]:
     """Values of secret-looking variables in `env` (default: this process's), plus `extra`."""
     source = os.environ if env is None else env
-    values = {v for k, v in source.items() if SECRET_NAME.search(k)}
+    values = {v for k, v in source.items() if is_secret_name(k)}
     values.update(v for v in extra if v)
     return sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True)
 
 
 class Redactor:
-    """Replaces each known secret with `[REDACTED]`; longest first, so no secret is half-hidden."""
+    """Replaces each known secret with `[REDACTED]` (`[REDACTED:VAR]` for one a suite
+    interpolated from VAR); longest first, so no secret is half-hidden."""
 
-    def __init__(self, secrets: Iterable[str]) -> None:
-        self.secrets = [s for s in secrets if s]
+    def __init__(self, secrets: Iterable[str], named: Mapping[str, str] | None = None) -> None:
+        pairs = {s: REDACTED for s in secrets if s}
+        for name, value in (named or {}).items():
+            if value:
+                pairs[value] = f"[REDACTED:{name}]"
+        self.replacements = sorted(pairs.items(), key=lambda p: len(p[0]), reverse=True)
+
+    @property
+    def secrets(self) -> list[str]:
+        return [secret for secret, _ in self.replacements]
+
+    def __bool__(self) -> bool:
+        return bool(self.replacements)
 
     def text(self, value: str) -> str:
-        for secret in self.secrets:
-            value = value.replace(secret, REDACTED)
+        for secret, marker in self.replacements:
+            value = value.replace(secret, marker)
         return value
 
+    def data(self, value: Any) -> Any:
+        """`value` (JSON-like: dicts, lists, strings) with every string scrubbed."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.data(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self.data(item) for key, item in value.items()}
+        return value
+
+    def json(self, text: str) -> str:
+        """A JSON document's text with its strings scrubbed (its keys and syntax left intact,
+        so even a secret like "true" cannot break the document)."""
+        if not self or not any(secret in text for secret in self._searchable()):
+            return text
+        return json.dumps(self.data(json.loads(text)), ensure_ascii=False)
+
+    def model(self, record: M) -> M:
+        """A pydantic record with every string field scrubbed."""
+        if not self:
+            return record
+        text = record.model_dump_json()
+        scrubbed = self.json(text)
+        return record if scrubbed is text else type(record).model_validate_json(scrubbed)
+
+    def _searchable(self) -> list[str]:
+        """Each secret as it appears in text and inside a JSON string literal."""
+        found = []
+        for secret in self.secrets:
+            found.append(secret)
+            escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+            if escaped != secret:
+                found.append(escaped)
+        return found
+
     def file(self, path: Path) -> None:
-        """Scrub a stored file in place (streams and session files are small text files)."""
-        if not self.secrets or not path.is_file():
+        """Scrub a stored text file in place (streams and session files are small text files)."""
+        if not self or not path.is_file():
             return
         data = path.read_bytes()
         scrubbed = data
-        for secret in self.secrets:
-            scrubbed = scrubbed.replace(secret.encode(), REDACTED.encode())
+        for secret, marker in self.replacements:
+            scrubbed = scrubbed.replace(secret.encode(), marker.encode())
         if scrubbed != data:
             path.write_bytes(scrubbed)
+
+    def tree(self, folder: Path, skip: Iterable[Path] = ()) -> None:
+        """Scrub every file under `folder` in place, except under the `skip` folders (an agent's
+        workspace is its work, graded as it left it)."""
+        if not self or not folder.is_dir():
+            return
+        skipped = {p.resolve() for p in skip}
+        for entry in folder.iterdir():
+            if entry.resolve() in skipped or entry.is_symlink():
+                continue
+            if entry.is_dir():
+                self.tree(entry, skipped)
+            else:
+                self.file(entry)
+
+
+def run_redactor(extra: Iterable[str | None] = ()) -> Redactor:
+    """The redactor for whatever this process stores: the environment's secrets and the values
+    suites interpolated, each named after its variable (so `restore` can put it back), and
+    `extra` (a run's own API key, from wherever it came)."""
+    named = {
+        k: v for k, v in os.environ.items() if is_secret_name(k) and len(v) >= MIN_SECRET_CHARS
+    }
+    return Redactor(secret_values({}, extra=extra), {**named, **interpolated_secrets()})
+
+
+def restore(text: str) -> str:
+    """`text` (a stored case's JSON) with each `[REDACTED:VAR]` put back to VAR's value, JSON
+    string-escaped; a marker whose variable this process does not know is left as it is."""
+    known = interpolated_secrets()
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        found = known.get(name) or (os.environ.get(name) if is_secret_name(name) else None)
+        return json.dumps(found, ensure_ascii=False)[1:-1] if found else match.group(0)
+
+    return _MARKER.sub(value, text)

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from evals_pipeline.secrets import REDACTED, Redactor, secret_values
+import pyarrow.parquet as pq
+
+from evals_pipeline.secrets import (
+    REDACTED,
+    Redactor,
+    note_interpolated,
+    restore,
+    run_redactor,
+    secret_values,
+)
 
 
 def test_secret_values_come_from_secret_looking_names() -> None:
@@ -28,3 +41,97 @@ def test_files_are_scrubbed_in_place(tmp_path: Path) -> None:
     stream.write_text('{"key": "sk-secret-value-1"}\n{"other": 1}\n')
     Redactor(["sk-secret-value-1"]).file(stream)
     assert stream.read_text() == f'{{"key": "{REDACTED}"}}\n{{"other": 1}}\n'
+
+
+def test_an_interpolated_secret_is_scrubbed_at_any_length() -> None:
+    note_interpolated("MY_API_TOKEN", "tk9Q2x")
+    note_interpolated("PLAIN_SETTING", "visible")  # not secret-looking: kept as it is
+    redactor = run_redactor()
+    assert redactor.text("tk9Q2x and visible") == "[REDACTED:MY_API_TOKEN] and visible"
+    # In a JSON record only the strings change, never its keys or syntax.
+    assert redactor.json('{"tk9Q2x": "x tk9Q2x", "n": 1}') == (
+        '{"tk9Q2x": "x [REDACTED:MY_API_TOKEN]", "n": 1}'
+    )
+    assert restore('{"command": "run --token [REDACTED:MY_API_TOKEN]"}') == (
+        '{"command": "run --token tk9Q2x"}'
+    )
+    assert restore("[REDACTED:NEVER_SEEN_TOKEN]") == "[REDACTED:NEVER_SEEN_TOKEN]"
+
+
+LEAKY_AGENT = """\
+import json, sys
+prompt, output, token = sys.argv[1:4]
+with open({received!r}, "w") as f:
+    f.write(token)
+print("the token is", token)
+print("stderr has", token, file=sys.stderr)
+if "fail" in prompt:
+    sys.exit(1)
+json.dump({{"text": "I used " + token + " as told"}}, open(output, "w"))
+"""
+
+LEAKY_SUITE = """\
+name: leaky
+targets:
+  - name: echoer
+    provider: cli
+    command: "{python} {agent} {{PROMPT}} {{OUTPUT_FILE}} ${{{{ MY_API_TOKEN }}}}"
+tests:
+  - id: uses-token
+    input: "Use the token ${{{{ MY_API_TOKEN }}}} and say what you did."
+    assertions:
+      - type: contains
+        value: as told
+  - id: fails-with-token
+    input: "Use ${{{{ MY_API_TOKEN }}}} then fail."
+    assertions:
+      - type: contains
+        value: as told
+"""
+
+
+def _stored_text(path: Path) -> bytes:
+    """A stored file's bytes, and a Parquet file's rows decoded (its pages are compressed)."""
+    data = path.read_bytes()
+    if path.suffix == ".parquet":
+        rows = pq.read_table(path).to_pylist()
+        data += json.dumps(rows, default=str, ensure_ascii=False).encode()
+    return data
+
+
+def test_a_suites_short_token_is_in_nothing_stored(tmp_path: Path) -> None:
+    token = "tk9Q2x"
+    received = tmp_path / "received.txt"
+    agent = tmp_path / "project" / "agent.py"
+    agent.parent.mkdir()
+    (agent.parent / ".git").mkdir()
+    agent.write_text(LEAKY_AGENT.format(received=str(received)))
+    suite = agent.parent / "leaky.eval.yaml"
+    suite.write_text(LEAKY_SUITE.format(python=sys.executable, agent=agent))
+    home = tmp_path / "state"
+    env = {
+        **os.environ,
+        "MY_API_TOKEN": token,
+        "DAGSTER_HOME": str(home / "dagster"),
+        "EVALS_PIPELINE_STORAGE": str(home / "storage"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "evals_pipeline.cli", "run", str(suite)],
+        env=env,
+        cwd=agent.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The agent got the real value (its command was restored from the stored case) ...
+    assert received.read_text() == token
+    # ... and no file the run stored holds it: prompts, stdout, Parquet, the instance's logs.
+    stored = [p for p in home.rglob("*") if p.is_file()]
+    assert len(stored) > 20
+    leaks = [str(p) for p in stored if token.encode() in _stored_text(p)]
+    assert leaks == []
+    stdout = next(p for p in stored if p.name == "stdout.txt")
+    assert "the token is [REDACTED:MY_API_TOKEN]" in stdout.read_text()
+    report = next(p for p in stored if p.name == "summary.md").read_text()
+    assert "uses-token" not in report and "fails-with-token" in report

@@ -9,6 +9,7 @@ from evals_pipeline.adapters.claude_code import ClaudeCodeAdapter
 from evals_pipeline.adapters.cli import CliAdapter
 from evals_pipeline.adapters.codex import CodexAdapter
 from evals_pipeline.adapters.conversation import run_conversation
+from evals_pipeline.adapters.identity import agent_version, target_auth
 from evals_pipeline.adapters.llm import LlmAdapter
 from evals_pipeline.adapters.mock import MockAdapter
 from evals_pipeline.adapters.pi_agent import PiAgentAdapter
@@ -17,6 +18,7 @@ from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import LLM_PROVIDERS
 from evals_pipeline.process import now_ms
+from evals_pipeline.secrets import run_redactor
 from evals_pipeline.workspaces import (
     HookContext,
     WorkspaceSetupError,
@@ -54,7 +56,7 @@ def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:
             target_hooks=case.target_hooks,
         )
     except WorkspaceSetupError as exc:
-        return AgentRun(
+        setup_error = AgentRun(
             case_key=case.case_key,
             agent=case.agent,
             trial=ctx.trial,
@@ -64,6 +66,7 @@ def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:
             setup_failed=True,
             workspace_path=str(ctx.workspace),
         )
+        return run_redactor().model(setup_error)
     run = _run_target(case, ctx)
     for index, fallback in enumerate(case.fallbacks, 1):
         if run.error is None:
@@ -81,14 +84,26 @@ def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:
             )
     changes = file_changes(prepared)
     warnings = finish_workspace(prepared, hooks)
-    return run.model_copy(update={"file_changes": changes, "warnings": [*run.warnings, *warnings]})
+    run = run.model_copy(update={"file_changes": changes, "warnings": [*run.warnings, *warnings]})
+    # Secrets the suite interpolated (a key in a command, a token in a prompt) and those of the
+    # environment leave no trace in what is stored: prompt, stdout, output file, side files.
+    redactor = run_redactor()
+    redactor.tree(ctx.artifacts, skip=[ctx.workspace])
+    return redactor.model(run)
 
 
 def _run_target(case: ResolvedCase, ctx: RunContext) -> AgentRun:
     adapter = ADAPTERS[case.target.provider]
+    # Probed before the run (memoized): the version of the CLI as the run starts.
+    version = agent_version(case.target, case.base_dir)
+    auth = target_auth(case.target)
     if case.conversation is not None:
-        return run_conversation(case, ctx, adapter)
-    return adapter.run(case, ctx)
+        run = run_conversation(case, ctx, adapter)
+    else:
+        run = adapter.run(case, ctx)
+    return run.model_copy(
+        update={"agent_version": version, "auth": auth.describe() if auth else None}
+    )
 
 
 __all__ = ["ADAPTERS", "Adapter", "RunContext", "run_agent"]

@@ -15,13 +15,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals_pipeline.adapters.auth import (
+    LOCAL_PLACEHOLDER_KEY,
+    AuthPlan,
+    plan_auth,
+    subscription_env,
+)
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.model_server import ModelServer, ScriptError, load_script
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import AgentTarget
 from evals_pipeline.process import ProcessSpawner, child_env, now_ms, run_process
-from evals_pipeline.secrets import Redactor, secret_values
+from evals_pipeline.secrets import Redactor, run_redactor
 
 ERROR_TAIL_CHARS = 2_000
 STREAM_TAIL_LINES = 50
@@ -53,6 +59,9 @@ class Endpoint:
     base_url: str | None
     api_key: str | None
     scripted: bool = False
+    auth_env: tuple[tuple[str, str], ...] = ()
+    """Variables of the auth itself (a subscription's OAuth token), set after API keys are
+    stripped."""
 
 
 def installed_executable(binary: str) -> str | None:
@@ -112,6 +121,8 @@ class AgentCliAdapter:
     api_key_variable: str = ""
     credentials_file: str = ""
     """The CLI's login file, relative to the user's home; copied for `auth: subscription`."""
+    token_variable: str = ""
+    """A variable holding a subscription's OAuth token, used when there is no login file."""
 
     def __init__(self, spawner: ProcessSpawner = run_process) -> None:
         self.spawner = spawner
@@ -138,6 +149,21 @@ class AgentCliAdapter:
         """Where the CLI's own login lives in the user's home, for `auth: subscription`."""
         return Path(os.environ.get("HOME") or Path.home())
 
+    def probe_env(self, home: Path) -> dict[str, str]:
+        """The CLI's variables for `--version` in a throwaway `home`: no traffic, no state."""
+        return {}
+
+    def auth(self, target: AgentTarget) -> AuthPlan:
+        """Which auth `target`'s runs use, or the problem (with its fix) when none is there."""
+        return plan_auth(
+            target,
+            binary=self.binary,
+            key_variable=self.key_variable(target),
+            credentials=self.subscription_home() / self.credentials_file,
+            environ=dict(os.environ),
+            token_variable=self.token_variable,
+        )
+
     # The shared run.
     def run(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
         target = case.target
@@ -150,8 +176,10 @@ class AgentCliAdapter:
         try:
             with self._endpoint(case, target, ctx) as endpoint:
                 exe = find_executable(target, self.binary)
-                self._copy_login(target, home)
+                if not endpoint.auth_env:
+                    self._copy_login(target, home)
                 launch = self.launch(case, target, home, endpoint, exe)
+                launch.env.update(endpoint.auth_env)
                 ctx.prompt_path.write_text(case.prompt)
                 result = self.spawner(
                     launch.command,
@@ -164,8 +192,9 @@ class AgentCliAdapter:
             shutil.rmtree(home, ignore_errors=True)
             return self._record(case, ctx, start=start, end=now_ms(), error=str(exc))
         # The scripted server's dummy key is no secret; a real one is, wherever it came from.
-        run_key = None if endpoint.scripted else endpoint.api_key
-        redactor = Redactor(secret_values(extra=[run_key, target.api_key]))
+        dummy = endpoint.scripted or endpoint.api_key == LOCAL_PLACEHOLDER_KEY
+        run_key = None if dummy else endpoint.api_key
+        redactor = run_redactor(extra=[run_key, target.api_key])
         kept = self._keep_side_files(home, ctx.artifacts, redactor)
         # The home holds copied logins and caches: never stored.
         shutil.rmtree(home, ignore_errors=True)
@@ -248,18 +277,10 @@ class AgentCliAdapter:
             with ModelServer(script, log_path=log) as server:
                 yield Endpoint(server.base_url, SCRIPTED_API_KEY, scripted=True)
             return
-        if target.auth == "subscription":
-            yield Endpoint(target.base_url, None)
-            return
-        variable = self.key_variable(target)
-        key = target.api_key or os.environ.get(variable)
-        if not key:
-            raise AgentSetupError(
-                f"target {target.name!r} needs an API key: set {variable}, or "
-                f"`api_key: ${{{{ {variable} }}}}` in the target, or use "
-                "`auth: subscription` (the CLI's own login) or `model_server:` (a scripted model)"
-            )
-        yield Endpoint(target.base_url, key)
+        plan = self.auth(target)
+        if plan.problem:
+            raise AgentSetupError(plan.problem)
+        yield Endpoint(plan.base_url, plan.api_key, auth_env=tuple(plan.env.items()))
 
     def _copy_login(self, target: AgentTarget, home: Path) -> None:
         if target.model_server or target.auth != "subscription":
@@ -285,7 +306,7 @@ class AgentCliAdapter:
 
     def base_env(self, target: AgentTarget, home: Path, extra: dict[str, str]) -> dict[str, str]:
         """The allowlisted environment with a fresh HOME, the CLI's variables and the target's."""
-        return child_env({"HOME": str(home), **extra, **target.env})
+        return subscription_env(target, child_env({"HOME": str(home), **extra, **target.env}))
 
 
 def newest(paths: Iterator[Path]) -> Path | None:

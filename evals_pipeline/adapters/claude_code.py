@@ -24,6 +24,7 @@ class ClaudeCodeAdapter(AgentCliAdapter):
     default_model = "claude-sonnet-4-5"
     api_key_variable = "ANTHROPIC_API_KEY"
     credentials_file = ".claude/.credentials.json"
+    token_variable = "CLAUDE_CODE_OAUTH_TOKEN"
 
     def launch(
         self, case: ResolvedCase, target: AgentTarget, home: Path, endpoint: Endpoint, exe: str
@@ -52,6 +53,9 @@ class ClaudeCodeAdapter(AgentCliAdapter):
             command += ["--max-turns", str(target.max_turns)]
         command += target.args
         return Launch(command, self.base_env(target, home, extra))
+
+    def probe_env(self, home: Path) -> dict[str, str]:
+        return dict(QUIET_ENV)
 
     def stream_error(self, tail: list[dict[str, object]]) -> str | None:
         # Classify by result.is_error and api_error_status, never by subtype (agent-clis.md §4.6).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -93,25 +94,48 @@ def missing_output(target: CliTarget, ctx: RunContext) -> str | None:
     return None
 
 
+def run_home(target: CliTarget, artifacts: Path) -> dict[str, str]:
+    """`{"HOME": ...}`: a fresh, empty folder in the run's artifacts, so the command reads none
+    of the user's dotfiles, logins or agent settings; `{}` with `home: user`."""
+    if target.home == "user":
+        return {}
+    home = artifacts / "home"
+    if home.exists():
+        shutil.rmtree(home)
+    home.mkdir(parents=True)
+    return {"HOME": str(home)}
+
+
+def remove_home(home: dict[str, str]) -> None:
+    """Delete a run's own HOME: caches and whatever the command left there are not kept."""
+    if "HOME" in home:
+        shutil.rmtree(home["HOME"], ignore_errors=True)
+
+
 class CliAdapter:
     def run(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
         target = case.target
         assert isinstance(target, CliTarget)
         ctx.prompt_path.write_text(case.prompt)
+        home = run_home(target, ctx.artifacts)
         env = child_env(
             {
+                **home,
                 **target.env,
                 "AGENTV_WORKSPACE_PATH": str(ctx.workspace),
                 "EVAL_ID": case.test_id,
             }
         )
-        result = run_process(
-            render_command(case, target, ctx),
-            cwd=working_directory(case, target, ctx),
-            env=env,
-            timeout_seconds=case.timeout_seconds,
-            stdout_path=ctx.stdout_path,
-        )
+        try:
+            result = run_process(
+                render_command(case, target, ctx),
+                cwd=working_directory(case, target, ctx),
+                env=env,
+                timeout_seconds=case.timeout_seconds,
+                stdout_path=ctx.stdout_path,
+            )
+        finally:
+            remove_home(home)
         error = process_failure(result, ctx.stdout_path, case.timeout_seconds)
         if error is None and not ctx.output_path.exists():
             error = missing_output(target, ctx)

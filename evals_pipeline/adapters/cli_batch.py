@@ -17,11 +17,19 @@ from pathlib import Path
 from typing import Any
 
 from evals_pipeline.adapters.base import RunContext
-from evals_pipeline.adapters.cli import fill_placeholders, input_file_list, process_failure
+from evals_pipeline.adapters.cli import (
+    fill_placeholders,
+    input_file_list,
+    process_failure,
+    remove_home,
+    run_home,
+)
+from evals_pipeline.adapters.identity import agent_version
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
 from evals_pipeline.process import child_env, run_process
+from evals_pipeline.secrets import run_redactor
 
 BATCH_FOLDER = ".batch"
 """The invocation's artifact folder beside the cases' ones; a dot is never in a case key."""
@@ -133,6 +141,19 @@ def render_batch_command(cases: list[ResolvedCase], target: CliTarget, ctx: RunC
 
 
 def run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) -> list[AgentRun]:
+    """Run the batch (below), then record the runner's version and scrub secrets from its files
+    and records, as run_agent does for a single run."""
+    first = cases[0][0]
+    runs = _run_batch(cases, ctx)
+    version = agent_version(first.target, first.base_dir)
+    redactor = run_redactor()
+    redactor.tree(ctx.artifacts)
+    for _, case_ctx in cases:
+        redactor.tree(case_ctx.artifacts, skip=[case_ctx.workspace])
+    return [redactor.model(run.model_copy(update={"agent_version": version})) for run in runs]
+
+
+def _run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) -> list[AgentRun]:
     """Run the batch command once for `cases` (one agent, one eval file, one trial) and route
     its records: one AgentRun per case, in order.
 
@@ -147,13 +168,17 @@ def run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) -> 
     ctx.artifacts.mkdir(parents=True, exist_ok=True)
     ctx.prompt_path.write_text("")
     output = batch_output_path(ctx)
-    result = run_process(
-        render_batch_command([case for case, _ in cases], target, ctx),
-        cwd=target.cwd or first.base_dir,
-        env=child_env({**target.env, "EVAL_ID": BATCH_EVAL_ID}),
-        timeout_seconds=first.timeout_seconds,
-        stdout_path=ctx.stdout_path,
-    )
+    home = run_home(target, ctx.artifacts)
+    try:
+        result = run_process(
+            render_batch_command([case for case, _ in cases], target, ctx),
+            cwd=target.cwd or first.base_dir,
+            env=child_env({**home, **target.env, "EVAL_ID": BATCH_EVAL_ID}),
+            timeout_seconds=first.timeout_seconds,
+            stdout_path=ctx.stdout_path,
+        )
+    finally:
+        remove_home(home)
     warnings = []
     if any(case.workspace is not None for case, _ in cases):
         warnings.append(

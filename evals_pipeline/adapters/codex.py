@@ -94,6 +94,9 @@ class CodexAdapter(AgentCliAdapter):
         ]
         return Launch(command, self.base_env(target, home, extra))
 
+    def probe_env(self, home: Path) -> dict[str, str]:
+        return {"CODEX_HOME": str(home / ".codex")}
+
     def stream_error(self, tail: list[dict[str, object]]) -> str | None:
         message = None
         for event in tail:

@@ -97,6 +97,9 @@ class PiAgentAdapter(AgentCliAdapter):
         assert isinstance(target, PiAgentTarget)
         return "ANTHROPIC_API_KEY" if target.api == "anthropic-messages" else "OPENAI_API_KEY"
 
+    def probe_env(self, home: Path) -> dict[str, str]:
+        return dict(QUIET_ENV)
+
     def stream_error(self, tail: list[dict[str, object]]) -> str | None:
         # pi exits 0 on a model error: the last assistant message's stopReason tells.
         for event in reversed(tail):

@@ -16,6 +16,7 @@ from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
+from evals_pipeline.secrets import restore
 from evals_pipeline.storage.records import read_records, write_records
 
 IO_MANAGER_KEY = "records_io_manager"
@@ -105,6 +106,9 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         for uri in sorted(set(uris.values())):
             for key, text in read_records(uri, wanted):
                 if uris[key] == uri:
+                    # A stored case holds [REDACTED:VAR] where the suite interpolated a secret;
+                    # the steps that run its command or its graders need the value back.
+                    text = restore(text) if model is ResolvedCase else text
                     records.append(model.model_validate_json(text))
         return records
 

@@ -58,6 +58,8 @@ def run_metadata(runs: Sequence[AgentRun]) -> Metadata:
         exit_code=last.exit_code,
         timed_out=any(r.timed_out for r in runs),
         error=first_line(errors[0]) if errors else None,
+        agent_version=last.agent_version,
+        auth=last.auth,
         **_reuse([r.reused for r in runs]),
     )
 

@@ -206,4 +206,5 @@ def _session(
         file_changes=run.file_changes,
         parse_warnings=warnings,
         turns=run.turns,
+        agent_version=run.agent_version,
     )

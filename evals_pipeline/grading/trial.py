@@ -21,6 +21,7 @@ from evals_pipeline.models.grade import (
     Verdict,
 )
 from evals_pipeline.models.session import Session
+from evals_pipeline.secrets import run_redactor
 
 NO_GRADERS = (
     "no graders: add assertions to the test, or give its agent target a grader_target (an LLM "
@@ -172,6 +173,7 @@ def _trial_grade(
         tool_calls=session.trace_summary.tool_calls,
         llm_calls=session.trace_summary.llm_call_count,
         milestones=session.milestones,
+        agent_version=session.agent_version,
         judge_usage=judge_usage(graders or []),
     )
 
@@ -186,15 +188,18 @@ def _case_grade(
     stage: FailureStage | None = None,
     error: str | None = None,
 ) -> CaseGrade:
-    return CaseGrade(
-        case_key=case.case_key,
-        test_id=case.test_id,
-        agent=case.agent,
-        threshold=case.threshold,
-        score=score,
-        verdict=verdict,
-        execution_status=status,
-        failure_stage=stage,
-        error=error,
-        trials=trials,
+    # Graders see the case's secrets and the workspace; what they said is stored and logged.
+    return run_redactor().model(
+        CaseGrade(
+            case_key=case.case_key,
+            test_id=case.test_id,
+            agent=case.agent,
+            threshold=case.threshold,
+            score=score,
+            verdict=verdict,
+            execution_status=status,
+            failure_stage=stage,
+            error=error,
+            trials=trials,
+        )
     )

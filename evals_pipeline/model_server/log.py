@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from evals_pipeline.secrets import run_redactor
+
 REDACTED = "[redacted]"
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 
@@ -45,7 +47,8 @@ class RequestLog:
     def write(self, event: str, summary: str | None = None, **fields: Any) -> None:
         """Record one event (`request`, `reply`, `unhandled`, …); safe from any thread."""
         entry = {"ts": round(time.time(), 3), "event": event, **fields}
-        line = json.dumps(entry, ensure_ascii=False, default=str)
+        # Prompts carry whatever a suite interpolated into them: scrubbed like every stored file.
+        line = run_redactor().json(json.dumps(entry, ensure_ascii=False, default=str))
         with self._lock:
             if self._file is not None:
                 self._file.write(line + "\n")

@@ -66,6 +66,9 @@ class TrialGrade(BaseModel):
     tool_calls: dict[str, int] = Field(default_factory=dict, description="Calls per tool.")
     llm_calls: int = 0
     milestones: list[Milestone] = Field(default_factory=list)
+    agent_version: str | None = Field(
+        default=None, description="The agent CLI's version the trial ran (part of its identity)."
+    )
     judge_usage: LlmUsage | None = Field(
         default=None, description="The graders' LLM usage, summed; kept apart from the agent's."
     )

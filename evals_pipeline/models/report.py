@@ -45,6 +45,11 @@ class AgentSummary(BaseModel):
         default=None, description="cost_usd / passed; None when nothing passed."
     )
     llm_calls: int = 0
+    agent_versions: list[str] = Field(
+        default_factory=list,
+        description="The agent CLI versions its trials ran, in first-seen order (two when the "
+        "CLI was upgraded between the runs the report covers).",
+    )
     tool_calls: dict[str, int] = Field(default_factory=dict, description="Calls per tool, summed.")
     milestone_ms: dict[str, float] = Field(
         default_factory=dict,

@@ -41,6 +41,16 @@ class AgentRun(BaseModel):
         "model_server_log.",
     )
     model: str | None = Field(default=None, description="The model the target asked for.")
+    agent_version: str | None = Field(
+        default=None,
+        description="What the agent CLI's version command printed (`claude --version`, a cli "
+        "target's version_command); None when there is none.",
+    )
+    auth: str | None = Field(
+        default=None,
+        description="Which auth an agent CLI run used (scripted server, API key from which "
+        "variable, subscription login, local model server); never the key itself.",
+    )
     pricing: Pricing | None = None
     warnings: list[str] = Field(default_factory=list)
     served_by: str | None = Field(

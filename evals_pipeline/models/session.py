@@ -68,6 +68,9 @@ class Session(BaseModel):
     )
     session_id: str | None = Field(default=None, description="The agent's own session id.")
     model: str | None = None
+    agent_version: str | None = Field(
+        default=None, description="The agent CLI's version, as its run recorded it."
+    )
     events_path: str | None = Field(
         default=None, description="Parquet file of canonical events, for agent CLI streams."
     )

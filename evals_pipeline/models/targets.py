@@ -127,6 +127,16 @@ class CliTarget(TargetBase):
         description="AgentV prints each rendered command; accepted for compatibility (every run "
         "keeps its command's stdout and stderr in its artifacts). `cli_verbose` is read as this.",
     )
+    version_command: str | None = Field(
+        default=None,
+        description="A command printing the agent's version (e.g. `my-agent --version`): run once "
+        "per process, its first line is recorded with every result and keys the result cache.",
+    )
+    home: Literal["isolated", "user"] = Field(
+        default="isolated",
+        description="isolated: each run gets a fresh, empty HOME inside its run folder (deleted "
+        "after the run); user: the command sees the user's own HOME.",
+    )
     provider_batching: bool = Field(
         default=False,
         description="Run the command once for all tests of the suite (per trial) instead of "

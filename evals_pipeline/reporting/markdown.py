@@ -85,6 +85,11 @@ def render_markdown(report: EvalReport) -> str:
     """
     out = [f"# Eval report: {report.suite}", ""]
     out += _table(HEADERS, summary_rows(report))
+    versions = [
+        f"{a.agent} {', '.join(a.agent_versions)}" for a in report.agents if a.agent_versions
+    ]
+    if versions:
+        out += ["", f"Agent versions: {'; '.join(versions)}."]
     if any(a.tool_calls or a.llm_calls for a in report.agents):
         headers = BEHAVIOUR_HEADERS + [
             f"{label} (median, n)" for label in MILESTONE_COLUMNS.values()

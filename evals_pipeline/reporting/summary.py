@@ -59,6 +59,7 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
         output_tokens=sum(u.output for u in usages),
         mean_duration_ms=fmean(durations) if durations else None,
         llm_calls=sum(t.llm_calls for t in trials),
+        agent_versions=list(dict.fromkeys(t.agent_version for t in trials if t.agent_version)),
         tool_calls=dict(tools.most_common()),
         milestone_ms={name: median(times) for name, times in reached.items()},
         milestone_trials={name: len(times) for name, times in reached.items()},

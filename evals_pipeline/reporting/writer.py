@@ -22,6 +22,7 @@ from evals_pipeline.reporting.tables import (
     graders_table,
     pairwise_table,
 )
+from evals_pipeline.secrets import run_redactor
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,14 @@ def write_report(
     pairwise verdicts give them rows; their paths are None otherwise.
     """
     folder.mkdir(parents=True, exist_ok=True)
+    # The cases hold the secrets a suite interpolated (their steps need them); no report does.
+    scrub = run_redactor().model
+    report = scrub(report)
+    grades = [scrub(g) for g in grades]
+    judgments = [scrub(j) for j in judgments]
+    pairwise = [scrub(p) for p in pairwise]
+    sessions = [scrub(s) for s in sessions]
+    cases = [scrub(c) for c in cases]
     files = ReportFiles(
         folder=folder,
         summary_md=folder / "summary.md",

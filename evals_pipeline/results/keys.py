@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals_pipeline.adapters.identity import agent_version
 from evals_pipeline.models.case import ResolvedCase
 
 # Bump when a stored record's meaning changes: every earlier result is then a miss.
@@ -56,8 +57,9 @@ Identity = Callable[[ResolvedCase], str | None]
 """The agent CLI's version (or any other identity) of a case's target; None when unknown."""
 
 
-def no_identity(case: ResolvedCase) -> str | None:
-    return None
+def agent_identity(case: ResolvedCase) -> str | None:
+    """The version the case's agent CLI reports, probed once per process and command."""
+    return agent_version(case.target, case.base_dir)
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class CaseKeys:
         return self.runs[trial]
 
 
-def case_keys(case: ResolvedCase, identity: Identity = no_identity) -> CaseKeys:
+def case_keys(case: ResolvedCase, identity: Identity = agent_identity) -> CaseKeys:
     """The run keys (one per trial) and the grade key of `case`."""
     spec = case.model_dump(mode="json", exclude={"suite_path"})
     base = Path(case.base_dir)

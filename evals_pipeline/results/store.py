@@ -21,6 +21,7 @@ from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.process import now_ms
+from evals_pipeline.secrets import run_redactor
 
 STORE_FORMAT = 1
 """The stored envelope's format; records of another format are misses, never misread."""
@@ -78,7 +79,7 @@ class ResultStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(envelope.model_dump_json())
+            handle.write(run_redactor().json(envelope.model_dump_json()))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 
 from evals_pipeline.models.events import EnrichedEvent
 from evals_pipeline.models.messages import TokenUsage
+from evals_pipeline.secrets import run_redactor
 
 USAGE_TYPE = pa.struct([("input", pa.int64()), ("output", pa.int64()), ("cached", pa.int64())])
 
@@ -54,9 +55,10 @@ def _row(event: EnrichedEvent) -> dict[str, Any]:
 
 
 def write_events(events: list[EnrichedEvent], path: Path) -> Path:
-    """Write `events` to `path` (zstd Parquet) and return the path."""
+    """Write `events` to `path` (zstd Parquet, secrets scrubbed) and return the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pylist([_row(e) for e in events], schema=EVENTS_SCHEMA)
+    redactor = run_redactor()
+    table = pa.Table.from_pylist([redactor.data(_row(e)) for e in events], schema=EVENTS_SCHEMA)
     pq.write_table(table, path, compression="zstd")
     return path
 

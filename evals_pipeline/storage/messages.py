@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evals_pipeline.models.messages import Message, TokenUsage, ToolCall
+from evals_pipeline.secrets import run_redactor
 
 TOOL_CALL_TYPE = pa.struct(
     [
@@ -90,10 +91,11 @@ def _row(index: int, message: Message) -> dict[str, Any]:
 
 
 def write_messages(messages: list[Message], path: Path) -> Path:
-    """Write `messages` to `path` (zstd Parquet) and return the path."""
+    """Write `messages` to `path` (zstd Parquet, secrets scrubbed) and return the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    redactor = run_redactor()
     table = pa.Table.from_pylist(
-        [_row(i, m) for i, m in enumerate(messages)], schema=MESSAGES_SCHEMA
+        [redactor.data(_row(i, m)) for i, m in enumerate(messages)], schema=MESSAGES_SCHEMA
     )
     pq.write_table(table, path, compression="zstd")
     return path

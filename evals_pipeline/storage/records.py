@@ -14,13 +14,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
+from evals_pipeline.secrets import run_redactor
+
 RECORDS_SCHEMA = pa.schema([("partition_key", pa.string()), ("record_json", pa.string())])
 
 
 def write_records(records: Iterable[tuple[str, BaseModel]], path: Path) -> int:
-    """Write (partition key, record) pairs to `path`; returns the row count."""
+    """Write (partition key, record) pairs to `path`, secrets scrubbed; returns the row count."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    rows = [{"partition_key": key, "record_json": r.model_dump_json()} for key, r in records]
+    redactor = run_redactor()
+    rows = [
+        {"partition_key": key, "record_json": redactor.json(r.model_dump_json())}
+        for key, r in records
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=RECORDS_SCHEMA), path, compression="zstd")
     return len(rows)
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from evals_pipeline.secrets import note_interpolated
 from evals_pipeline.suites.paths import search_dirs
 
 _VARIABLE = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -29,6 +30,14 @@ def _coerce(value: str) -> Any:
     return value
 
 
+def _value(values: Mapping[str, str], name: str) -> str:
+    """A variable's value for a placeholder; secret-looking ones are noted so that whatever
+    the pipeline stores is scrubbed of them (secrets.py)."""
+    value = values.get(name, "")
+    note_interpolated(name, value)
+    return value
+
+
 def interpolate(data: Any, env: Mapping[str, str] | None = None) -> Any:
     """Replace `${{ VAR }}` in every string value (not keys) with the environment's value.
 
@@ -39,8 +48,8 @@ def interpolate(data: Any, env: Mapping[str, str] | None = None) -> Any:
     if isinstance(data, str):
         whole = _WHOLE.match(data)
         if whole:
-            return _coerce(values.get(whole.group(1), ""))
-        return _VARIABLE.sub(lambda m: values.get(m.group(1), ""), data)
+            return _coerce(_value(values, whole.group(1)))
+        return _VARIABLE.sub(lambda m: _value(values, m.group(1)), data)
     if isinstance(data, list):
         return [interpolate(item, values) for item in data]
     if isinstance(data, dict):

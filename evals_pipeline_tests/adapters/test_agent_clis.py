@@ -137,8 +137,8 @@ def test_secrets_are_scrubbed_from_streams_and_sessions(
     stored = [Path(run.stdout_path or ""), *(Path(p) for p in run.side_files.values())]
     for path in [*stored, Path(session.messages_path), Path(session.events_path or "")]:
         assert secret.encode() not in path.read_bytes(), path
-    assert "[REDACTED]" in Path(run.stdout_path or "").read_text()
-    assert session.output == "printed [REDACTED]"
+    assert "[REDACTED:EVALS_TEST_API_KEY]" in Path(run.stdout_path or "").read_text()
+    assert session.output == "printed [REDACTED:EVALS_TEST_API_KEY]"
 
 
 def poisoned_home(home: Path) -> None:

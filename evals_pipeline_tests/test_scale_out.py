@@ -27,6 +27,9 @@ from dagster_postgres import PostgresRunStorage
 
 from evals_pipeline.defs.executor import BROKER_ENV, EXECUTOR_ENV
 from evals_pipeline.defs.instance import local_instance
+from evals_pipeline.defs.io_manager import latest_uris
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.storage.records import read_records
 from evals_pipeline_tests.servers import Postgres, Redis, running_celery_worker
 from evals_pipeline_tests.test_cli import QUICKSTART, Done
 
@@ -160,22 +163,63 @@ def test_the_quickstart_on_a_postgres_instance_matches_the_embedded_run(
     assert "postgres_db" in (dagster_home / "dagster.yaml").read_text()
 
 
+def code_location_env(home: Path) -> dict[str, str]:
+    """The code location's suites and storage root, for a coordinator run in `home`."""
+    return {"EVALS_PIPELINE_SUITES": str(SUITE), "EVALS_PIPELINE_STORAGE": str(home / "storage")}
+
+
 @pytest.fixture
 def two_workers(tmp_path: Path, redis_server: Redis) -> Iterator[tuple[str, list[Path]]]:
     """Two celery workers, each in its own working folder, on a fresh Redis database; yields the
     broker URL and their logs. No worker process is left when the test ends."""
     broker = redis_server.url(db=1)
-    # The workers get no DAGSTER_HOME: each step's task carries the instance's settings.
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "EVALS_PIPELINE_STORAGE")
-    }
+    # The workers get no DAGSTER_HOME: each step's task carries the instance's settings. They get
+    # the code location's settings as absolute paths: their working folders are their own.
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    env.update(code_location_env(tmp_path / "coordinator"))
     env[BROKER_ENV] = broker
+    folders = [tmp_path / "worker-a", tmp_path / "worker-b"]
     with ExitStack() as stack:
         logs = [
-            stack.enter_context(running_celery_worker(name, tmp_path / name, env))
-            for name in ("worker-a", "worker-b")
+            stack.enter_context(running_celery_worker(folder.name, folder, env))
+            for folder in folders
         ]
         yield broker, logs
+    assert not processes_in(folders), "a worker process outlived its worker"
+
+
+def processes_in(folders: list[Path]) -> list[str]:
+    """The processes whose working folder is one of `folders` (Linux /proc)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cwd = (proc / "cwd").resolve(strict=True)
+        except OSError:  # not a process, gone, or not ours to read
+            continue
+        if proc.name.isdigit() and any(cwd == f.resolve() for f in folders):
+            found.append(
+                f"{proc.name}: {(proc / 'cmdline').read_bytes().replace(bytes(1), b' ')!r}"
+            )
+    return found
+
+
+def steps_and_workers(
+    instance: dg.DagsterInstance, run_ids: list[str]
+) -> tuple[set[str], dict[str, str]]:
+    """The steps that succeeded in these runs, and the celery worker each step was sent to."""
+    workers: dict[str, str] = {}
+    steps: set[str] = set()
+    for run_id in run_ids:
+        for entry in instance.all_logs(run_id):
+            event = entry.dagster_event
+            if event is None:
+                continue
+            if event.is_step_success:
+                steps.add(f"{run_id}:{event.step_key}")
+            metadata = getattr(event.event_specific_data, "metadata", None) or {}
+            if "Celery worker" in metadata:
+                workers[f"{run_id}:{event.step_key}"] = str(metadata["Celery worker"].value)
+    return steps, workers
 
 
 def test_the_quickstart_on_two_celery_workers_matches_the_embedded_run(
@@ -185,31 +229,59 @@ def test_the_quickstart_on_two_celery_workers_matches_the_embedded_run(
     embedded: dict[str, Any],
 ) -> None:
     broker, logs = two_workers
+    assert len(processes_in([log.parent for log in logs])) >= 2  # both workers are up
     database = postgres_server.create_database("quickstart_celery")
-    dagster_home = postgres_home(tmp_path / "coordinator", postgres_server, database)
+    home = tmp_path / "coordinator"
+    dagster_home = postgres_home(home, postgres_server, database)
+    celery_env = {EXECUTOR_ENV: "celery", BROKER_ENV: broker}
 
-    done, folder = run_quickstart(
-        tmp_path / "coordinator", {EXECUTOR_ENV: "celery", BROKER_ENV: broker}
-    )
+    done, folder = run_quickstart(home, celery_env)
 
     assert case_results(folder) == embedded, done.explain()
+    assert "steps run on the celery workers" in done.stdout, done.explain()
     # Every step ran in a worker, and each worker ran some: the steps hand over through the
     # instance (PostgreSQL) and the storage root, not a process's memory.
     instance = dg.DagsterInstance.from_config(str(dagster_home))
-    workers: dict[str, str] = {}
-    steps: set[str] = set()
-    for run in instance.get_runs():
-        for entry in instance.all_logs(run.run_id):
-            event = entry.dagster_event
-            if event is None:
-                continue
-            if event.is_step_success:
-                steps.add(f"{run.run_id}:{event.step_key}")
-            metadata = getattr(event.event_specific_data, "metadata", None) or {}
-            if "Celery worker" in metadata:
-                workers[f"{run.run_id}:{event.step_key}"] = str(metadata["Celery worker"].value)
+    run_ids = [run.run_id for run in instance.get_runs()]
+    steps, workers = steps_and_workers(instance, run_ids)
     assert steps and steps <= workers.keys(), (steps, workers)
     assert {w.split("@")[0] for w in workers.values()} == {"worker-a", "worker-b"}, workers
-    assert "steps run on the celery workers" in done.stdout, done.explain()
+
+    # A run of the code location (what the UI and `dagster asset materialize` launch) goes to
+    # the workers too; they rebuild the code location from their own environment.
+    materialize = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "dagster"),
+            "asset",
+            "materialize",
+            "-m",
+            "evals_pipeline.definitions",
+            "--select",
+            "quickstart/cases,quickstart/agent_runs,quickstart/sessions,quickstart/grades",
+            "--partition",
+            "hasty|add-numbers",
+        ],
+        env={
+            **os.environ,
+            **celery_env,
+            **code_location_env(home),
+            "DAGSTER_HOME": str(dagster_home),
+        },
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert materialize.returncode == 0, materialize.stderr[-3000:]
+    new_runs = [run.run_id for run in instance.get_runs() if run.run_id not in run_ids]
+    assert len(new_runs) == 1
+    steps, workers = steps_and_workers(instance, new_runs)
+    assert steps and steps <= workers.keys(), (steps, workers)
+    uri = latest_uris(instance, dg.AssetKey(["quickstart", "grades"]), ["hasty|add-numbers"])
+    grade = CaseGrade.model_validate_json(
+        next(text for _, text in read_records(uri["hasty|add-numbers"], {"hasty|add-numbers"}))
+    )
+    assert grade.verdict == embedded["cases"][("add-numbers", "hasty")]["verdict"] == "fail"
+    assert Path(uri["hasty|add-numbers"]).is_relative_to(home / "storage")
     for log in logs:
         assert "Traceback" not in log.read_text(), log.read_text()

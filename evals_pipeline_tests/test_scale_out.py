@@ -168,6 +168,39 @@ def code_location_env(home: Path) -> dict[str, str]:
     return {"EVALS_PIPELINE_SUITES": str(SUITE), "EVALS_PIPELINE_STORAGE": str(home / "storage")}
 
 
+def test_two_commands_at_once_set_up_a_fresh_postgres_instance(
+    tmp_path: Path, postgres_server: Postgres
+) -> None:
+    """Two processes opening the CLI's instance on a fresh database at once both get it, and
+    a third finds it whole (the locked set-up of defs/instance.py, on PostgreSQL)."""
+    database = postgres_server.create_database("fresh_setup")
+    dagster_home = postgres_home(tmp_path, postgres_server, database)
+    code = (
+        "import sys; from pathlib import Path; "
+        "from evals_pipeline.defs.instance import local_instance; "
+        "instance = local_instance(Path(sys.argv[1])); "
+        "print(type(instance.run_storage).__name__, instance.get_runs_count())"
+    )
+
+    def open_instance() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-c", code, str(dagster_home)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def finished(process: subprocess.Popen[str]) -> None:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        assert out.split() == ["PostgresRunStorage", "0"], (out, err)
+
+    together = [open_instance(), open_instance()]
+    for process in together:
+        finished(process)
+    finished(open_instance())
+
+
 @pytest.fixture
 def two_workers(tmp_path: Path, redis_server: Redis) -> Iterator[tuple[str, list[Path]]]:
     """Two celery workers, each in its own working folder, on a fresh Redis database; yields the

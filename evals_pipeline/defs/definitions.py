@@ -57,16 +57,20 @@ def suite_definitions(suite: LoadedSuite) -> dg.Definitions:
     return dg.Definitions(assets=assets, sensors=[sensor])
 
 
-def build_definitions(suites: list[LoadedSuite], storage_root: str) -> dg.Definitions:
-    """All suites' definitions: local storage, and the executor EVALS_PIPELINE_EXECUTOR names
-    (in-process by default; defs/executor.py)."""
+def build_definitions(
+    suites: list[LoadedSuite],
+    storage_root: str,
+    executor: dg.ExecutorDefinition | None = None,
+) -> dg.Definitions:
+    """All suites' definitions: local storage, and `executor`, by default the one
+    EVALS_PIPELINE_EXECUTOR names (in-process unless set; defs/executor.py)."""
     shared = dg.Definitions(
         sensors=[automation_sensor],
         resources={
             IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
             "storage": EvalStorage(root=storage_root),
         },
-        executor=executor_from_env(),
+        executor=executor or executor_from_env(),
     )
     return dg.Definitions.merge(shared, *(suite_definitions(s) for s in suites))
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from evals_pipeline.defs.definitions import build_definitions, load_suites
 from evals_pipeline.defs.executor import (
     BROKER_ENV,
     EXECUTOR_ENV,
@@ -72,3 +73,16 @@ def test_the_cli_reports_a_bad_executor_setting_without_a_traceback(tmp_path: Pa
     assert done.returncode == 2, done.stderr
     assert f"error: {EXECUTOR_ENV}=celery needs {BROKER_ENV}" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_code_location_of_its_own_passes_any_executor(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """What docs/scale-out.md shows for the k8s and docker executors."""
+    monkeypatch.setenv(EXECUTOR_ENV, "celery")  # an explicit executor wins over the setting
+    monkeypatch.delenv(BROKER_ENV, raising=False)
+    defs = build_definitions(
+        load_suites([QUICKSTART]), str(tmp_path), executor=dg.multiprocess_executor
+    )
+    job = defs.resolve_implicit_global_asset_job_def()
+    assert job.executor_def is dg.multiprocess_executor

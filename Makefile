@@ -13,7 +13,7 @@ export DAGSTER_HOME ?= $(CURDIR)/.evals/dagster
 export EVALS_PIPELINE_STORAGE ?= $(CURDIR)/.evals/storage
 export EVALS_PIPELINE_AGENTS_DIR ?= $(CURDIR)/agents
 
-.PHONY: run test lint typecheck dev clean agents agentv chromium
+.PHONY: run test lint typecheck dev clean agents agentv chromium servers
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,7 @@ run: $(STAMP)
 	$(BIN)/evals-pipeline run $(SUITE); status=$$?; [ $$status -le 1 ]
 
 ## test: set up and run lint, format check, type check and every test
-test: $(DEV_STAMP) agents agentv chromium lint typecheck
+test: $(DEV_STAMP) agents agentv chromium servers lint typecheck
 	$(BIN)/python -m pytest -n 2 -q
 
 ## agents: install the pinned agent CLIs (claude, codex, pi) into agents/node_modules
@@ -67,6 +67,16 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	else \
 		echo "/usr/bin/chromium is missing: install Debian's chromium package (sudo apt-get install chromium); the browser test fails without it"; \
+	fi
+
+## servers: Debian's PostgreSQL and Redis for the scale-out tests (the tests start their own, on 127.0.0.1)
+servers:
+	@if command -v redis-server >/dev/null 2>&1 && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's postgresql and redis-server for the scale-out tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql redis-server; \
+	else \
+		echo "PostgreSQL or Redis is missing: install Debian's postgresql and redis-server packages (sudo apt-get install postgresql redis-server); the scale-out tests fail without them"; \
 	fi
 
 lint: $(DEV_STAMP)

@@ -130,6 +130,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
     from evals_pipeline.defs.resources import storage_root_from_env
     from evals_pipeline.defs.run_recovery import recover_on_start
     from evals_pipeline.defs.suite_run import run_suite
@@ -142,6 +143,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     loaded = _load(args.suites)
     if isinstance(loaded, int):
         return loaded
+    try:
+        executor_name()
+    except ExecutorSettingError as exc:
+        return _error(str(exc))
     auth_failed = _check_auth(loaded, args.target)
     if auth_failed:
         return auth_failed

@@ -10,6 +10,7 @@ import dagster as dg
 
 from evals_pipeline.defs.assets import LAYERS, build_suite_assets
 from evals_pipeline.defs.automation import automation_sensor
+from evals_pipeline.defs.executor import executor_from_env
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
 from evals_pipeline.defs.resources import EvalStorage, storage_root_from_env
 from evals_pipeline.defs.sensors import build_cases_sensor
@@ -56,15 +57,20 @@ def suite_definitions(suite: LoadedSuite) -> dg.Definitions:
     return dg.Definitions(assets=assets, sensors=[sensor])
 
 
-def build_definitions(suites: list[LoadedSuite], storage_root: str) -> dg.Definitions:
-    """All suites' definitions on the embedded defaults: in-process execution, local storage."""
+def build_definitions(
+    suites: list[LoadedSuite],
+    storage_root: str,
+    executor: dg.ExecutorDefinition | None = None,
+) -> dg.Definitions:
+    """All suites' definitions: local storage, and `executor`, by default the one
+    EVALS_PIPELINE_EXECUTOR names (in-process unless set; defs/executor.py)."""
     shared = dg.Definitions(
         sensors=[automation_sensor],
         resources={
             IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
             "storage": EvalStorage(root=storage_root),
         },
-        executor=dg.in_process_executor,
+        executor=executor or executor_from_env(),
     )
     return dg.Definitions.merge(shared, *(suite_definitions(s) for s in suites))
 

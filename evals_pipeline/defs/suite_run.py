@@ -1,4 +1,5 @@
-"""Run a whole suite through the asset graph in-process: what `evals-pipeline run` does."""
+"""Run a whole suite through the asset graph: what `evals-pipeline run` does, in-process or on
+the executor EVALS_PIPELINE_EXECUTOR names."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ import dagster as dg
 
 from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
+from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.defs.run_recovery import runner_tags
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
-from evals_pipeline.suites import LoadedSuite, RunOptions
+from evals_pipeline.suites import LoadedSuite, RunOptions, load_suite
 
 
 def register_cases(
@@ -89,6 +91,75 @@ def progress_logger(display: ProgressDisplay) -> dg.LoggerDefinition:
     return progress
 
 
+def run_definitions(
+    suite: LoadedSuite, storage_root: str, display: ProgressDisplay | None = None
+) -> dg.Definitions:
+    """The jobs `run_suite` runs (layers, pairwise, report) with the shared resources and the
+    executor EVALS_PIPELINE_EXECUTOR names (defs/executor.py)."""
+    assets = build_suite_assets(suite)
+    report_asset = assets[-1]
+    layers = [a for a in assets[:-1] if a.key.path[-1] != "pairwise_verdicts"]
+    pairwise = [a for a in assets[:-1] if a.key.path[-1] == "pairwise_verdicts"]
+    jobs = [
+        dg.define_asset_job("layers", selection=[a.key for a in layers]),
+        dg.define_asset_job("report", selection=[report_asset.key]),
+    ]
+    if pairwise:  # a job needs a non-empty selection
+        jobs.append(dg.define_asset_job("pairwise", selection=[a.key for a in pairwise]))
+    return dg.Definitions.merge(
+        build_definitions([], storage_root),
+        dg.Definitions(
+            assets=assets,
+            jobs=jobs,
+            loggers={"progress": progress_logger(display or PlainProgress())},
+        ),
+    )
+
+
+def reconstruct_run_job(
+    suite_path: str, storage_root: str, job_name: str, workers: int | None = None
+) -> dg.JobDefinition:
+    """One of `run_suite`'s jobs rebuilt from its suite file: what another process (a celery
+    worker, perhaps on another host) runs; its progress lines go to that process's stderr.
+    `workers` carries a `--workers` override, which lives in the caller's memory only."""
+    suite = load_suite(suite_path)
+    if workers:
+        suite.suite.execution.workers = workers
+    return run_definitions(suite, storage_root).resolve_job_def(job_name)
+
+
+def _execute(
+    defs: dg.Definitions,
+    suite: LoadedSuite,
+    storage_root: str,
+    job_name: str,
+    *,
+    instance: dg.DagsterInstance,
+    run_config: dict[str, Any],
+    tags: dict[str, str],
+) -> dg.ExecuteInProcessResult | dg.JobExecutionResult:
+    """Run one job: in this process (the default executor), else through `execute_job` on a
+    reconstructable pointer, which the executor hands to its workers."""
+    if executor_name() == "in_process":
+        return defs.resolve_job_def(job_name).execute_in_process(
+            instance=instance, run_config=run_config, tags=tags
+        )
+    job = dg.build_reconstructable_job(
+        __name__,
+        reconstruct_run_job.__name__,
+        reconstructable_kwargs={
+            "suite_path": str(suite.path.resolve()),
+            "storage_root": storage_root,
+            "job_name": job_name,
+            "workers": suite.suite.execution.workers,
+        },
+    )
+    with dg.execute_job(
+        job, instance=instance, run_config=run_config, tags=tags, raise_on_error=True
+    ) as result:
+        return result
+
+
 def run_suite(
     instance: dg.DagsterInstance,
     suite: LoadedSuite,
@@ -101,28 +172,18 @@ def run_suite(
     display: ProgressDisplay | None = None,
     trigger: str = "cli",
 ) -> SuiteRun:
-    """Materialize every layer for `case_keys` x `agents`, then the report, in-process; the
-    layers' progress goes to `display` (default: plain lines on stderr), and every run is
-    tagged with `trigger` (the report's `trigger`, see defs/history.py)."""
+    """Materialize every layer for `case_keys` x `agents`, then the report, on the executor
+    EVALS_PIPELINE_EXECUTOR names (in-process by default); the layers' progress goes to
+    `display` (default: plain lines on stderr; on celery, the workers' stderr), and every run
+    is tagged with `trigger` (the report's `trigger`, see defs/history.py)."""
     order = register_cases(instance, suite, case_keys)
+    defs = run_definitions(suite, storage_root, display)
     assets = build_suite_assets(suite)
     report_asset = assets[-1]
     layers = [a for a in assets[:-1] if a.key.path[-1] != "pairwise_verdicts"]
     pairwise = [a for a in assets[:-1] if a.key.path[-1] == "pairwise_verdicts"]
-    jobs = [
-        dg.define_asset_job("layers", selection=[a.key for a in layers]),
-        dg.define_asset_job("report", selection=[report_asset.key]),
-    ]
-    if pairwise:  # a job needs a non-empty selection
-        jobs.append(dg.define_asset_job("pairwise", selection=[a.key for a in pairwise]))
-    defs = dg.Definitions.merge(
-        build_definitions([], storage_root),
-        dg.Definitions(
-            assets=assets,
-            jobs=jobs,
-            loggers={"progress": progress_logger(display or PlainProgress())},
-        ),
-    )
+    if executor_name() != "in_process":
+        echo(f"{suite.slug}: steps run on the {executor_name()} workers (their logs show progress)")
     # Only our logger: the layers' progress lines, not Dagster's event stream.
     run_config: dict[str, Any] = {"loggers": {"progress": {}}}
     cases_op = next(a.op.name for a in layers if a.key.path[-1] == "cases")
@@ -133,7 +194,11 @@ def run_suite(
     run_ids = []
     for group in contiguous_groups(agents, list(suite.targets)):
         echo(f"{suite.slug}: {len(order)} cases x {', '.join(group)}")
-        result = defs.resolve_job_def("layers").execute_in_process(
+        result = _execute(
+            defs,
+            suite,
+            storage_root,
+            "layers",
             instance=instance,
             run_config=layers_config,
             tags={
@@ -147,7 +212,11 @@ def run_suite(
         run_ids.append(result.run_id)
     if pairwise and len(agents) > 1:
         echo(f"{suite.slug}: comparing {', '.join(agents)} pairwise on {len(order)} cases")
-        result = defs.resolve_job_def("pairwise").execute_in_process(
+        result = _execute(
+            defs,
+            suite,
+            storage_root,
+            "pairwise",
             instance=instance,
             run_config=run_config,
             tags={
@@ -159,8 +228,14 @@ def run_suite(
             },
         )
         run_ids.append(result.run_id)
-    result = defs.resolve_job_def("report").execute_in_process(
-        instance=instance, run_config=run_config, tags={TRIGGER_TAG: trigger, **runner_tags()}
+    result = _execute(
+        defs,
+        suite,
+        storage_root,
+        "report",
+        instance=instance,
+        run_config=run_config,
+        tags={TRIGGER_TAG: trigger, **runner_tags()},
     )
     run_ids.append(result.run_id)
     materialization = result.asset_materializations_for_node(report_asset.op.name)[0]

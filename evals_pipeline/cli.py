@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 # every case errored.
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 EXIT_ALL_ERRORS = 2
+# Ours: the run budget (`--budget`) was spent before every case ran; the results are incomplete.
+EXIT_NOT_RUN = 3
 DEFAULT_DAGSTER_HOME = ".evals/dagster"
 
 
@@ -145,8 +147,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     storage = storage_root_from_env()
     instance = _instance()
     finished: list[tuple[EvalReport, Path]] = []
-    cases_total = cases_errored = 0
+    cases_total = cases_errored = cases_not_run = 0
     below_threshold = False
+    budget_left = args.budget
     for suite in loaded:
         if not _tags_match(suite.suite.tags, args.tag, args.exclude_tag):
             print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
@@ -160,7 +163,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not cases:
             return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
         keys = list(dict.fromkeys(c.case_key for c in cases))
-        options = RunOptions(threshold=args.threshold, keep_workspaces=args.keep_workspaces)
+        options = RunOptions(
+            threshold=args.threshold, keep_workspaces=args.keep_workspaces, budget_usd=budget_left
+        )
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()
         echo = print if isinstance(display, PlainProgress) else display.message
@@ -184,6 +189,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("\nFailures and errors:")
             for f in report.failures:
                 print(f"  {f.agent} / {f.test_id}: {f.reason}")
+        not_run = [c for c in report.not_run_cases if c.agent in agents]
+        if not_run:
+            print(f"\nNot run ({len(not_run)}): {not_run[0].reason}")
+            for c in not_run:
+                print(f"  {c.agent} / {c.test_id}")
+        cases_not_run += len(not_run)
+        if budget_left is not None:
+            # The next suite of this command gets what this one left.
+            spent = sum(a.cost_usd for a in report.agents if a.agent in agents)
+            budget_left = max(0.0, budget_left - spent)
         folder = outcome.report_folder
         if args.output:
             folder = Path(args.output).resolve()
@@ -206,7 +221,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if cases_total and cases_errored == cases_total:
         print("every case errored: nothing was evaluated", file=sys.stderr)
         return EXIT_ALL_ERRORS
-    return EXIT_THRESHOLD if below_threshold else EXIT_OK
+    if below_threshold:
+        return EXIT_THRESHOLD
+    if cases_not_run:
+        print(f"{cases_not_run} cases not run: the run budget was spent", file=sys.stderr)
+        return EXIT_NOT_RUN
+    return EXIT_OK
 
 
 def _write_ci_files(args: argparse.Namespace, finished: list[tuple[EvalReport, Path]]) -> None:
@@ -420,6 +440,16 @@ def _unit_interval(text: str) -> float:
     return value
 
 
+def _usd(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text} is not an amount in USD (e.g. 2.50)") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not an amount in USD >= 0")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evals-pipeline",
@@ -488,6 +518,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="TAG",
         help="skip suites whose tags include TAG (repeatable)",
+    )
+    run.add_argument(
+        "--budget",
+        type=_usd,
+        metavar="USD",
+        help="spend cap of the whole run over every agent and suite: once the finished agent "
+        "runs cost this much, no new one starts, runs in flight finish, and the rest are "
+        "'not run' (exit 3 when nothing failed)",
     )
     run.add_argument(
         "--keep-workspaces",

@@ -32,7 +32,7 @@ from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
 from evals_pipeline.progress import LayerProgress, Progress, silent
-from evals_pipeline.scheduling import RunGate, waves
+from evals_pipeline.scheduling import RunGate, run_budget, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
 
@@ -41,8 +41,11 @@ def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
     return folder / agent / case_key / f"trial-{trial}"
 
 
-def _refused_run(case: ResolvedCase, trial: int, reason: str, *, setup: bool) -> AgentRun:
-    """A run that never started: an unhealthy target, or (`setup`) the gate said no."""
+def _refused_run(
+    case: ResolvedCase, trial: int, reason: str, *, setup: bool, not_run: bool = False
+) -> AgentRun:
+    """A run that never started: an unhealthy target, (`setup`) the gate said no, or
+    (`not_run`) the run budget was spent, which is no error."""
     now = now_ms()
     return AgentRun(
         case_key=case.case_key,
@@ -50,8 +53,9 @@ def _refused_run(case: ResolvedCase, trial: int, reason: str, *, setup: bool) ->
         trial=trial,
         start_ms=now,
         end_ms=now,
-        error=reason,
+        error=None if not_run else reason,
         setup_failed=setup,
+        not_run=reason if not_run else None,
     )
 
 
@@ -78,7 +82,7 @@ def run_agents(
     for case in cases:
         if isinstance(case.target, CliTarget) and case.agent not in health:
             health[case.agent] = check_health(case.target, case.base_dir)
-    gate = RunGate()
+    gate = RunGate(run_budget(cases))
     tracker = LayerProgress(
         "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error")
     )
@@ -101,12 +105,19 @@ def run_agents(
             ran = [_refused_run(case, trial, unhealthy, setup=False) for case in group]
             for case in group:
                 gate.refused(case)
+        elif is_batching(group[0]) and (spent := gate.not_run()):
+            ran = [_refused_run(case, trial, spent, setup=False, not_run=True) for case in group]
         elif is_batching(group[0]):
             batch = batch_context(folder, group[0].agent, trial)
             ran = run_batch([(case, context(case, trial)) for case in group], batch)
+            if gate.run_budget_usd is not None:
+                gate.spent(sum(run_cost(run) or 0.0 for run in ran))
         else:
             ran = [gated(group[0], trial)]
         for case, run in zip(group, ran, strict=True):
+            if run.not_run:
+                tracker.advance(f"{case.agent} / {case.test_id}", run.not_run, "not run")
+                continue
             status = "error: " + run.error.splitlines()[0][:120] if run.error else "ok"
             label = f" (trial {trial})" if case.trials.count > 1 else ""
             batch_note = f" (batch of {len(group)})" if len(group) > 1 else ""
@@ -122,8 +133,12 @@ def run_agents(
         if refusal:
             gate.refused(case)
             return _refused_run(case, trial, refusal, setup=True)
+        spent = gate.not_run()
+        if spent:
+            gate.refused(case)
+            return _refused_run(case, trial, spent, setup=False, not_run=True)
         run = run_agent(case, context(case, trial))
-        cost = run_cost(run) if case.budget_usd is not None else None
+        cost = run_cost(run) if gate.counts_cost(case) else None
         gate.finished(case, errored=run.failed, cost_usd=cost)
         return run
 
@@ -148,8 +163,13 @@ def run_agents(
 
 
 def enrich_runs(runs: list[AgentRun], folder: Path) -> list[Session]:
-    """Enrich every run, writing each session's messages once as Parquet under `folder`."""
-    return [enrich_run(run, run_folder(folder, run.case_key, run.agent, run.trial)) for run in runs]
+    """Enrich every run that was launched (not the runs the run budget left out), writing each
+    session's messages once as Parquet under `folder`."""
+    return [
+        enrich_run(run, run_folder(folder, run.case_key, run.agent, run.trial))
+        for run in runs
+        if run.not_run is None
+    ]
 
 
 def grade_cases(
@@ -167,6 +187,8 @@ def grade_cases(
     logs go to `log_dir` when given.
     """
     by_partition = _sessions_by_partition(sessions)
+    # A case whose runs were not launched (run budget) has no session and no grade.
+    cases = [c for c in cases if (c.case_key, c.agent) in by_partition]
     llm_targets: dict[str, LlmTargetSpec] = {}
     for case in cases:
         for name, spec in case.llm_targets.items():
@@ -273,6 +295,7 @@ def judge_cases(
     """Judge every (case, agent) from the panel's votes (collected whole or one provider at a
     time), the heuristics and their blend, and attribute each failed trial."""
     by_partition = _sessions_by_partition(sessions)
+    cases = [c for c in cases if (c.case_key, c.agent) in by_partition]  # not run: no sessions
     grade_of = {(g.case_key, g.agent): g for g in grades}
     merged = merge_votes(votes, judging.panel if judging else ())
     tracker = LayerProgress("judgments", len(cases), progress, ("passed", "failed"))

@@ -46,6 +46,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
 from evals_pipeline.reporting import build_report, load_labels, write_report
+from evals_pipeline.reporting.not_run import not_run_cases
 from evals_pipeline.suites import (
     LoadedSuite,
     RunOptions,
@@ -53,6 +54,7 @@ from evals_pipeline.suites import (
     apply_run_options,
     load_suite,
     resolve_cases,
+    with_run_budget,
 )
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
@@ -64,6 +66,7 @@ class CaseOptions(dg.Config):
 
     threshold: float | None = None
     keep_workspaces: bool = False
+    budget_usd: float | None = None
 
 
 def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
@@ -100,7 +103,9 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         options = RunOptions(**config.model_dump())
         try:
             current = apply_run_options(load_suite(path), options)
-            resolved = {(c.case_key, c.agent): c for c in resolve_cases(current)}
+            resolved = {
+                (c.case_key, c.agent): c for c in with_run_budget(resolve_cases(current), options)
+            }
         except SuiteError as exc:
             raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
         out: Records = []
@@ -169,7 +174,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             partition_mapping=dg.AllPartitionMapping(),
             metadata={ALLOW_MISSING: True},
         )
-        for name in ("grades", "judgments", "sessions", "cases")
+        for name in ("grades", "judgments", "sessions", "cases", "agent_runs")
     }
     extra: list[dg.AssetsDefinition] = []
     judging = loaded.suite.judging
@@ -197,6 +202,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         judgments: list[CaseJudgment],
         sessions: list[Session],
         cases: list[ResolvedCase],
+        agent_runs: list[AgentRun],
         **more: list[CasePairwise],
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
@@ -216,7 +222,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             pairwise=pairwise,
             labels=labels,
             labels_source=labels_file,
-        )
+        ).model_copy(update={"not_run_cases": not_run_cases(agent_runs, cases, grades)})
         folder = storage.step_folder(context.asset_key, context.run.run_id)
         report = with_history(
             report.model_copy(update={"trigger": report_trigger(context, suite)}),

@@ -142,6 +142,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     loaded = _load(args.suites)
     if isinstance(loaded, int):
         return loaded
+    limits = _set_provider_limits(args.limit)
+    if isinstance(limits, str):
+        return _error(limits)
     if args.storage:
         os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
     storage = storage_root_from_env()
@@ -227,6 +230,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{cases_not_run} cases not run: the run budget was spent", file=sys.stderr)
         return EXIT_NOT_RUN
     return EXIT_OK
+
+
+def _set_provider_limits(given: list[str]) -> dict[str, int] | str:
+    """`--limit PROVIDER=N` laid over $EVALS_PIPELINE_PROVIDER_LIMITS, written back to it so
+    every step of the run (and any process it starts) holds them; the error text when one does
+    not parse."""
+    from evals_pipeline.provider_limits import LIMITS_ENV, LimitsError, parse_limits
+
+    try:
+        limits = parse_limits(os.environ.get(LIMITS_ENV, ""))
+        limits.update(parse_limits(" ".join(given), source="--limit"))
+    except LimitsError as exc:
+        return str(exc)
+    if limits:
+        os.environ[LIMITS_ENV] = ",".join(f"{p}={n}" for p, n in limits.items())
+    return limits
 
 
 def _write_ci_files(args: argparse.Namespace, finished: list[tuple[EvalReport, Path]]) -> None:
@@ -526,6 +545,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="spend cap of the whole run over every agent and suite: once the finished agent "
         "runs cost this much, no new one starts, runs in flight finish, and the rest are "
         "'not run' (exit 3 when nothing failed)",
+    )
+    run.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="PROVIDER=N",
+        help="at most N agent runs (claude-code, codex, pi-agent, cli, ...) or LLM calls "
+        "(anthropic, openai, ...) of PROVIDER at once, whatever the workers (repeatable; "
+        "default: $EVALS_PIPELINE_PROVIDER_LIMITS)",
     )
     run.add_argument(
         "--keep-workspaces",

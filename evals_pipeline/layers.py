@@ -32,6 +32,7 @@ from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
 from evals_pipeline.progress import LayerProgress, Progress, silent
+from evals_pipeline.provider_limits import agent_slot
 from evals_pipeline.scheduling import RunGate, run_budget, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
@@ -109,7 +110,8 @@ def run_agents(
             ran = [_refused_run(case, trial, spent, setup=False, not_run=True) for case in group]
         elif is_batching(group[0]):
             batch = batch_context(folder, group[0].agent, trial)
-            ran = run_batch([(case, context(case, trial)) for case in group], batch)
+            with agent_slot(group[0].target):
+                ran = run_batch([(case, context(case, trial)) for case in group], batch)
             if gate.run_budget_usd is not None:
                 gate.spent(sum(run_cost(run) or 0.0 for run in ran))
         else:
@@ -137,7 +139,8 @@ def run_agents(
         if spent:
             gate.refused(case)
             return _refused_run(case, trial, spent, setup=False, not_run=True)
-        run = run_agent(case, context(case, trial))
+        with agent_slot(case.target):  # the deployment's limit for this agent provider
+            run = run_agent(case, context(case, trial))
         cost = run_cost(run) if gate.counts_cost(case) else None
         gate.finished(case, errored=run.failed, cost_usd=cost)
         return run

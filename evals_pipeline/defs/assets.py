@@ -35,6 +35,7 @@ from evals_pipeline.defs.partitions import (
     split_key,
     suite_partitions,
 )
+from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.history import outcomes_from_grades, required_test_ids, with_history
@@ -119,7 +120,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             out.append((str(key), resolved[(case_key, agent)]))
         return out
 
-    @dg.asset(name="agent_runs", ins={"cases": upstream("cases")}, pool="evals_agents", **layer)
+    @dg.asset(name="agent_runs", ins={"cases": upstream("cases")}, pool=agent_pool(loaded), **layer)
     def agent_runs(
         context: dg.AssetExecutionContext, storage: EvalStorage, cases: list[ResolvedCase]
     ) -> Records:

@@ -1,11 +1,12 @@
-"""The `evals-pipeline` command: run, runs, compare, validate, schema, register, import, assert,
-model-server."""
+"""The `evals-pipeline` command: run, estimate, runs, compare, validate, schema, register, import,
+assert, model-server."""
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
 import json
+import math
 import os
 import shutil
 import sys
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from dagster import DagsterInstance
 
     from evals_pipeline.grading import standalone as standalone_types
+    from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.models.report import EvalReport
 
 # As `agentv eval`: 1 when a case scores below the run's threshold, 2 on usage errors and when
@@ -166,6 +168,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not cases:
             return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
         keys = list(dict.fromkeys(c.case_key for c in cases))
+        print(_estimate_line(suite, cases, agents, Path(storage), budget_left))
         options = RunOptions(
             threshold=args.threshold, keep_workspaces=args.keep_workspaces, budget_usd=budget_left
         )
@@ -246,6 +249,53 @@ def _set_provider_limits(given: list[str]) -> dict[str, int] | str:
     if limits:
         os.environ[LIMITS_ENV] = ",".join(f"{p}={n}" for p, n in limits.items())
     return limits
+
+
+def _estimate_line(
+    suite: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    agents: list[str],
+    root: Path,
+    budget: float | None = None,
+) -> str:
+    """The cost and time estimate of running `cases` x `agents`, from the suite's last reports."""
+    from evals_pipeline.history.estimate import (
+        PlannedRun,
+        estimate_run,
+        history_of,
+        render_estimate,
+    )
+
+    planned = [PlannedRun(c.case_key, c.agent, c.trials.count) for c in cases if c.agent in agents]
+    estimate = estimate_run(
+        suite.slug, planned, history_of(root, suite.slug), suite.suite.execution.workers
+    )
+    line = render_estimate(estimate, root)
+    if budget is not None and estimate.cost_usd and estimate.cost_usd > budget:
+        # Runs start while the spend is below the budget: the one that reaches it runs too.
+        runs = math.ceil(budget / (estimate.cost_usd / estimate.runs) - 1e-9)
+        line += f"\nthe budget of ${budget:g} stops the run after ~{runs} of {estimate.runs} runs"
+    return line
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from evals_pipeline.suites import resolve_cases
+
+    loaded = _load(args.suites)
+    if isinstance(loaded, int):
+        return loaded
+    root = _storage_root(args)
+    for suite in loaded:
+        agents = _select_agents(suite, args.target)
+        if isinstance(agents, str):
+            return _error(agents)
+        if args.workers:
+            suite.suite.execution.workers = args.workers
+        cases = [c for c in resolve_cases(suite) if _selected(c.test_id, args.test_id)]
+        if not cases:
+            return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
+        print(_estimate_line(suite, cases, agents, root, args.budget))
+    return EXIT_OK
 
 
 def _write_ci_files(args: argparse.Namespace, finished: list[tuple[EvalReport, Path]]) -> None:
@@ -564,6 +614,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
     )
     run.set_defaults(func=cmd_run)
+
+    estimate = sub.add_parser(
+        "estimate",
+        help="print what running suites would cost and take, from their last runs' figures, "
+        "without running them (run prints the same line before it starts)",
+    )
+    estimate.add_argument("suites", nargs="+", metavar="SUITE", help="eval YAML file(s)")
+    estimate.add_argument("--target", action="append", default=[], metavar="NAME")
+    estimate.add_argument("--test-id", action="append", default=[], metavar="GLOB")
+    estimate.add_argument("--workers", type=int, metavar="N", help="as for run")
+    estimate.add_argument("--budget", type=_usd, metavar="USD", help="as for run")
+    estimate.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
+    estimate.set_defaults(func=cmd_estimate)
 
     runs = sub.add_parser("runs", help="list the reports in the storage root, oldest first")
     runs.add_argument("--suite", metavar="NAME", help="only this suite")

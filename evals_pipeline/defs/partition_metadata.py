@@ -41,14 +41,17 @@ def _figures(**values: Any) -> Metadata:
 
 
 def run_metadata(runs: Sequence[AgentRun]) -> Metadata:
-    """One partition's agent runs (one per trial): duration, exit code, timeouts, the error."""
+    """One partition's agent runs (one per trial): duration, exit code, timeouts, the error, or
+    why it was not run."""
     errors = [r.error for r in runs if r.error]
+    not_run = [r.not_run for r in runs if r.not_run]
     last = runs[-1]
     return _figures(
         duration_s=_seconds([r.duration_ms for r in runs]),
         exit_code=last.exit_code,
         timed_out=any(r.timed_out for r in runs),
         error=first_line(errors[0]) if errors else None,
+        not_run=not_run[0] if not_run else None,
     )
 
 

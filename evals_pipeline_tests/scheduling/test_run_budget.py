@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
+from evals_pipeline.defs.suite_run import run_suite
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.scheduling import NOT_RUN_PREFIX
 from evals_pipeline.suites import RunOptions, load_suite, resolve_cases, with_run_budget
@@ -115,3 +117,25 @@ def test_budget_must_be_an_amount(tmp_path: Path) -> None:
     done = cli("run", str(suite), "--budget", "lots", home=tmp_path / "home")
     assert done.code == 2
     assert "lots is not an amount in USD" in done.stderr
+
+
+def test_the_budget_spans_separate_dagster_runs_of_one_suite(tmp_path: Path) -> None:
+    """Targets a and c (not neighbours) run as two Dagster runs: c gets what a left."""
+    suite = write_suite(tmp_path / "p", tests=2, workers=1, targets=("a", "b", "c"))
+    with dg.instance_for_test() as instance:
+        outcome = run_suite(
+            instance,
+            load_suite(suite),
+            str(tmp_path / "storage"),
+            agents=["a", "c"],
+            case_keys=["t00", "t01"],
+            options=RunOptions(budget_usd=0.25),
+            echo=lambda _: None,
+        )
+    assert len(outcome.run_ids) == 3  # a, c, the report
+    ran = {a.agent: a.cases for a in outcome.report.agents if a.cases}
+    assert ran == {"a": 2, "c": 1}  # $0.20 spent by a, $0.05 left: one run of c reaches it
+    assert [(c.agent, c.test_id) for c in outcome.report.not_run_cases] == [("c", "t01")]
+    assert outcome.report.not_run_cases[0].reason == (
+        "not run: run budget of $0.0500 spent ($0.1000)"
+    )

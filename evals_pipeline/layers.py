@@ -131,14 +131,15 @@ def run_agents(
         return ran
 
     def gated(case: ResolvedCase, trial: int) -> AgentRun:
+        # A spent run budget comes first: every run not started is then not run, not an error
+        # (a dependent of a case that was not run too).
+        spent = gate.not_run()
+        if spent:
+            return _refused_run(case, trial, spent, setup=False, not_run=True)
         refusal = gate.refusal(case)
         if refusal:
             gate.refused(case)
             return _refused_run(case, trial, refusal, setup=True)
-        spent = gate.not_run()
-        if spent:
-            gate.refused(case)
-            return _refused_run(case, trial, spent, setup=False, not_run=True)
         with agent_slot(case.target):  # the deployment's limit for this agent provider
             run = run_agent(case, context(case, trial))
         cost = run_cost(run) if gate.counts_cost(case) else None

@@ -139,3 +139,21 @@ def test_the_budget_spans_separate_dagster_runs_of_one_suite(tmp_path: Path) -> 
     assert outcome.report.not_run_cases[0].reason == (
         "not run: run budget of $0.0500 spent ($0.1000)"
     )
+
+
+def test_dependents_of_a_case_not_run_are_not_run_either(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "p", tests=1, workers=1)
+    text = suite.read_text().replace(
+        "tests:\n",
+        "tests:\n"
+        "  - {id: later, input: q, depends_on: [t00], assertions: [{type: contains, value: done}]}\n"
+        "  - {id: first, input: q, assertions: [{type: contains, value: done}]}\n",
+    )
+    suite.write_text(text)
+    cases = with_run_budget(resolve_cases(load_suite(suite)), RunOptions(budget_usd=0.05))
+    runs = {r.case_key: r for r in run_agents(cases, tmp_path / "runs", workers=1)}
+    # Wave 1 runs first and t00 one after the other: first reaches the budget, t00 is not run;
+    # then later, whose dependency was not run, is not run either (no "Skipped: ..." error).
+    assert runs["first"].not_run is None and runs["first"].error is None
+    assert runs["t00"].not_run is not None
+    assert runs["later"].not_run is not None and runs["later"].error is None

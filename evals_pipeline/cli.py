@@ -1,11 +1,12 @@
-"""The `evals-pipeline` command: run, runs, compare, validate, schema, register, import, assert,
-model-server."""
+"""The `evals-pipeline` command: run, estimate, runs, compare, validate, schema, register, import,
+assert, model-server."""
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
 import json
+import math
 import os
 import shutil
 import sys
@@ -19,12 +20,15 @@ if TYPE_CHECKING:
     from dagster import DagsterInstance
 
     from evals_pipeline.grading import standalone as standalone_types
+    from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.models.report import EvalReport
 
 # As `agentv eval`: 1 when a case scores below the run's threshold, 2 on usage errors and when
 # every case errored.
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 EXIT_ALL_ERRORS = 2
+# Ours: the run budget (`--budget`) was spent before every case ran; the results are incomplete.
+EXIT_NOT_RUN = 3
 DEFAULT_DAGSTER_HOME = ".evals/dagster"
 
 
@@ -150,6 +154,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     auth_failed = _check_auth(loaded, args.target)
     if auth_failed:
         return auth_failed
+    limits = _set_provider_limits(args.limit)
+    if isinstance(limits, str):
+        return _error(limits)
     if args.storage:
         os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
     storage = storage_root_from_env()
@@ -157,8 +164,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     for line in recover_on_start(instance):  # what a run killed outright left behind
         print(line, file=sys.stderr)
     finished: list[tuple[EvalReport, Path]] = []
-    cases_total = cases_errored = 0
+    cases_total = cases_errored = cases_not_run = 0
     below_threshold = False
+    budget_left = args.budget
     for suite in loaded:
         if not _tags_match(suite.suite.tags, args.tag, args.exclude_tag):
             print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
@@ -172,8 +180,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not cases:
             return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
         keys = list(dict.fromkeys(c.case_key for c in cases))
+        print(_estimate_line(suite, cases, agents, Path(storage), budget_left))
         options = RunOptions(
-            threshold=args.threshold, keep_workspaces=args.keep_workspaces, cache=not args.no_cache
+            threshold=args.threshold,
+            keep_workspaces=args.keep_workspaces,
+            budget_usd=budget_left,
+            cache=not args.no_cache,
         )
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()
@@ -200,6 +212,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("\nFailures and errors:")
             for f in report.failures:
                 print(f"  {f.agent} / {f.test_id}: {f.reason}")
+        not_run = [c for c in report.not_run_cases if c.agent in agents]
+        if not_run:
+            print(f"\nNot run ({len(not_run)}): {not_run[0].reason}")
+            for c in not_run:
+                print(f"  {c.agent} / {c.test_id}")
+        cases_not_run += len(not_run)
+        if budget_left is not None:
+            # The next suite of this command gets what this one left.
+            spent = sum(a.cost_usd for a in report.agents if a.agent in agents)
+            budget_left = max(0.0, budget_left - spent)
         folder = outcome.report_folder
         if args.output:
             folder = Path(args.output).resolve()
@@ -222,7 +244,75 @@ def cmd_run(args: argparse.Namespace) -> int:
     if cases_total and cases_errored == cases_total:
         print("every case errored: nothing was evaluated", file=sys.stderr)
         return EXIT_ALL_ERRORS
-    return EXIT_THRESHOLD if below_threshold else EXIT_OK
+    if below_threshold:
+        return EXIT_THRESHOLD
+    if cases_not_run:
+        print(f"{cases_not_run} cases not run: the run budget was spent", file=sys.stderr)
+        return EXIT_NOT_RUN
+    return EXIT_OK
+
+
+def _set_provider_limits(given: list[str]) -> dict[str, int] | str:
+    """`--limit PROVIDER=N` laid over $EVALS_PIPELINE_PROVIDER_LIMITS, written back to it so
+    every step of the run (and any process it starts) holds them; the error text when one does
+    not parse."""
+    from evals_pipeline.provider_limits import LIMITS_ENV, LimitsError, parse_limits
+
+    try:
+        limits = parse_limits(os.environ.get(LIMITS_ENV, ""))
+        limits.update(parse_limits(" ".join(given), source="--limit"))
+    except LimitsError as exc:
+        return str(exc)
+    if limits:
+        os.environ[LIMITS_ENV] = ",".join(f"{p}={n}" for p, n in limits.items())
+    return limits
+
+
+def _estimate_line(
+    suite: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    agents: list[str],
+    root: Path,
+    budget: float | None = None,
+) -> str:
+    """The cost and time estimate of running `cases` x `agents`, from the suite's last reports."""
+    from evals_pipeline.history.estimate import (
+        PlannedRun,
+        estimate_run,
+        history_of,
+        render_estimate,
+    )
+
+    planned = [PlannedRun(c.case_key, c.agent, c.trials.count) for c in cases if c.agent in agents]
+    estimate = estimate_run(
+        suite.slug, planned, history_of(root, suite.slug), suite.suite.execution.workers
+    )
+    line = render_estimate(estimate, root)
+    if budget is not None and estimate.cost_usd and estimate.cost_usd > budget:
+        # Runs start while the spend is below the budget: the one that reaches it runs too.
+        runs = math.ceil(budget / (estimate.cost_usd / estimate.runs) - 1e-9)
+        line += f"\nthe budget of ${budget:g} stops the run after ~{runs} of {estimate.runs} runs"
+    return line
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from evals_pipeline.suites import resolve_cases
+
+    loaded = _load(args.suites)
+    if isinstance(loaded, int):
+        return loaded
+    root = _storage_root(args)
+    for suite in loaded:
+        agents = _select_agents(suite, args.target)
+        if isinstance(agents, str):
+            return _error(agents)
+        if args.workers:
+            suite.suite.execution.workers = args.workers
+        cases = [c for c in resolve_cases(suite) if _selected(c.test_id, args.test_id)]
+        if not cases:
+            return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
+        print(_estimate_line(suite, cases, agents, root, args.budget))
+    return EXIT_OK
 
 
 def _check_auth(loaded: list[LoadedSuite], names: list[str]) -> int:
@@ -456,6 +546,16 @@ def _unit_interval(text: str) -> float:
     return value
 
 
+def _usd(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text} is not an amount in USD (e.g. 2.50)") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not an amount in USD >= 0")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evals-pipeline",
@@ -526,6 +626,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip suites whose tags include TAG (repeatable)",
     )
     run.add_argument(
+        "--budget",
+        type=_usd,
+        metavar="USD",
+        help="spend cap of the whole run over every agent and suite: once the finished agent "
+        "runs cost this much, no new one starts, runs in flight finish, and the rest are "
+        "'not run' (exit 3 when nothing failed)",
+    )
+    run.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="PROVIDER=N",
+        help="at most N agent runs (claude-code, codex, pi-agent, cli, ...) or LLM calls "
+        "(anthropic, openai, ...) of PROVIDER at once, whatever the workers (repeatable; "
+        "default: $EVALS_PIPELINE_PROVIDER_LIMITS)",
+    )
+    run.add_argument(
         "--keep-workspaces",
         action="store_true",
         help="keep every run's workspace (default: kept only when the case fails or errors)",
@@ -540,6 +657,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
     )
     run.set_defaults(func=cmd_run)
+
+    estimate = sub.add_parser(
+        "estimate",
+        help="print what running suites would cost and take, from their last runs' figures, "
+        "without running them (run prints the same line before it starts)",
+    )
+    estimate.add_argument("suites", nargs="+", metavar="SUITE", help="eval YAML file(s)")
+    estimate.add_argument("--target", action="append", default=[], metavar="NAME")
+    estimate.add_argument("--test-id", action="append", default=[], metavar="GLOB")
+    estimate.add_argument("--workers", type=int, metavar="N", help="as for run")
+    estimate.add_argument("--budget", type=_usd, metavar="USD", help="as for run")
+    estimate.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
+    estimate.set_defaults(func=cmd_estimate)
 
     runs = sub.add_parser("runs", help="list the reports in the storage root, oldest first")
     runs.add_argument("--suite", metavar="NAME", help="only this suite")

@@ -34,9 +34,10 @@ from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import CliTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
 from evals_pipeline.progress import LayerProgress, Progress, silent
+from evals_pipeline.provider_limits import agent_slot
 from evals_pipeline.reaping.ledger import sweep_leftovers
 from evals_pipeline.results import CaseKeys, Identity, ResultStore, agent_identity, case_keys
-from evals_pipeline.scheduling import RunGate, waves
+from evals_pipeline.scheduling import RunGate, run_budget, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
 
@@ -45,8 +46,11 @@ def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
     return folder / agent / case_key / f"trial-{trial}"
 
 
-def _refused_run(case: ResolvedCase, trial: int, reason: str, *, setup: bool) -> AgentRun:
-    """A run that never started: an unhealthy target, or (`setup`) the gate said no."""
+def _refused_run(
+    case: ResolvedCase, trial: int, reason: str, *, setup: bool, not_run: bool = False
+) -> AgentRun:
+    """A run that never started: an unhealthy target, (`setup`) the gate said no, or
+    (`not_run`) the run budget was spent, which is no error."""
     now = now_ms()
     return AgentRun(
         case_key=case.case_key,
@@ -54,8 +58,9 @@ def _refused_run(case: ResolvedCase, trial: int, reason: str, *, setup: bool) ->
         trial=trial,
         start_ms=now,
         end_ms=now,
-        error=reason,
+        error=None if not_run else reason,
         setup_failed=setup,
+        not_run=reason if not_run else None,
     )
 
 
@@ -127,9 +132,12 @@ def run_agents(
             health[case.agent] = check_health(case.target, case.base_dir)
         elif case.agent not in health:  # an agent CLI without auth: one reason, no 30 failures
             health[case.agent] = auth_problem(case.target)
-    gate = RunGate()
+    gate = RunGate(run_budget(cases))
     tracker = LayerProgress(
-        "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error", "reused")
+        "agent runs",
+        sum(case.trials.count for case in cases),
+        progress,
+        ("ok", "error", "reused", "not run"),
     )
     reuse = _RunReuse(store, identity)
 
@@ -151,17 +159,25 @@ def run_agents(
             ran = [_refused_run(case, trial, unhealthy, setup=False) for case in group]
             for case in group:
                 gate.refused(case)
+        elif is_batching(group[0]) and (spent := gate.not_run()):
+            ran = [_refused_run(case, trial, spent, setup=False, not_run=True) for case in group]
         elif is_batching(group[0]):
             stored = [reuse.stored(case, trial) for case in group]
             if all(stored):
                 ran = [run for run in stored if run is not None]
             else:
                 batch = batch_context(folder, group[0].agent, trial)
-                ran = run_batch([(case, context(case, trial)) for case in group], batch)
+                with agent_slot(group[0].target):
+                    ran = run_batch([(case, context(case, trial)) for case in group], batch)
                 ran = [reuse.keep(case, run) for case, run in zip(group, ran, strict=True)]
+                if gate.run_budget_usd is not None:
+                    gate.spent(sum(run_cost(run) or 0.0 for run in ran))
         else:
             ran = [gated(group[0], trial)]
         for case, run in zip(group, ran, strict=True):
+            if run.not_run:
+                tracker.advance(f"{case.agent} / {case.test_id}", run.not_run, "not run")
+                continue
             label = f" (trial {trial})" if case.trials.count > 1 else ""
             batch_note = f" (batch of {len(group)})" if len(group) > 1 else ""
             if run.reused is not None:
@@ -176,6 +192,11 @@ def run_agents(
         return ran
 
     def gated(case: ResolvedCase, trial: int) -> AgentRun:
+        # A spent run budget comes first: every run not started is then not run, not an error
+        # (a dependent of a case that was not run too).
+        spent = gate.not_run()
+        if spent:
+            return _refused_run(case, trial, spent, setup=False, not_run=True)
         refusal = gate.refusal(case)
         if refusal:
             gate.refused(case)
@@ -184,8 +205,9 @@ def run_agents(
         if stored is not None:
             gate.finished(case, errored=False, cost_usd=0.0)  # paid for by an earlier run
             return stored
-        run = reuse.keep(case, run_agent(case, context(case, trial)))
-        cost = run_cost(run) if case.budget_usd is not None else None
+        with agent_slot(case.target):  # the deployment's limit for this agent provider
+            run = reuse.keep(case, run_agent(case, context(case, trial)))
+        cost = run_cost(run) if gate.counts_cost(case) else None
         gate.finished(case, errored=run.failed, cost_usd=cost)
         return run
 
@@ -212,7 +234,8 @@ def run_agents(
 def enrich_runs(
     runs: list[AgentRun], folder: Path, store: ResultStore | None = None
 ) -> list[Session]:
-    """Enrich every run, writing each session's messages once as Parquet under `folder`.
+    """Enrich every run that was launched (not the runs the run budget left out), writing each
+    session's messages once as Parquet under `folder`.
 
     With a `store`, each session is stored as it is made, and a reused run's stored session is
     reused with it (its messages stay where they were first written).
@@ -229,7 +252,7 @@ def enrich_runs(
             store.put("session", made)
         return made.model_copy(update={"reused": run.reused})
 
-    return [one(run) for run in runs]
+    return [one(run) for run in runs if run.not_run is None]
 
 
 def grade_cases(
@@ -252,6 +275,8 @@ def grade_cases(
     logs go to `log_dir` when given.
     """
     by_partition = _sessions_by_partition(sessions)
+    # A case whose runs were not launched (run budget) has no session and no grade.
+    cases = [c for c in cases if (c.case_key, c.agent) in by_partition]
     llm_targets: dict[str, LlmTargetSpec] = {}
     for case in cases:
         for name, spec in case.llm_targets.items():
@@ -376,6 +401,7 @@ def judge_cases(
     """Judge every (case, agent) from the panel's votes (collected whole or one provider at a
     time), the heuristics and their blend, and attribute each failed trial."""
     by_partition = _sessions_by_partition(sessions)
+    cases = [c for c in cases if (c.case_key, c.agent) in by_partition]  # not run: no sessions
     grade_of = {(g.case_key, g.agent): g for g in grades}
     merged = merge_votes(votes, judging.panel if judging else ())
     tracker = LayerProgress("judgments", len(cases), progress, ("passed", "failed"))

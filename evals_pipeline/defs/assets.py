@@ -35,6 +35,7 @@ from evals_pipeline.defs.partitions import (
     split_key,
     suite_partitions,
 )
+from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.history import outcomes_from_grades, required_test_ids, with_history
@@ -46,6 +47,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
 from evals_pipeline.reporting import build_report, load_labels, write_report
+from evals_pipeline.reporting.not_run import not_run_cases
 from evals_pipeline.suites import (
     LoadedSuite,
     RunOptions,
@@ -53,6 +55,7 @@ from evals_pipeline.suites import (
     apply_run_options,
     load_suite,
     resolve_cases,
+    with_run_budget,
 )
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
@@ -65,6 +68,7 @@ class CaseOptions(dg.Config):
     threshold: float | None = None
     keep_workspaces: bool = False
     cache: bool = True
+    budget_usd: float | None = None
 
 
 def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
@@ -101,7 +105,9 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         options = RunOptions(**config.model_dump())
         try:
             current = apply_run_options(load_suite(path), options)
-            resolved = {(c.case_key, c.agent): c for c in resolve_cases(current)}
+            resolved = {
+                (c.case_key, c.agent): c for c in with_run_budget(resolve_cases(current), options)
+            }
         except SuiteError as exc:
             raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
         out: Records = []
@@ -115,7 +121,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             out.append((str(key), resolved[(case_key, agent)]))
         return out
 
-    @dg.asset(name="agent_runs", ins={"cases": upstream("cases")}, pool="evals_agents", **layer)
+    @dg.asset(name="agent_runs", ins={"cases": upstream("cases")}, pool=agent_pool(loaded), **layer)
     def agent_runs(
         context: dg.AssetExecutionContext, storage: EvalStorage, cases: list[ResolvedCase]
     ) -> Records:
@@ -178,7 +184,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             partition_mapping=dg.AllPartitionMapping(),
             metadata={ALLOW_MISSING: True},
         )
-        for name in ("grades", "judgments", "sessions", "cases")
+        for name in ("grades", "judgments", "sessions", "cases", "agent_runs")
     }
     extra: list[dg.AssetsDefinition] = []
     judging = loaded.suite.judging
@@ -206,6 +212,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         judgments: list[CaseJudgment],
         sessions: list[Session],
         cases: list[ResolvedCase],
+        agent_runs: list[AgentRun],
         **more: list[CasePairwise],
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
@@ -225,7 +232,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             pairwise=pairwise,
             labels=labels,
             labels_source=labels_file,
-        )
+        ).model_copy(update={"not_run_cases": not_run_cases(agent_runs, cases, grades)})
         folder = storage.step_folder(context.asset_key, context.run.run_id)
         report = with_history(
             report.model_copy(update={"trigger": report_trigger(context, suite)}),

@@ -50,8 +50,10 @@ def _reuse(marks: Sequence[Reuse | None]) -> Metadata:
 
 
 def run_metadata(runs: Sequence[AgentRun]) -> Metadata:
-    """One partition's agent runs (one per trial): duration, exit code, timeouts, the error."""
+    """One partition's agent runs (one per trial): duration, exit code, timeouts, the error, or
+    why it was not run."""
     errors = [r.error for r in runs if r.error]
+    not_run = [r.not_run for r in runs if r.not_run]
     last = runs[-1]
     return _figures(
         duration_s=_seconds([r.duration_ms for r in runs]),
@@ -61,6 +63,7 @@ def run_metadata(runs: Sequence[AgentRun]) -> Metadata:
         agent_version=last.agent_version,
         auth=last.auth,
         **_reuse([r.reused for r in runs]),
+        not_run=not_run[0] if not_run else None,
     )
 
 

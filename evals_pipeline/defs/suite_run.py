@@ -187,13 +187,16 @@ def run_suite(
     # Only our logger: the layers' progress lines, not Dagster's event stream.
     run_config: dict[str, Any] = {"loggers": {"progress": {}}}
     cases_op = next(a.op.name for a in layers if a.key.path[-1] == "cases")
-    layers_config = {
-        **run_config,
-        "ops": {cases_op: {"config": (options or RunOptions()).model_dump()}},
-    }
+    sessions_op = next(a.op.name for a in layers if a.key.path[-1] == "sessions")
+    options = options or RunOptions()
+    budget = options.budget_usd
     run_ids = []
     for group in contiguous_groups(agents, list(suite.targets)):
         echo(f"{suite.slug}: {len(order)} cases x {', '.join(group)}")
+        # Agents that are not neighbours run as separate Dagster runs: each gets what the
+        # earlier ones left of the run budget.
+        config = options.model_copy(update={"budget_usd": budget}).model_dump()
+        layers_config = {**run_config, "ops": {cases_op: {"config": config}}}
         result = _execute(
             defs,
             suite,
@@ -210,6 +213,8 @@ def run_suite(
             },
         )
         run_ids.append(result.run_id)
+        if budget is not None:
+            budget = max(0.0, budget - _agent_cost(result, sessions_op))
     if pairwise and len(agents) > 1:
         echo(f"{suite.slug}: comparing {', '.join(agents)} pairwise on {len(order)} cases")
         result = _execute(
@@ -248,3 +253,15 @@ def run_suite(
         run_ids=run_ids,
         regression_check=next((c for c in checks if c.check_name == REGRESSION_CHECK), None),
     )
+
+
+def _agent_cost(
+    result: dg.ExecuteInProcessResult | dg.JobExecutionResult, sessions_op: str
+) -> float:
+    """What a run's agents cost: the sum of its sessions' per-partition `cost_usd`."""
+    total = 0.0
+    for materialization in result.asset_materializations_for_node(sessions_op):
+        cost = materialization.metadata.get("cost_usd")
+        if cost is not None and isinstance(cost.value, int | float):
+            total += float(cost.value)
+    return total

@@ -18,6 +18,7 @@ from evals_pipeline.llm.client import LlmCallError, LlmConfigError, LlmReply, Ll
 from evals_pipeline.llm.limits import CallLimit, call_limit
 from evals_pipeline.llm.usage import LlmUsage, UsageMeter, cost_usd
 from evals_pipeline.models.targets import LlmTarget
+from evals_pipeline.provider_limits import provider_slot
 
 MODEL_SERVER_KEY = "model-server-no-key"
 """The key sent to a scripted model server, which needs none; a real key never goes there."""
@@ -99,7 +100,8 @@ class SdkClient(ABC):
             temperature=target.temperature if request.temperature is None else request.temperature,
             max_output_tokens=request.max_output_tokens or target.max_output_tokens,
         )
-        with self._limit.slot():
+        # The deployment's limit for the provider, then the endpoint's (targets' max_concurrency).
+        with provider_slot(self.provider), self._limit.slot():
             started = time.monotonic()
             try:
                 answer = self._send(request, settings)

@@ -55,6 +55,11 @@ class ResolvedCase(BaseModel):
         description="Reuse this case's stored results while nothing they depend on changed "
         "(`execution.cache: false` or `run --no-cache` turn it off).",
     )
+    run_budget_usd: float | None = Field(
+        default=None,
+        description="The run's spend cap over every agent (`run --budget`): once spent, the cases "
+        "not yet started are not run. A run option, so not part of the content hash.",
+    )
     conversation_id: str | None = None
     timeout_seconds: float = 600.0
     workspace: ResolvedWorkspace | None = Field(
@@ -104,5 +109,5 @@ class ResolvedCase(BaseModel):
     @property
     def content_hash(self) -> str:
         """A stable hash of the spec: a changed test or target gets a new hash (and a new run)."""
-        payload = self.model_dump_json(exclude={"suite_path"})
+        payload = self.model_dump_json(exclude={"suite_path", "run_budget_usd"})
         return hashlib.sha256(payload.encode()).hexdigest()[:16]

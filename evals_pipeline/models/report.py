@@ -76,6 +76,14 @@ class CaseFailure(BaseModel):
     reason: str
 
 
+class NotRunCase(BaseModel):
+    """A (case, agent) that was never launched, and why (the run budget was spent)."""
+
+    agent: str
+    test_id: str
+    reason: str
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -271,6 +279,10 @@ class EvalReport(BaseModel):
     agents: list[AgentSummary]
     not_run: int = Field(
         default=0, description="Registered (case, agent) partitions with no grades"
+    )
+    not_run_cases: list[NotRunCase] = Field(
+        default_factory=list,
+        description="The partitions among `not_run` that a run chose not to launch, with why.",
     )
     failures: list[CaseFailure] = Field(default_factory=list)
     rates: list[DimensionRate] = Field(

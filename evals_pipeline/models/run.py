@@ -28,6 +28,11 @@ class AgentRun(BaseModel):
     setup_failed: bool = Field(
         default=False, description="The workspace could not be prepared; the agent never ran."
     )
+    not_run: str | None = Field(
+        default=None,
+        description="Why the run was never launched (the run budget was spent): no session or "
+        "grade follows, and the report counts the case as not run.",
+    )
     workspace_path: str | None = None
     file_changes: str | None = None
     stream_kind: str | None = Field(

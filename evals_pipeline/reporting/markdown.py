@@ -100,6 +100,9 @@ def render_markdown(report: EvalReport) -> str:
         out += ["", f"{report.not_run} registered (case, agent) partitions have no grades yet."]
     if reused := reuse_line(report):
         out += ["", reused]
+    if report.not_run_cases:
+        out += ["", "## Not run", ""]
+        out.extend(f"- {c.agent} / {c.test_id}: {c.reason}" for c in report.not_run_cases)
     variants = variants_section(report)
     if variants:
         out += ["", *variants]

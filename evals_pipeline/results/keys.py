@@ -48,6 +48,7 @@ _SCHEDULING_FIELDS = frozenset(
         "budget_usd",
         "fail_on_error",
         "cache",
+        "run_budget_usd",
     }
 )
 # Never part of a folder's content: version control, dependency installs and caches.

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.suite import TestExecutionSpec
 from evals_pipeline.suites.loader import LoadedSuite
 
@@ -22,6 +25,12 @@ class RunOptions(BaseModel):
     )
     cache: bool = Field(
         default=True, description="Reuse stored results of unchanged cases (false: re-run all)."
+    )
+    budget_usd: float | None = Field(
+        default=None,
+        ge=0,
+        description="The run's spend cap in USD over all its agents: once the finished runs' "
+        "cost reaches it, no new agent run starts and the rest are not run.",
     )
 
 
@@ -46,3 +55,10 @@ def apply_run_options(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
             else:
                 test.execution.cache = False
     return loaded
+
+
+def with_run_budget(cases: Iterable[ResolvedCase], options: RunOptions) -> list[ResolvedCase]:
+    """`cases` carrying the run's budget, so the agent step that runs them can keep to it."""
+    if options.budget_usd is None:
+        return list(cases)
+    return [c.model_copy(update={"run_budget_usd": options.budget_usd}) for c in cases]

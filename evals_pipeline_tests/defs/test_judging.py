@@ -245,7 +245,7 @@ def test_judge_steps_take_the_pool_of_their_provider(tmp_path: Path) -> None:
             "judged__compare_agents": None,
         },
     }
-    assert assets["agent_runs"].op.pool == "evals_agents"
+    assert assets["agent_runs"].op.pool == "evals_agents_mock"  # its agents: one provider
     assert assets["grades"].op.pool is None  # no LLM graders
 
 

@@ -1,0 +1,186 @@
+"""What a run will cost and take, before it starts, from the suite's last reports: each
+(case, agent)'s agent cost and duration per trial in their cases.parquet (docs/report.md,
+"Estimate before a run")."""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean
+
+import pyarrow.parquet as pq
+from pydantic import BaseModel, Field
+
+from evals_pipeline.history.entries import suite_entries
+from evals_pipeline.history.outcomes import CASES_FILE
+
+ESTIMATE_RUNS = 3
+"""How many of the suite's last reports an estimate reads."""
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One (case, agent) a run is about to launch, `trials` times."""
+
+    case_key: str
+    agent: str
+    trials: int = 1
+
+
+@dataclass(frozen=True)
+class PastRun:
+    """One (case, agent) of a past report: its agent's cost and duration for one trial."""
+
+    case_key: str
+    agent: str
+    cost_usd: float | None
+    duration_ms: int
+
+
+class RunEstimate(BaseModel):
+    """The planned run and, when the history allows, its agent cost and wall time."""
+
+    suite: str
+    cases: int = Field(description="Distinct tests planned.")
+    agents: int
+    runs: int = Field(description="Agent runs planned: (case, agent) pairs times trials.")
+    workers: int
+    from_reports: int = Field(description="Past reports the figures come from (0: no history).")
+    without_figures: int = Field(
+        default=0,
+        description="Planned (case, agent) pairs no past report ran; counted at their agent's "
+        "mean (else the suite's).",
+    )
+    cost_usd: float | None = Field(default=None, description="None: nothing priced in history.")
+    duration_s: float | None = Field(
+        default=None, description="Agent wall time at `workers` at once; grading comes on top."
+    )
+
+
+def read_past_runs(folder: Path) -> list[PastRun]:
+    """The (case, agent) figures of one report folder; none without cases.parquet. Runs that
+    never started (a setup error, 0 ms) say nothing of cost or time and are left out."""
+    path = folder / CASES_FILE
+    if not path.exists():
+        return []
+    table = pq.read_table(path, columns=["case_key", "agent", "cost_usd", "duration_ms"])
+    return [
+        PastRun(r["case_key"], r["agent"], r["cost_usd"], r["duration_ms"])
+        for r in table.to_pylist()
+        if r["duration_ms"]
+    ]
+
+
+def history_of(root: Path, suite: str, last: int = ESTIMATE_RUNS) -> list[list[PastRun]]:
+    """The figures of the suite's last `last` reports that have any, oldest first."""
+    found: list[list[PastRun]] = []
+    for entry in reversed(suite_entries(root, suite)):
+        runs = read_past_runs(Path(entry.folder))
+        if runs:
+            found.insert(0, runs)
+        if len(found) == last:
+            break
+    return found
+
+
+def estimate_run(
+    suite: str, planned: Sequence[PlannedRun], history: Sequence[Sequence[PastRun]], workers: int
+) -> RunEstimate:
+    """The cost and agent wall time of `planned` from `history` (each report's figures): a
+    pair's mean over the reports that ran it, else its agent's mean, else the suite's; the wall
+    time packs the runs onto `workers` lanes, longest first."""
+    plan = RunEstimate(
+        suite=suite,
+        cases=len({p.case_key for p in planned}),
+        agents=len({p.agent for p in planned}),
+        runs=sum(p.trials for p in planned),
+        workers=max(1, workers),
+        from_reports=len(history),
+    )
+    past = [run for report in history for run in report]
+    if not past or not planned:
+        return plan
+    cost = _Means([(r.case_key, r.agent, r.cost_usd) for r in past if r.cost_usd is not None])
+    time = _Means([(r.case_key, r.agent, float(r.duration_ms)) for r in past])
+    durations: list[float] = []
+    total_cost = 0.0
+    for p in planned:
+        durations += [time.of(p.case_key, p.agent) or 0.0] * p.trials
+        total_cost += (cost.of(p.case_key, p.agent) or 0.0) * p.trials
+    return plan.model_copy(
+        update={
+            "without_figures": sum(not time.knows(p.case_key, p.agent) for p in planned),
+            "cost_usd": total_cost if cost.any else None,
+            "duration_s": _makespan(durations, plan.workers) / 1000,
+        }
+    )
+
+
+class _Means:
+    """Means of a figure per (case, agent), per agent, and over all, for fallbacks."""
+
+    def __init__(self, values: list[tuple[str, str, float]]) -> None:
+        pairs: dict[tuple[str, str], list[float]] = defaultdict(list)
+        agents: dict[str, list[float]] = defaultdict(list)
+        for case_key, agent, value in values:
+            pairs[(case_key, agent)].append(value)
+            agents[agent].append(value)
+        self._pairs = {k: fmean(v) for k, v in pairs.items()}
+        self._agents = {k: fmean(v) for k, v in agents.items()}
+        self._all = fmean(v for _, _, v in values) if values else None
+        self.any = bool(values)
+
+    def knows(self, case_key: str, agent: str) -> bool:
+        return (case_key, agent) in self._pairs
+
+    def of(self, case_key: str, agent: str) -> float | None:
+        found = self._pairs.get((case_key, agent))
+        return found if found is not None else self._agents.get(agent, self._all)
+
+
+def _makespan(durations: list[float], workers: int) -> float:
+    """When the last of `durations` ends on `workers` lanes, each next-longest run going to
+    the lane free first (what a pool of workers does)."""
+    lanes = [0.0] * min(workers, max(1, len(durations)))
+    for duration in sorted(durations, reverse=True):
+        heapq.heapreplace(lanes, lanes[0] + duration)
+    return max(lanes)
+
+
+def render_estimate(estimate: RunEstimate, root: Path | str | None = None) -> str:
+    """The estimate in a line, e.g. `estimate: 30 cases x 2 agents, ~$1.20 and ~4 min at 4
+    workers (from the last 3 runs)`, or why there is none."""
+    head = f"estimate: {_count(estimate.cases, 'case')} x {_count(estimate.agents, 'agent')}"
+    if estimate.runs != estimate.cases * estimate.agents:
+        head += f" ({estimate.runs} agent runs)"
+    if not estimate.from_reports:
+        where = f" under {root}" if root is not None else ""
+        return f"{head}; no past run of {estimate.suite}{where} to estimate cost and time from"
+    cost = "cost unknown" if estimate.cost_usd is None else f"~{_dollars(estimate.cost_usd)}"
+    runs = "run" if estimate.from_reports == 1 else f"{estimate.from_reports} runs"
+    text = (
+        f"{head}, {cost} and ~{_minutes(estimate.duration_s or 0.0)} at "
+        f"{_count(estimate.workers, 'worker')} (from the last {runs})"
+    )
+    if estimate.without_figures:
+        text += f"; {estimate.without_figures} never ran before, counted at the mean"
+    return text
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _dollars(value: float) -> str:
+    return f"${value:,.2f}" if value >= 0.995 or value == 0 else f"${value:.4f}"
+
+
+def _minutes(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"

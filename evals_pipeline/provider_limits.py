@@ -1,0 +1,82 @@
+"""How many agent runs, or LLM calls, one process has in flight per provider, whatever the
+suite's `workers`: a deployment's own limits (EVALS_PIPELINE_PROVIDER_LIMITS, `run --limit`).
+
+`workers` says how parallel a suite may be; a provider limit says how much one provider (an
+account, a rate limit, a machine's memory for Claude Code) can take, across every suite and step
+the process runs. Keys are provider names as targets write them: agent providers (`claude-code`,
+`codex`, `pi-agent`, `cli`, ...) count agent runs, LLM providers (`anthropic`, `openai`, ...)
+count API calls, by graders, judges and LLM targets alike. Across processes (several Dagster
+runs at once), the step-level Dagster pools hold (defs/pools.py).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+
+from evals_pipeline.models.targets import LlmTarget, TargetSpec
+
+LIMITS_ENV = "EVALS_PIPELINE_PROVIDER_LIMITS"
+
+
+class LimitsError(ValueError):
+    """A limits setting that does not parse; the message says what to write instead."""
+
+
+def parse_limits(text: str, source: str = LIMITS_ENV) -> dict[str, int]:
+    """`claude-code=2,anthropic=4` (commas or spaces between) as {provider: limit}."""
+    limits: dict[str, int] = {}
+    for item in text.replace(",", " ").split():
+        provider, sep, value = item.partition("=")
+        try:
+            limit = int(value) if sep and provider.strip() else 0
+        except ValueError:
+            limit = 0
+        if limit < 1:
+            raise LimitsError(
+                f"{source}: {item!r} is not PROVIDER=N with N >= 1; write e.g. "
+                "'claude-code=2,anthropic=4'"
+            )
+        limits[provider.strip()] = limit
+    return limits
+
+
+def configured_limits(environ: Mapping[str, str] | None = None) -> dict[str, int]:
+    """The limits the deployment set in EVALS_PIPELINE_PROVIDER_LIMITS (none when unset)."""
+    return parse_limits((os.environ if environ is None else environ).get(LIMITS_ENV, ""))
+
+
+_registry: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+_registry_lock = threading.Lock()
+
+
+def provider_limit(provider: str) -> threading.BoundedSemaphore | None:
+    """The process-wide limit of `provider` as configured now, or None when it has none."""
+    limit = configured_limits().get(provider)
+    if limit is None:
+        return None
+    with _registry_lock:
+        # Keyed with the limit too: a changed setting gets its own count (tests change it).
+        return _registry.setdefault((provider, limit), threading.BoundedSemaphore(limit))
+
+
+@contextmanager
+def provider_slot(provider: str) -> Iterator[None]:
+    """Hold one of `provider`'s slots (waiting for one) while the body runs; free without a
+    limit."""
+    limit = provider_limit(provider)
+    if limit is None:
+        yield
+        return
+    with limit:
+        yield
+
+
+def agent_slot(target: TargetSpec) -> AbstractContextManager[None]:
+    """The slot an agent run of `target` holds: its provider's. An LLM target's calls take
+    their provider's slot one call at a time instead (llm/sdk.py), so none is held here."""
+    if isinstance(target, LlmTarget):
+        return nullcontext()
+    return provider_slot(target.provider)

@@ -84,6 +84,18 @@ class ProcessResult:
         return self.end_ms - self.start_ms
 
 
+def killed_or_exited(code: int | None) -> str:
+    """How a finished child ended, for an error: `killed by signal 9 (SIGKILL)` or `exited
+    with code 3` (Popen reports a signal as a negative return code)."""
+    if code is not None and code < 0:
+        try:
+            name = f" ({signal.Signals(-code).name})"
+        except ValueError:
+            name = ""
+        return f"killed by signal {-code}{name}"
+    return f"exited with code {code}"
+
+
 class ProcessSpawner(Protocol):
     """How adapters start an agent; `run_process` is the default, and what the tests exercise."""
 

@@ -64,6 +64,15 @@ class CaseFailure(BaseModel):
     reason: str
 
 
+class CaseWarning(BaseModel):
+    """A (case, agent) whose grade stands but is doubtful, and why (its CaseGrade.warnings)."""
+
+    agent: str
+    test_id: str
+    verdict: str
+    warnings: list[str]
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -261,6 +270,11 @@ class EvalReport(BaseModel):
         default=0, description="Registered (case, agent) partitions with no grades"
     )
     failures: list[CaseFailure] = Field(default_factory=list)
+    warnings: list[CaseWarning] = Field(
+        default_factory=list,
+        description="Cases graded with a warning (a grader scored by exit code alone, a "
+        "clamped score, a truncated-looking output), by agent and test id.",
+    )
     rates: list[DimensionRate] = Field(
         default_factory=list, description="Per agent and judged dimension (§8, §11)."
     )

@@ -78,7 +78,7 @@ def process_failure(result: ProcessResult, stdout_path: Path, timeout_seconds: f
     if result.error is None and result.exit_code != 0:
         stdout = stdout_path.read_text(errors="replace") if stdout_path.is_file() else ""
         detail = (result.stderr.strip() or stdout.strip())[-ERROR_TAIL_CHARS:]
-        how = killed_or_exited(result.exit_code)
+        how = killed_or_exited(result.exit_code, shell=True)  # cli commands run through sh
         return f"{how}: {detail}" if detail else how
     return result.error
 

@@ -56,7 +56,7 @@ def parse_output_document(text: str) -> ParsedOutput:
             return ParsedOutput(
                 [Message(role="assistant", content=text)],
                 warnings=[
-                    f"{TRUNCATED_JSON} ({exc.msg} at line {exc.lineno} column {exc.colno}, "
+                    f"{TRUNCATED_JSON} ({exc.msg}: line {exc.lineno} column {exc.colno} of "
                     f"{len(text):,} characters): graded as plain text"
                 ],
             )

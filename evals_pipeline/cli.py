@@ -184,6 +184,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("\nFailures and errors:")
             for f in report.failures:
                 print(f"  {f.agent} / {f.test_id}: {f.reason}")
+        if report.warnings:
+            print("\nWarnings:")
+            for w in report.warnings:
+                print(f"  {w.agent} / {w.test_id}: {'; '.join(w.warnings)}")
         folder = outcome.report_folder
         if args.output:
             folder = Path(args.output).resolve()

@@ -166,6 +166,8 @@ def test_warnings_show_in_the_summary_and_the_html_report(run: Run) -> None:
         sorted(line.split(" / ")[1].split(" ")[0] for line in section.strip().splitlines())
         == warned
     )
+    printed = run.stdout.split("\nWarnings:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert sorted(line.split(" / ")[1].split(":")[0] for line in printed) == warned
     html = (run.report / "report.html").read_text()
     assert html.count('class="flag warned"') == len(warned)
     assert 'data-filter="warned"' in html

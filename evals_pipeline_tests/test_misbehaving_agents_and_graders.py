@@ -175,3 +175,20 @@ def test_warnings_show_in_the_summary_and_the_html_report(run: Run) -> None:
     detail = json.loads(page.split(", ", 1)[1].rsplit(");", 1)[0])
     assert EXIT_CODE_WARNING in detail["warnings"][0]
     assert EXIT_CODE_WARNING in detail["trials"][0]["graders"][0]["warnings"][0]
+
+
+def test_the_warnings_filter_and_case_page_in_a_browser(run: Run) -> None:
+    from evals_pipeline_tests.browser import headless_page
+
+    warned = sorted(t for t, e in CASES.items() if e.warning)
+    with headless_page() as browser:
+        page = browser.page
+        page.goto((run.report / "report.html").as_uri())
+        page.wait_for_selector("#matrix")
+        page.click("button[data-filter=warned]")
+        assert sorted(page.locator("#matrix tbody tr:visible th").all_inner_texts()) == warned
+        page.click("a.cell[data-case='agent/grader-plain']")
+        page.wait_for_selector(".case-warnings")
+        assert EXIT_CODE_WARNING in page.locator(".case-warnings").inner_text()
+        assert page.locator(".grader .callout.warn").count() == 1
+        assert browser.errors == []

@@ -101,3 +101,20 @@ def test_twenty_thousand_tests_load_and_validate(tmp_path: Path) -> None:
     assert len(cases) == 20_000
     assert len({c.case_key for c in cases}) == 20_000
     assert cases[-1].prompt == "say hello 19999"
+
+
+def test_ids_with_path_separators_or_300_characters_become_safe_keys(tmp_path: Path) -> None:
+    """Not errors: AgentV runs them, so they run here too, under keys that name safe folders
+    (no separator, no `..`, under the 255-byte file-name limit)."""
+    (tmp_path / ".git").mkdir()
+    shutil.copytree(FIXTURES / ".agentv", tmp_path / ".agentv")
+    ids = ["a/b", "../../etc/passwd", "c\\\\d", "/abs", "x" * 300]
+    tests = "".join(
+        f'  - {{id: "{i}", input: hi, assertions: [{{type: contains, value: hi}}]}}\n' for i in ids
+    )
+    suite = tmp_path / "ids.eval.yaml"
+    suite.write_text(f"tests:\n{tests}", encoding="utf-8")
+    keys = [c.case_key for c in resolve_cases(load_suite(suite))]
+    assert len(set(keys)) == len(ids)
+    for key in keys:
+        assert "/" not in key and "\\" not in key and ".." not in key and len(key) < 200, key

@@ -212,6 +212,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("\nFailures and errors:")
             for f in report.failures:
                 print(f"  {f.agent} / {f.test_id}: {f.reason}")
+        if report.warnings:
+            print("\nWarnings:")
+            for w in report.warnings:
+                print(f"  {w.agent} / {w.test_id}: {'; '.join(w.warnings)}")
         not_run = [c for c in report.not_run_cases if c.agent in agents]
         if not_run:
             print(f"\nNot run ({len(not_run)}): {not_run[0].reason}")

@@ -97,6 +97,24 @@ class ProcessResult:
         return self.end_ms - self.start_ms
 
 
+def killed_or_exited(code: int | None, *, shell: bool = False) -> str:
+    """How a finished child ended, for an error: `killed by signal 9 (SIGKILL)` or `exited
+    with code 3`. Popen reports a signal as a negative code; a shell reports its command's
+    signal n as exit code 128 + n, so with `shell` such a code is named too."""
+    if code is not None and code < 0:
+        return f"killed by signal {-code}{_signal_name(-code)}"
+    if shell and code is not None and 128 < code < 128 + signal.NSIG:
+        return f"exited with code {code}: killed by signal {code - 128}{_signal_name(code - 128)}"
+    return f"exited with code {code}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f" ({signal.Signals(number).name})"
+    except ValueError:
+        return ""
+
+
 class ProcessSpawner(Protocol):
     """How adapters start an agent; `run_process` is the default, and what the tests exercise."""
 

@@ -11,7 +11,7 @@ from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
-from evals_pipeline.process import ProcessResult, child_env, run_process
+from evals_pipeline.process import ProcessResult, child_env, killed_or_exited, run_process
 
 ERROR_TAIL_CHARS = 2_000
 
@@ -79,7 +79,8 @@ def process_failure(result: ProcessResult, stdout_path: Path, timeout_seconds: f
     if result.error is None and result.exit_code != 0:
         stdout = stdout_path.read_text(errors="replace") if stdout_path.is_file() else ""
         detail = (result.stderr.strip() or stdout.strip())[-ERROR_TAIL_CHARS:]
-        return f"exited with code {result.exit_code}: {detail}"
+        how = killed_or_exited(result.exit_code, shell=True)  # cli commands run through sh
+        return f"{how}: {detail}" if detail else how
     return result.error
 
 

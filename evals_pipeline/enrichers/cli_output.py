@@ -10,7 +10,17 @@ from pydantic import ValidationError
 
 from evals_pipeline.models.messages import Message, TokenUsage, iso_to_ms, message_from_wire
 
-__all__ = ["ParsedOutput", "iso_to_ms", "parse_message_lines", "parse_output_document"]
+__all__ = [
+    "TRUNCATED_JSON",
+    "ParsedOutput",
+    "answer_warnings",
+    "iso_to_ms",
+    "parse_message_lines",
+    "parse_output_document",
+]
+
+TRUNCATED_JSON = "the output looks like truncated JSON"
+"""The start of the parse warning that doubts the answer itself; grades carry it."""
 
 
 @dataclass
@@ -39,8 +49,17 @@ def parse_output_document(text: str) -> ParsedOutput:
     not such a JSON object becomes one assistant message holding the whole text."""
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
         doc = None
+        if text.lstrip().startswith(("{", "[")):
+            # AgentV grades it as plain text; an agent cut off mid-write usually looks like this.
+            return ParsedOutput(
+                [Message(role="assistant", content=text)],
+                warnings=[
+                    f"{TRUNCATED_JSON} ({exc.msg}: line {exc.lineno} column {exc.colno} of "
+                    f"{len(text):,} characters): graded as plain text"
+                ],
+            )
     if not isinstance(doc, dict) or not ({"output", "output_messages", "text"} & doc.keys()):
         return ParsedOutput([Message(role="assistant", content=text)])
     warnings: list[str] = []
@@ -71,6 +90,11 @@ def parse_output_document(text: str) -> ParsedOutput:
         duration_ms=int(duration) if duration is not None else None,
         warnings=warnings,
     )
+
+
+def answer_warnings(parse_warnings: list[str]) -> list[str]:
+    """The session's parse warnings that doubt the answer graded, as grades show them."""
+    return [w for w in parse_warnings if w.startswith(TRUNCATED_JSON)]
 
 
 def parse_message_lines(text: str) -> ParsedOutput:

@@ -27,6 +27,8 @@ class Evaluation:
     """The verdict when the evaluator decides it (a threshold composite); None: score ≥ 0.8."""
     children: list[GraderResult] = field(default_factory=list)
     """A composite's members, graded: kept in the grade as AgentV's nested `scores`."""
+    warnings: list[str] = field(default_factory=list)
+    """Why the score stands but is doubtful (a code grader scored by its exit code alone)."""
 
     @classmethod
     def failed(cls, error: str, stderr: str | None = None) -> Evaluation:

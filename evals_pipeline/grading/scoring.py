@@ -26,6 +26,13 @@ def clamp(score: float) -> float:
     return min(1.0, max(0.0, score))
 
 
+def clamp_warning(raw: float, clamped: float) -> str:
+    """What clamping did to a score outside [0, 1] (AgentV's clampScore), for the grade."""
+    if math.isnan(raw):
+        return "the score is NaN, not a number: counted as 0"
+    return f"the score {raw:g} is outside [0, 1]: clamped to {clamped:g}"
+
+
 def meets(score: float, threshold: float) -> bool:
     """Whether a score reaches a threshold, tolerant of floating-point rounding."""
     return score >= threshold - SCORE_EPSILON
@@ -50,10 +57,13 @@ def finalize(
     verdict: Verdict
     score: float | None = None
     assertions = evaluation.assertions
+    warnings = list(evaluation.warnings)
     if evaluation.error is not None or evaluation.score is None:
         verdict = "error"
     else:
         score = clamp(evaluation.score)
+        if score != evaluation.score:
+            warnings.append(clamp_warning(evaluation.score, score))
         passed = meets(score, GRADER_PASS_SCORE) if evaluation.passed is None else evaluation.passed
         if spec.negate:
             score, passed = 1.0 - score, not passed
@@ -71,6 +81,7 @@ def finalize(
         error=(evaluation.error or "the grader produced no score") if verdict == "error" else None,
         stderr=evaluation.stderr,
         scores=evaluation.children,
+        warnings=warnings,
         start_ms=start_ms,
         duration_ms=now_ms() - start_ms,
     )

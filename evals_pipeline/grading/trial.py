@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from functools import partial
 
+from evals_pipeline.enrichers.cli_output import answer_warnings
 from evals_pipeline.grading.context import GradingContext, LlmClientSource
 from evals_pipeline.grading.conversation import grade_conversation
 from evals_pipeline.grading.llm_grader import grade_assertion
@@ -148,6 +149,15 @@ def judge_usage(graders: list[GraderResult]) -> LlmUsage | None:
     return total
 
 
+def grader_warnings(graders: list[GraderResult]) -> list[str]:
+    """Every grader's warnings, composite members included, each named by its grader."""
+    out: list[str] = []
+    for g in graders:
+        out += [f"grader {g.name!r}: {w}" for w in g.warnings]
+        out += grader_warnings(g.scores)
+    return out
+
+
 def _trial_grade(
     session: Session,
     trial: int,
@@ -175,6 +185,7 @@ def _trial_grade(
         milestones=session.milestones,
         agent_version=session.agent_version,
         judge_usage=judge_usage(graders or []),
+        warnings=[*answer_warnings(session.parse_warnings), *grader_warnings(graders or [])],
     )
 
 
@@ -201,5 +212,12 @@ def _case_grade(
             failure_stage=stage,
             error=error,
             trials=trials,
+            warnings=list(
+                dict.fromkeys(
+                    f"trial {t.trial}: {w}" if len(trials) > 1 else w
+                    for t in trials
+                    for w in t.warnings
+                )
+            ),
         )
     )

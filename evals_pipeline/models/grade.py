@@ -48,6 +48,11 @@ class GraderResult(BaseModel):
         default_factory=list,
         description="A composite's members, each graded (AgentV's nested `scores`).",
     )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Why this score is to be doubted though it stands: a code grader scored by "
+        "its exit code alone, a score out of [0, 1] or NaN that was clamped.",
+    )
 
 
 class TrialGrade(BaseModel):
@@ -72,6 +77,11 @@ class TrialGrade(BaseModel):
     judge_usage: LlmUsage | None = Field(
         default=None, description="The graders' LLM usage, summed; kept apart from the agent's."
     )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Its graders' warnings (`grader 'name': ...`) and the session's doubts "
+        "about the answer (an output file that looks like truncated JSON).",
+    )
 
 
 class CaseGrade(BaseModel):
@@ -92,6 +102,9 @@ class CaseGrade(BaseModel):
     )
     reused: Reuse | None = Field(
         default=None, description="Set when this grade was taken from the result store."
+    )
+    warnings: list[str] = Field(
+        default_factory=list, description="The counted trials' warnings, each once."
     )
 
     def best_trial(self) -> TrialGrade:

@@ -84,6 +84,15 @@ class NotRunCase(BaseModel):
     reason: str
 
 
+class CaseWarning(BaseModel):
+    """A (case, agent) whose grade stands but is doubtful, and why (its CaseGrade.warnings)."""
+
+    agent: str
+    test_id: str
+    verdict: str
+    warnings: list[str]
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -285,6 +294,11 @@ class EvalReport(BaseModel):
         description="The partitions among `not_run` that a run chose not to launch, with why.",
     )
     failures: list[CaseFailure] = Field(default_factory=list)
+    warnings: list[CaseWarning] = Field(
+        default_factory=list,
+        description="Cases graded with a warning (a grader scored by exit code alone, a "
+        "clamped score, a truncated-looking output), by agent and test id.",
+    )
     rates: list[DimensionRate] = Field(
         default_factory=list, description="Per agent and judged dimension (§8, §11)."
     )

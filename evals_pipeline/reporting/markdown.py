@@ -109,6 +109,13 @@ def render_markdown(report: EvalReport) -> str:
     if report.failures:
         out += ["", "## Failures and errors", ""]
         out.extend(f"- {f.agent} / {f.test_id}: {f.reason}" for f in report.failures)
+    if report.warnings:
+        out += ["", "## Warnings", ""]
+        out.extend(
+            f"- ⚠ {w.agent} / {w.test_id} ({w.verdict}): {warning}"
+            for w in report.warnings
+            for warning in w.warnings
+        )
     out += since_previous_section(report.since_previous)
     out += judged_sections(report)
     return "\n".join(out) + "\n"

@@ -10,7 +10,7 @@ from statistics import fmean, median
 from evals_pipeline.models.events import MILESTONE_NAMES
 from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
-from evals_pipeline.models.report import AgentSummary, CaseFailure, EvalReport
+from evals_pipeline.models.report import AgentSummary, CaseFailure, CaseWarning, EvalReport
 from evals_pipeline.process import now_ms
 from evals_pipeline.reporting.comparisons import comparisons
 from evals_pipeline.reporting.failures import agent_failures
@@ -97,6 +97,15 @@ def case_failures(grades: list[CaseGrade]) -> list[CaseFailure]:
     ]
 
 
+def case_warnings(grades: list[CaseGrade]) -> list[CaseWarning]:
+    """Every (case, agent) graded with warnings, ordered by agent and test id."""
+    return [
+        CaseWarning(agent=g.agent, test_id=g.test_id, verdict=g.verdict, warnings=g.warnings)
+        for g in sorted(grades, key=lambda g: (g.agent, g.test_id))
+        if g.warnings
+    ]
+
+
 def build_report(
     suite: str,
     grades: Sequence[CaseGrade],
@@ -144,6 +153,7 @@ def build_report(
         agents=[summarize_agent(a, by_agent[a]) for a in ordered if a in by_agent or a in agents],
         not_run=not_run,
         failures=case_failures(grades),
+        warnings=case_warnings(grades),
         rates=dimension_rates(judgments, ordered, calibration),
         calibration=calibration,
         failure_breakdown=agent_failures(grades, judgments, ordered) if judgments else [],

@@ -33,6 +33,7 @@ CASES_SCHEMA = pa.schema(
         ("llm_calls", pa.int32()),
         ("tool_calls_json", pa.string()),
         *((f"{name}_ms", pa.int64()) for name in MILESTONE_NAMES),
+        ("warnings", pa.list_(pa.string())),
     ]
 )
 
@@ -131,6 +132,7 @@ def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
                 "llm_calls": best.llm_calls,
                 "tool_calls_json": json.dumps(best.tool_calls),
                 **{f"{m.name}_ms": m.elapsed_ms for m in best.milestones},
+                "warnings": g.warnings,
             }
         )
     return pa.Table.from_pylist(rows, schema=CASES_SCHEMA)

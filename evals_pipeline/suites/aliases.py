@@ -187,13 +187,16 @@ class _Rewriter:
         entries = self._expand_includes(assertions, path)
         if entries is None:
             return
+        written = len(entries)
         entries = self._sentences(entries, path)
         kept: list[tuple[Any, int]] = []
         for entry, index in entries:
             if not isinstance(entry, dict) or self.assertion(entry, (*path, index)):
                 kept.append((entry, index))
         owner[key] = [entry for entry, _ in kept]
-        self._reindex(path, [index for _, index in kept])
+        origins = [index for _, index in kept]
+        if origins != list(range(written)):  # re-filing scans every position: only on change
+            self._reindex(path, origins)
 
     def _expand_includes(
         self, assertions: list[Any], path: DataPath

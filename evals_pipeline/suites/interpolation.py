@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from evals_pipeline.secrets import note_interpolated
+from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import search_dirs
+from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 _VARIABLE = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _WHOLE = re.compile(r"^\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
@@ -55,6 +57,38 @@ def interpolate(data: Any, env: Mapping[str, str] | None = None) -> Any:
     if isinstance(data, dict):
         return {key: interpolate(value, values) for key, value in data.items()}
     return data
+
+
+def unset_variables(doc: YamlDocument, env: Mapping[str, str] | None = None) -> list[SuiteIssue]:
+    """A warning at each `${{ VAR }}` whose variable is not set: AgentV reads it as "", which is
+    rarely what the author meant (an API key, a model name), so say where and how to set it."""
+    values = os.environ if env is None else env
+    warnings: list[SuiteIssue] = []
+
+    def visit(data: Any, path: DataPath) -> None:
+        if isinstance(data, str):
+            for name in dict.fromkeys(m.group(1) for m in _VARIABLE.finditer(data)):
+                if name not in values:
+                    mark = doc.positions.value(path)
+                    warnings.append(
+                        SuiteIssue(
+                            mark.file or doc.file,
+                            mark.line,
+                            mark.column,
+                            f"${{{{ {name} }}}} is not set, so it reads as an empty string",
+                            f"set {name} in the environment or in a .env file beside the eval "
+                            "file (or in a parent folder)",
+                        )
+                    )
+        elif isinstance(data, list):
+            for index, item in enumerate(data):
+                visit(item, (*path, index))
+        elif isinstance(data, dict):
+            for key, value in data.items():
+                visit(value, (*path, key))
+
+    visit(doc.data, ())
+    return warnings
 
 
 def parse_dotenv(text: str) -> dict[str, str]:

@@ -24,7 +24,7 @@ from evals_pipeline.suites.consistency import (
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.ignored_keys import drop_ignored_top_level_keys
-from evals_pipeline.suites.interpolation import interpolate, load_env_files
+from evals_pipeline.suites.interpolation import interpolate, load_env_files, unset_variables
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
 from evals_pipeline.suites.suite_parts import jsonl_suite, splice_suite_parts
@@ -105,6 +105,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     warnings, renamed = rewrite_suite_aliases(doc)
     warnings += drop_ignored_top_level_keys(doc)
     load_env_files(file)
+    warnings += unset_variables(doc)
     doc.data = interpolate(doc.data)
     tests = doc.data.get("tests")
     for test in tests if isinstance(tests, list) else []:

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 from evals_pipeline.enrichers import enrich_run, trace_summary
-from evals_pipeline.enrichers.cli_output import parse_message_lines, parse_output_document
+from evals_pipeline.enrichers.cli_output import (
+    answer_warnings,
+    parse_message_lines,
+    parse_output_document,
+)
 from evals_pipeline.models.messages import Message, ToolCall
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.storage.messages import read_messages
@@ -76,17 +80,20 @@ def test_invalid_token_usage_is_a_warning() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "warned"),
     [
-        "plain answer, not JSON",
-        "{truncated json",
-        "",
+        ("plain answer, not JSON", False),
+        ("{truncated json", True),
+        ('{"output": [{"role": "assistant", "content": "cut o', True),
+        ("", False),
     ],
 )
-def test_non_json_is_the_whole_text_as_one_assistant_message(text: str) -> None:
+def test_non_json_is_the_whole_text_as_one_assistant_message(text: str, warned: bool) -> None:
     parsed = parse_output_document(text)
     assert texts(parsed.messages) == [("assistant", text)]
-    assert parsed.warnings == []
+    # AgentV grades it as text; what starts like JSON and does not parse says so, for the grade.
+    assert answer_warnings(parsed.warnings) == parsed.warnings
+    assert len(parsed.warnings) == warned
     assert parsed.cost_usd is None and parsed.token_usage is None
 
 

@@ -21,7 +21,7 @@ from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
 from evals_pipeline.models.session import Session
-from evals_pipeline.process import ProcessResult, child_env, run_process
+from evals_pipeline.process import ProcessResult, child_env, killed_or_exited, run_process
 
 STDERR_TAIL_CHARS = 4_000
 PATH_VARIABLES = {
@@ -95,6 +95,7 @@ def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Eval
         details=details,
         error=evaluation.error,
         stderr=evaluation.stderr,
+        warnings=evaluation.warnings,
         judge_usage=proxy.usage,
     )
 
@@ -124,13 +125,35 @@ def parse_grader_output(result: ProcessResult, timeout_seconds: float) -> Evalua
     stdout = result.stdout.decode("utf-8", "replace").strip()
     structured = stdout.startswith(("{", "["))
     code = result.exit_code
+    if code is not None and code < 0:
+        # A signal is not an exit code: the grader did not finish, whatever it printed.
+        return Evaluation.failed(_exit_reason(code, stderr), stderr)
     if code != 0:
         if stderr.strip() or structured:
             return Evaluation.failed(_exit_reason(code, stderr), stderr)
         return Evaluation.check(False, _text(stdout) or f"exit {code}")
     if not structured:
-        return replace(Evaluation.check(True, _text(stdout) or "exit 0"), stderr=stderr or None)
+        return replace(
+            Evaluation.check(True, _text(stdout) or "exit 0"),
+            stderr=stderr or None,
+            warnings=[_exit_code_warning(stdout)],
+        )
     return _json_result(stdout, stderr)
+
+
+def _exit_code_warning(stdout: str) -> str:
+    """Why a pass by exit code alone is worth a look (AgentV's plain-text convention keeps it):
+    a grader that crashed quietly or printed the wrong thing passes the same way."""
+    if not stdout:
+        printed = "printed nothing"
+    elif len(stdout) > ASSERTION_TEXT_CHARS:
+        printed = f"printed {len(stdout):,} characters of plain text"
+    else:
+        printed = "printed plain text"
+    return (
+        f"exited 0 and {printed}, not a JSON result: scored 1 by its exit code (AgentV's "
+        'plain-text convention); print {"score": ...} to score it explicitly'
+    )
 
 
 def _json_result(stdout: str, stderr: str) -> Evaluation:
@@ -169,9 +192,7 @@ def _evidence(entry: dict[str, Any]) -> str | None:
 
 def _exit_reason(code: int | None, stderr: str) -> str:
     """Why the grader failed, in one line: the exit (or signal) and stderr's last line."""
-    how = (
-        f"killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
-    )
+    how = killed_or_exited(code)
     last_line = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
     return f"{how}: {last_line.strip()}" if last_line else how
 

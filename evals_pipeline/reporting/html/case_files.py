@@ -67,6 +67,7 @@ def _grader(result: GraderResult) -> dict[str, Any]:
         "error": result.error,
         "stderr": trim(result.stderr, TOOL_LIMIT) if result.stderr else None,
         "duration_ms": result.duration_ms,
+        "warnings": result.warnings,
         "members": [_grader(m) for m in result.scores],
     }
 
@@ -206,6 +207,7 @@ def case_detail(
         "failure_stage": grade.failure_stage if grade else None,
         "error": grade.error if grade else None,
         "reused": grade.reused.model_dump(mode="json") if grade and grade.reused else None,
+        "warnings": grade.warnings if grade else [],
         "trials": trials,
     }
 

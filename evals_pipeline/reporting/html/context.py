@@ -54,6 +54,7 @@ class Cell:
     fixed: bool
     key: str
     file: str
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ class MatrixRow:
             out.append("regressed")
         if len({c.verdict for c in self.cells if c.verdict != "not-run"}) > 1:
             out.append("differ")
+        if any(c.warnings for c in self.cells):
+            out.append("warned")
         return " ".join(out)
 
 
@@ -172,13 +175,14 @@ def build_context(
                     fixed=(agent, case_key) in fixed,
                     key=case_id(agent, case_key),
                     file=case_file(agent, case_key),
+                    warnings=tuple(grade.warnings) if grade else (),
                 )
             )
         matrix.append(MatrixRow(case_key=case_key, test_id=test_id, cells=tuple(cells)))
     verdicts = [c.verdict for r in matrix for c in r.cells]
     counts = {v: verdicts.count(v) for v in ("pass", "fail", "error", "not-run")}
     counts["regressed"] = sum(1 for r in matrix for c in r.cells if c.regressed)
-    for flag in ("failed", "errored", "regressed", "differ"):
+    for flag in ("failed", "errored", "regressed", "differ", "warned"):
         counts[f"rows_{flag}"] = sum(1 for r in matrix if flag in r.flags.split())
     rates = [r for r in report.rates if r.n > 0 and r.agent in {a.agent for a in ran}]
     by_rate = {(r.dimension, r.agent): r for r in rates}

@@ -142,6 +142,7 @@
     if (checks.children.length) append(node, checks);
     if (g.details) append(node, el("details", null, el("summary", { text: "details" }), textBlock(g.details)));
     if (g.error) append(node, el("div", { cls: "callout", text: "Grader error: " + g.error }));
+    (g.warnings || []).forEach(function (w) { append(node, el("div", { cls: "callout warn", text: "⚠ " + w })); });
     if (g.stderr) append(node, el("h4", { text: "stderr" }), textBlock(g.stderr, "stderr"));
     if (g.members && g.members.length) append(node, el("div", { cls: "members" }, g.members.map(renderGrader)));
     return node;
@@ -256,7 +257,9 @@
         d.reused ? fact("reused", "from run " + String(d.reused.run_id || "?").slice(0, 8) +
           ", stored " + new Date(d.reused.stored_ms).toISOString().replace("T", " ").slice(0, 16) + " UTC") : null),
       d.reason ? el("div", { cls: "callout reason", text: d.reason }) : null,
-      d.error && d.error !== d.reason ? el("div", { cls: "callout", text: d.error }) : null);
+      d.error && d.error !== d.reason ? el("div", { cls: "callout", text: d.error }) : null,
+      d.warnings && d.warnings.length ? el("div", { cls: "callout warn case-warnings" },
+        el("b", { text: "⚠ Warnings" }), el("ul", null, d.warnings.map(function (w) { return el("li", { text: w }); }))) : null);
     if (c) {
       append(body, el("h3", { text: "Task" }),
         c.input.map(function (m) { return [el("h4", { text: "input · " + m.role }), textBlock(m.text, "input")]; }),

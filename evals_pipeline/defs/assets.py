@@ -80,7 +80,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     suite, path = loaded.slug, loaded.path
     agents = list(loaded.targets)
     workers = loaded.suite.execution.workers
-    partitions = suite_partitions(suite, agents)
+    partitions = suite_partitions(suite, agents, path)
     layer: dict[str, Any] = {
         "key_prefix": [suite],
         "group_name": suite,

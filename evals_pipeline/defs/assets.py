@@ -53,6 +53,7 @@ from evals_pipeline.suites import (
     apply_run_options,
     load_suite,
     resolve_cases,
+    suite_fingerprint,
 )
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
@@ -88,6 +89,8 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         "io_manager_key": IO_MANAGER_KEY,
         "backfill_policy": SINGLE_RUN,
         "automation_condition": nightly(),
+        # The suite file, the files it names and its graders: a change marks partitions stale.
+        "code_version": suite_fingerprint(loaded),
     }
 
     def upstream(name: str) -> dg.AssetIn:
@@ -189,6 +192,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         ins=report_ins,
         automation_condition=report_refresh(),
         check_specs=[regression_check_spec(suite)],
+        code_version=layer["code_version"],
     )
     def eval_report(
         context: dg.AssetExecutionContext,

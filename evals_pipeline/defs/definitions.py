@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
@@ -56,14 +58,21 @@ def suite_definitions(suite: LoadedSuite) -> dg.Definitions:
     return dg.Definitions(assets=assets, sensors=[sensor])
 
 
+@functools.cache
+def storage_resources(storage_root: str) -> dict[str, Any]:
+    """The IO manager and storage every suite's assets use. One object per root, so suites
+    built apart (components of one Dagster project) merge into one Definitions."""
+    return {
+        IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
+        "storage": EvalStorage(root=storage_root),
+    }
+
+
 def build_definitions(suites: list[LoadedSuite], storage_root: str) -> dg.Definitions:
     """All suites' definitions on the embedded defaults: in-process execution, local storage."""
     shared = dg.Definitions(
         sensors=[automation_sensor],
-        resources={
-            IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
-            "storage": EvalStorage(root=storage_root),
-        },
+        resources=storage_resources(storage_root),
         executor=dg.in_process_executor,
     )
     return dg.Definitions.merge(shared, *(suite_definitions(s) for s in suites))

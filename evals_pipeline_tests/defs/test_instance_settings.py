@@ -10,7 +10,11 @@ import subprocess
 import time
 from pathlib import Path
 
+import dagster as dg
 import yaml
+from dagster._config import process_config
+from dagster._core.instance.config import dagster_instance_config_schema
+from pytest import MonkeyPatch
 
 from evals_pipeline.defs.instance import local_instance, shipped_settings
 from evals_pipeline.defs.run_tags import EvalRunCoordinator
@@ -126,3 +130,15 @@ def test_a_bare_dagster_dev_shares_the_cli_instance_and_tags_its_backfill_runs(
         assert (tags["evals/agent"], tags["evals/agents"]) == ("echo", "echo")
     assert (tmp_path / ".evals" / "dagster" / "history" / "runs.db").exists()
     assert not list(tmp_path.glob(".tmp_dagster_home_*")), "the temporary home is removed"
+
+
+def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPatch) -> None:
+    for name in ("HOST", "USERNAME", "PASSWORD", "DB"):
+        monkeypatch.setenv(f"DAGSTER_PG_{name}", "evals")
+    monkeypatch.setenv("DAGSTER_PG_PORT", "5432")
+    config = yaml.safe_load((REPO / "deploy" / "dagster.postgres.yaml").read_text())
+    result = process_config(dg.Shape(dagster_instance_config_schema()), config)
+    assert result.success, result.errors
+    assert config["run_coordinator"]["class"] == EvalRunCoordinator.__name__
+    limits = config["concurrency"]["runs"]["tag_concurrency_limits"]
+    assert {limit["key"] for limit in limits} == {"evals/agent", "evals/suite"}

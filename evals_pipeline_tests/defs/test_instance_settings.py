@@ -20,6 +20,7 @@ from evals_pipeline.defs.instance import local_instance, shipped_settings
 from evals_pipeline.defs.run_tags import EvalRunCoordinator
 from evals_pipeline_tests.dagster_dev import BIN, dagster_dev, graphql, run_tags
 from evals_pipeline_tests.defs.conftest import REPO, write_suite
+from evals_pipeline_tests.test_cli import cli
 
 STORAGE_KEYS = ("storage", "local_artifact_storage", "compute_logs")
 BACKFILL_TIMEOUT_SECONDS = 240
@@ -142,3 +143,17 @@ def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPa
     assert config["run_coordinator"]["class"] == EvalRunCoordinator.__name__
     limits = config["concurrency"]["runs"]["tag_concurrency_limits"]
     assert {limit["key"] for limit in limits} == {"evals/agent", "evals/suite"}
+
+
+def test_cli_runs_carry_the_suite_and_agent_tags(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path, [("greets", "hello")])
+    done = cli("run", str(suite), "--target", "echo", home=tmp_path)
+    assert done.code == 0, done.explain()
+    both = cli("run", str(suite), home=tmp_path)
+    assert both.code in (0, 1), both.explain()  # `silent` fails its case on purpose
+    instance = dg.DagsterInstance.from_config(str(tmp_path / "dagster"))
+    runs = instance.get_runs()
+    assert runs and all(run.tags.get("evals/suite") == "demo" for run in runs)
+    layers = [r.tags for r in runs if "dagster/asset_partition_range_start" in r.tags]
+    assert sorted(t["evals/agents"] for t in layers) == ["echo", "echo,silent"]
+    assert sorted(t.get("evals/agent", "-") for t in layers) == ["-", "echo"]

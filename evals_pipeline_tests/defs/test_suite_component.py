@@ -40,12 +40,12 @@ query Status($id: String!) {
 ASSETS = """
 {
   assetNodes(group: {groupName: "evals", repositoryName: "__repository__",
-                     repositoryLocationName: "eval_project.definitions"}) {
+                     repositoryLocationName: "eval_project"}) {
     assetKey { path }
     tags { key value }
   }
   sensorsOrError(repositorySelector: {repositoryName: "__repository__",
-                                      repositoryLocationName: "eval_project.definitions"}) {
+                                      repositoryLocationName: "eval_project"}) {
     ... on Sensors { results { name sensorState { status } } }
   }
 }"""

@@ -49,9 +49,14 @@ def graphql(port: int, query: str, variables: Mapping[str, Any] | None = None) -
 
 
 def run_tags(port: int, run_filter: Mapping[str, Any]) -> list[dict[str, str]]:
-    """The tags of each run the filter selects, newest first."""
+    """The tags of each run the filter selects that has been submitted (a run is created, then
+    submitted to the run queue, which tags it), newest first."""
     data = graphql(port, RUNS, {"filter": dict(run_filter)})
-    return [{t["key"]: t["value"] for t in r["tags"]} for r in data["runsOrError"]["results"]]
+    return [
+        {t["key"]: t["value"] for t in r["tags"]}
+        for r in data["runsOrError"]["results"]
+        if r["status"] != "NOT_STARTED"
+    ]
 
 
 @contextmanager

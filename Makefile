@@ -87,9 +87,12 @@ typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
 ## dev: the Dagster UI on http://127.0.0.1:3000 with the example suites
+# As the README's bare `dagster dev -w workspace.yaml`: without DAGSTER_HOME, dagster dev reads
+# ./dagster.yaml (the instance in .evals/dagster, with the shipped settings); a DAGSTER_HOME
+# given to make is used as is (evals-pipeline writes the settings into it when it is fresh).
 dev: $(STAMP)
 	@mkdir -p $(DAGSTER_HOME)
-	$(BIN)/dagster dev -w workspace.yaml
+	$(if $(filter file,$(origin DAGSTER_HOME)),env -u DAGSTER_HOME) $(BIN)/dagster dev -w workspace.yaml
 
 clean:
 	rm -rf .evals agents/node_modules conformance/node_modules

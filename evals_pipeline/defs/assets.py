@@ -55,6 +55,7 @@ from evals_pipeline.suites import (
     apply_run_options,
     load_suite,
     resolve_cases,
+    suite_fingerprint,
     with_run_budget,
 )
 
@@ -85,7 +86,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     suite, path = loaded.slug, loaded.path
     agents = list(loaded.targets)
     workers = loaded.suite.execution.workers
-    partitions = suite_partitions(suite, agents)
+    partitions = suite_partitions(suite, agents, path)
     layer: dict[str, Any] = {
         "key_prefix": [suite],
         "group_name": suite,
@@ -93,6 +94,8 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         "io_manager_key": IO_MANAGER_KEY,
         "backfill_policy": SINGLE_RUN,
         "automation_condition": nightly(),
+        # The suite file, the files it names and its graders: a change marks partitions stale.
+        "code_version": suite_fingerprint(loaded),
     }
 
     def upstream(name: str) -> dg.AssetIn:
@@ -204,6 +207,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         ins=report_ins,
         automation_condition=report_refresh(),
         check_specs=[regression_check_spec(suite)],
+        code_version=layer["code_version"],
     )
     def eval_report(
         context: dg.AssetExecutionContext,

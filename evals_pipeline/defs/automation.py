@@ -25,13 +25,14 @@ def nightly_label(cron: str) -> str:
     return f"nightly ({cron}, UTC)"
 
 
-def nightly() -> dg.AutomationCondition:
-    """Every partition once a night, in batched runs (the assets' backfill policy)."""
-    cron = nightly_cron()
+def nightly(cron: str | None = None) -> dg.AutomationCondition:
+    """Every partition once a night (at `cron`, default EVALS_PIPELINE_NIGHTLY_CRON), in batched
+    runs (the assets' backfill policy)."""
+    cron = cron or nightly_cron()
     return dg.AutomationCondition.on_cron(cron, cron_timezone="UTC").with_label(nightly_label(cron))
 
 
-def report_refresh() -> dg.AutomationCondition:
+def report_refresh(cron: str | None = None) -> dg.AutomationCondition:
     """The report follows its grades: nightly, and after any grades partition updates (a
     missing partition, such as a case not yet run, does not hold it back)."""
     updated = (
@@ -39,7 +40,7 @@ def report_refresh() -> dg.AutomationCondition:
         & ~dg.AutomationCondition.any_deps_in_progress()
         & ~dg.AutomationCondition.in_progress()
     )
-    return nightly() | updated.with_label("grades updated")
+    return nightly(cron) | updated.with_label("grades updated")
 
 
 automation_sensor = dg.AutomationConditionSensorDefinition(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
@@ -57,6 +59,16 @@ def suite_definitions(suite: LoadedSuite) -> dg.Definitions:
     return dg.Definitions(assets=assets, sensors=[sensor])
 
 
+@functools.cache
+def storage_resources(storage_root: str) -> dict[str, Any]:
+    """The IO manager and storage every suite's assets use. One object per root, so suites
+    built apart (components of one Dagster project) merge into one Definitions."""
+    return {
+        IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
+        "storage": EvalStorage(root=storage_root),
+    }
+
+
 def build_definitions(
     suites: list[LoadedSuite],
     storage_root: str,
@@ -66,10 +78,7 @@ def build_definitions(
     EVALS_PIPELINE_EXECUTOR names (in-process unless set; defs/executor.py)."""
     shared = dg.Definitions(
         sensors=[automation_sensor],
-        resources={
-            IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
-            "storage": EvalStorage(root=storage_root),
-        },
+        resources=storage_resources(storage_root),
         executor=executor or executor_from_env(),
     )
     return dg.Definitions.merge(shared, *(suite_definitions(s) for s in suites))

@@ -3,6 +3,7 @@ commands start at the same moment on a fresh DAGSTER_HOME."""
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import dagster as dg
@@ -10,10 +11,18 @@ import dagster as dg
 from evals_pipeline.workspaces.locks import file_lock
 
 LOCK_FILE_NAME = ".evals-pipeline-instance.lock"
+SETTINGS_FILE = "dagster.yaml"
+
+
+def shipped_settings() -> str:
+    """The instance settings evals-pipeline ships (telemetry off, the tagging run queue with its
+    limits, pools held per run, run monitoring): defs/dagster.yaml, docs/deployment.md."""
+    return resources.files(__package__).joinpath(SETTINGS_FILE).read_text()
 
 
 def local_instance(home: Path) -> dg.DagsterInstance:
-    """The instance in `home` (created on first use), its storages created under a lock.
+    """The instance in `home` (created on first use, with the shipped settings unless the home
+    has its own dagster.yaml), its storages created under a lock.
 
     Each sqlite storage creates its tables and stamps its alembic revision the first time it is
     opened; two processes doing that at once leave two alembic heads, and every later command
@@ -22,7 +31,9 @@ def local_instance(home: Path) -> dg.DagsterInstance:
     """
     home.mkdir(parents=True, exist_ok=True)
     with file_lock(home / LOCK_FILE_NAME):
-        (home / "dagster.yaml").touch()
+        settings = home / SETTINGS_FILE
+        if not settings.exists() or not settings.read_text().strip():
+            settings.write_text(shipped_settings())  # a home's own settings are kept
         instance = dg.DagsterInstance.from_config(str(home))
         # Touch every storage so each is created (and stamped) while the lock is held.
         instance.get_runs_count()

@@ -3,7 +3,15 @@ does not list, and a backfill of "all partitions" is exactly the suite's matrix.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import click
 import dagster as dg
+from dagster._core.definitions.partitions.context import (
+    PartitionLoadingContext,
+    partition_loading_context,
+)
+from dagster._core.errors import DagsterInvalidSubsetError, DagsterUnknownPartitionError
 
 CASE = "case"
 AGENT = "agent"
@@ -16,15 +24,81 @@ def case_partitions_name(suite: str) -> str:
     return f"{suite}__cases"
 
 
-def suite_partitions(suite: str, agents: list[str]) -> dg.MultiPartitionsDefinition:
+class UnregisteredPartitionError(DagsterInvalidSubsetError, click.ClickException):
+    """A partition key that is not one of the suite's registered case x agent pairs. Also a
+    click error, so `dagster asset materialize` prints it as "Error: ..." without a traceback."""
+
+    def __init__(self, message: str) -> None:
+        click.ClickException.__init__(self, message)
+        DagsterInvalidSubsetError.__init__(self, message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class SuitePartitions(dg.MultiPartitionsDefinition):
+    """A suite's case x agent partitions. Dagster's own error for an unknown key names neither
+    the suite nor the fix; this one says which part is unknown, what the keys look like and how
+    to register the cases."""
+
+    def __init__(self, suite: str, agents: list[str], path: Path | None = None) -> None:
+        super().__init__(
+            {
+                CASE: dg.DynamicPartitionsDefinition(name=case_partitions_name(suite)),
+                AGENT: dg.StaticPartitionsDefinition(agents),
+            }
+        )
+        self.suite, self.agents, self.path = suite, agents, path
+
+    def validate_partition_key(self, partition_key: str, context: PartitionLoadingContext) -> None:
+        try:
+            super().validate_partition_key(partition_key, context)
+        except DagsterUnknownPartitionError:
+            cases = registered_cases(self.suite, context)
+            raise UnregisteredPartitionError(
+                unregistered_message(self.suite, self.agents, cases, partition_key, self.path)
+            ) from None
+
+
+def registered_cases(suite: str, context: PartitionLoadingContext) -> list[str]:
+    """The suite's registered case keys, or none when no instance is at hand."""
+    store = context.dynamic_partitions_store
+    if store is None:
+        return []
+    with partition_loading_context(new_ctx=context):
+        return list(store.get_dynamic_partitions(case_partitions_name(suite)))
+
+
+def unregistered_message(
+    suite: str, agents: list[str], cases: list[str], key: str, path: Path | None
+) -> str:
+    """What is wrong with `key` and what to do instead."""
+    case, agent = split_key(key) if "|" in key else (key, "")
+    if agent not in agents:
+        problem = f"{agent!r} is not an agent of the suite (its agents: {', '.join(agents)})"
+        if case in agents and agent not in agents:
+            problem += "; keys are agent|case, agent first"
+    elif not cases:
+        problem = "the suite has no registered cases yet"
+    else:
+        shown = ", ".join(cases[:5]) + (", ..." if len(cases) > 5 else "")
+        problem = f"case {case!r} is not one of its {len(cases)} registered cases ({shown})"
+    example = f"{agents[0]}|{cases[0] if cases else '<test id>'}"
+    register = f"evals-pipeline register {path or '<suite file>'}"
+    return (
+        f"partition {key!r} is not registered for suite {suite!r}: {problem}.\n"
+        f"Partition keys are agent|case, e.g. {example!r}. A test added to the suite file becomes "
+        f"a partition once its cases are registered: run `{register}` (or let the "
+        f"{suite}_cases sensor tick), then materialize again."
+    )
+
+
+def suite_partitions(
+    suite: str, agents: list[str], path: Path | None = None
+) -> dg.MultiPartitionsDefinition:
     """Cases are dynamic (a sensor adds new tests without a restart); agents are the suite's
     targets, fixed when the code location loads."""
-    return dg.MultiPartitionsDefinition(
-        {
-            CASE: dg.DynamicPartitionsDefinition(name=case_partitions_name(suite)),
-            AGENT: dg.StaticPartitionsDefinition(agents),
-        }
-    )
+    return SuitePartitions(suite, agents, path)
 
 
 def partition_key(case: str, agent: str) -> dg.MultiPartitionKey:

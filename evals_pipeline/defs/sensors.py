@@ -6,6 +6,7 @@ from pathlib import Path
 import dagster as dg
 
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
+from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
 
@@ -58,7 +59,7 @@ def build_cases_sensor(
                             dg.RunRequest(
                                 partition_key=partition_key(case_key, agent),
                                 run_key=f"{agent}.{case_key}.{content_hash}",
-                                tags={"evals/agent": agent, "evals/suite": suite},
+                                tags=eval_run_tags([suite], [agent]),
                             )
                         )
         cursor = json.dumps(current, sort_keys=True)

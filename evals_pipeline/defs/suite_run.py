@@ -17,6 +17,7 @@ from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.defs.run_recovery import runner_tags
+from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
@@ -207,7 +208,7 @@ def run_suite(
             tags={
                 "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
                 "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),
-                "evals/suite": suite.slug,
+                **eval_run_tags([suite.slug], group),
                 TRIGGER_TAG: trigger,
                 **runner_tags(),
             },
@@ -227,7 +228,7 @@ def run_suite(
             tags={
                 "dagster/asset_partition_range_start": order[0],
                 "dagster/asset_partition_range_end": order[-1],
-                "evals/suite": suite.slug,
+                **eval_run_tags([suite.slug], agents),
                 TRIGGER_TAG: trigger,
                 **runner_tags(),
             },
@@ -240,7 +241,7 @@ def run_suite(
         "report",
         instance=instance,
         run_config=run_config,
-        tags={TRIGGER_TAG: trigger, **runner_tags()},
+        tags={**eval_run_tags([suite.slug], []), TRIGGER_TAG: trigger, **runner_tags()},
     )
     run_ids.append(result.run_id)
     materialization = result.asset_materializations_for_node(report_asset.op.name)[0]

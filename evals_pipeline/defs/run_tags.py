@@ -1,0 +1,99 @@
+"""The suite and agent tags every run carries, whoever started it (a sensor, a backfill, the
+nightly automation, the UI, the CLI), so runs can be filtered by them and the run queue can
+limit them (`tag_concurrency_limits` on `evals/agent`, docs/deployment.md).
+
+Runs submitted to the instance get their tags from `EvalRunCoordinator`, the run queue of the
+shipped dagster.yaml, before the queue looks at them; `evals-pipeline run` sets the same tags on
+its in-process runs (defs/suite_run.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import dagster as dg
+from dagster._core.definitions.partitions.context import partition_loading_context
+from dagster._core.run_coordinator import QueuedRunCoordinator, SubmitRunContext
+from dagster._core.storage.dagster_run import DagsterRun
+
+from evals_pipeline.defs.partitions import AGENT, split_key
+
+SUITE_TAG = "evals/suite"
+AGENT_TAG = "evals/agent"
+"""Set only when the run covers one agent: the key per-agent run limits apply to."""
+AGENTS_TAG = "evals/agents"
+"""Every agent the run covers, comma-separated in the suite's order."""
+
+_PARTITION = "dagster/partition"
+_RANGE_START = "dagster/asset_partition_range_start"
+_RANGE_END = "dagster/asset_partition_range_end"
+
+log = logging.getLogger(__name__)
+
+
+def eval_run_tags(suites: Sequence[str], agents: Sequence[str]) -> dict[str, str]:
+    """The tags of a run of `suites`' assets over `agents` (either may be empty)."""
+    tags: dict[str, str] = {}
+    if suites:
+        tags[SUITE_TAG] = ",".join(dict.fromkeys(suites))
+    unique = list(dict.fromkeys(agents))
+    if unique:
+        tags[AGENTS_TAG] = ",".join(unique)
+    if len(unique) == 1:
+        tags[AGENT_TAG] = unique[0]
+    return tags
+
+
+def run_suites(run: DagsterRun) -> list[str]:
+    """The suites whose assets (or asset checks) the run materializes: their keys' first part."""
+    keys = [*(run.asset_selection or []), *(c.asset_key for c in run.asset_check_selection or [])]
+    return sorted({key.path[0] for key in keys if len(key.path) > 1})
+
+
+def range_agents(tags: Mapping[str, str], range_keys: Sequence[str] | None = None) -> list[str]:
+    """The agents of the run's partitions, from Dagster's partition tags: the single partition's,
+    else those of `range_keys` (every key of the range), else the range's two ends."""
+    if f"{_PARTITION}/{AGENT}" in tags:
+        return [tags[f"{_PARTITION}/{AGENT}"]]
+    keys: Sequence[str] = []
+    if _PARTITION in tags:
+        keys = [tags[_PARTITION]]
+    elif range_keys:
+        keys = range_keys
+    elif _RANGE_START in tags and _RANGE_END in tags:
+        keys = [tags[_RANGE_START], tags[_RANGE_END]]
+    return [split_key(key)[1] for key in keys if "|" in key]
+
+
+class EvalRunCoordinator(QueuedRunCoordinator):
+    """Dagster's run queue, tagging each submitted run with its suite and agents first so that
+    the queue's tag limits and the UI's run filters see them."""
+
+    def submit_run(self, context: SubmitRunContext) -> DagsterRun:
+        run = context.dagster_run
+        tags = eval_run_tags(run_suites(run), range_agents(run.tags, _range_keys(context)))
+        missing = {k: v for k, v in tags.items() if k not in run.tags}
+        if missing:
+            self._instance.add_run_tags(run.run_id, missing)
+            run = run.with_tags({**run.tags, **missing})
+        return super().submit_run(context._replace(dagster_run=run))
+
+
+def _range_keys(context: SubmitRunContext) -> list[str] | None:
+    """Every partition key of the run's range, read from its assets' partitions in the workspace;
+    None when that cannot be read (the range's ends are used then)."""
+    run = context.dagster_run
+    start, end = run.tags.get(_RANGE_START), run.tags.get(_RANGE_END)
+    if not (start and end and run.asset_selection):
+        return None
+    try:
+        graph = context.workspace.asset_graph
+        node = graph.get(next(iter(run.asset_selection)))
+        partitions = node.partitions_def
+        if partitions is None:
+            return None
+        with partition_loading_context(dynamic_partitions_store=context.workspace.instance):
+            return list(partitions.get_partition_keys_in_range(dg.PartitionKeyRange(start, end)))
+    except Exception:  # tags are a convenience: never let them stop a run from being queued
+        log.warning("could not list the partitions of run %s", run.run_id, exc_info=True)
+        return None

@@ -1,0 +1,164 @@
+"""A suite as a Dagster component: a Dagster project adds an eval suite declaratively, with a
+`defs.yaml` naming `evals_pipeline.defs.suite_component.EvalSuiteComponent`, or in Python with
+`build_suite_defs`. Either gives the suite's assets, its case x agent partitions, its cases
+sensor and its nightly automation, built by the same `suite_definitions` as the embedded code
+location (docs/dagster-component.md)."""
+
+# No `from __future__ import annotations`: Resolvable reads the field annotations at runtime.
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import dagster as dg
+from dagster.components.resolved.context import ResolutionContext
+
+from evals_pipeline.defs.automation import nightly, nightly_cron, nightly_label, report_refresh
+from evals_pipeline.defs.definitions import load_suites, storage_resources, suite_definitions
+from evals_pipeline.defs.resources import storage_root_from_env
+from evals_pipeline.suites import LoadedSuite
+
+REPORT = "eval_report"
+
+
+class EvalSuiteTranslator:
+    """Decides the group, the automation and the tags of a suite's assets (as dagster-sling's
+    translator does for a replication's streams); subclass it to decide otherwise.
+
+    Keys stay `<suite>/<layer>`: partition keys, the cases sensor, `evals-pipeline` and the run
+    tags address a suite by them, so a suite's `name:` is what renames its assets.
+    """
+
+    def __init__(
+        self,
+        *,
+        group_name: str | None = None,
+        nightly_cron: str | None = None,
+        nightly: bool = True,
+        tags: Mapping[str, str] | None = None,
+    ) -> None:
+        self.group_name = group_name
+        self.nightly_cron = nightly_cron
+        self.nightly = nightly
+        self.tags = dict(tags or {})
+
+    def get_group_name(self, suite: LoadedSuite) -> str:
+        return self.group_name or suite.slug
+
+    def get_automation_condition(
+        self, suite: LoadedSuite, layer: str
+    ) -> dg.AutomationCondition | None:
+        """The layers run nightly (or never, with `nightly: false`); the report follows its
+        grades either way."""
+        if layer == REPORT:
+            return report_refresh(self.nightly_cron) if self.nightly else _grades_updated()
+        return nightly(self.nightly_cron) if self.nightly else None
+
+    def get_asset_spec(self, spec: dg.AssetSpec, suite: LoadedSuite) -> dg.AssetSpec:
+        layer = spec.key.path[-1]
+        return spec.replace_attributes(
+            group_name=self.get_group_name(suite),
+            automation_condition=self.get_automation_condition(suite, layer),
+        ).merge_attributes(tags=self.tags)
+
+
+def _grades_updated() -> dg.AutomationCondition:
+    """report_refresh() without its nightly part."""
+    return (
+        dg.AutomationCondition.any_deps_updated()
+        & ~dg.AutomationCondition.any_deps_in_progress()
+        & ~dg.AutomationCondition.in_progress()
+    ).with_label("grades updated")
+
+
+def build_suite_defs(
+    suite: str | Path,
+    *,
+    storage: str | None = None,
+    translator: EvalSuiteTranslator | None = None,
+) -> dg.Definitions:
+    """The Definitions of one suite file for a Dagster project of one's own: its assets and
+    partitions, its `<suite>_cases` sensor and a `<suite>_automation` sensor running its nightly
+    pass. `storage` is the storage root (default EVALS_PIPELINE_STORAGE, else .evals/storage);
+    suites sharing a root share its resources. No executor is set: the project's own applies."""
+    [loaded] = _one_suite(suite)
+    translator = translator or EvalSuiteTranslator()
+    root = str(Path(storage).resolve()) if storage else storage_root_from_env()
+    when = nightly_label(translator.nightly_cron or nightly_cron()) if translator.nightly else "off"
+    automation = dg.AutomationConditionSensorDefinition(
+        f"{loaded.slug}_automation",
+        target=dg.AssetSelection.key_prefixes([loaded.slug]),
+        emit_backfills=True,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        minimum_interval_seconds=60,
+        description=f"{loaded.slug}'s nightly pass ({when}), and its report once its grades change.",
+    )
+    defs = dg.Definitions.merge(
+        suite_definitions(loaded),
+        dg.Definitions(sensors=[automation], resources=storage_resources(root)),
+    )
+    with warnings.catch_warnings():
+        # map_asset_specs is a preview in Dagster 1.13; it is how a translator applies here.
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return defs.map_asset_specs(func=lambda spec: translator.get_asset_spec(spec, loaded))
+
+
+def _one_suite(path: str | Path) -> list[LoadedSuite]:
+    loaded = load_suites([path])
+    if len(loaded) != 1:
+        raise ValueError(
+            f"{path} holds {len(loaded)} suites; an EvalSuiteComponent takes one eval file"
+        )
+    return loaded
+
+
+class TranslationModel(dg.Model):
+    """How the component's assets are grouped, automated and tagged."""
+
+    group_name: str | None = None
+    nightly_cron: str | None = None
+    nightly: bool = True
+    tags: dict[str, str] = {}
+
+
+def resolve_translator(
+    context: ResolutionContext, model: TranslationModel | None
+) -> EvalSuiteTranslator:
+    if model is None:
+        return EvalSuiteTranslator()
+    return EvalSuiteTranslator(**context.resolve_value(model.model_dump()))
+
+
+@dataclass
+class EvalSuiteComponent(dg.Component, dg.Resolvable):
+    """An evals-pipeline suite as assets: cases -> agent_runs -> sessions -> grades ->
+    judgments -> eval_report, partitioned by the suite's cases x agents.
+
+    ```yaml
+    type: evals_pipeline.defs.suite_component.EvalSuiteComponent
+    attributes:
+      suite: greetings.eval.yaml      # from this defs.yaml's folder
+      storage: /data/evals            # optional storage root
+      translation:                    # optional
+        group_name: evals
+        nightly_cron: "0 3 * * *"
+        tags: {team: agents}
+    ```
+    """
+
+    suite: str
+    storage: str | None = None
+    translator: Annotated[
+        EvalSuiteTranslator,
+        dg.Resolver(
+            resolve_translator,
+            model_field_name="translation",
+            model_field_type=TranslationModel | None,
+        ),
+    ] = field(default_factory=EvalSuiteTranslator)
+
+    def build_defs(self, context: dg.ComponentLoadContext) -> dg.Definitions:
+        return build_suite_defs(
+            context.path / self.suite, storage=self.storage, translator=self.translator
+        )

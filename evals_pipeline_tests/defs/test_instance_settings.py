@@ -1,0 +1,159 @@
+"""The shipped instance settings (dagster.yaml): one set for `evals-pipeline`'s own instance, for
+`make dev` and for a bare `dagster dev -w workspace.yaml`, which keeps its runs in .evals/dagster
+beside the CLI's; every run the queue takes carries its suite and agent tags."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import dagster as dg
+import yaml
+from dagster._config import process_config
+from dagster._core.instance.config import dagster_instance_config_schema
+from pytest import MonkeyPatch
+
+from evals_pipeline.defs.instance import local_instance, shipped_settings
+from evals_pipeline.defs.run_tags import EvalRunCoordinator
+from evals_pipeline_tests.dagster_dev import BIN, dagster_dev, graphql, run_tags
+from evals_pipeline_tests.defs.conftest import REPO, write_suite
+from evals_pipeline_tests.test_cli import cli
+
+STORAGE_KEYS = ("storage", "local_artifact_storage", "compute_logs")
+BACKFILL_TIMEOUT_SECONDS = 240
+
+LAUNCH = """
+mutation Launch($params: LaunchBackfillParams!) {
+  launchPartitionBackfill(backfillParams: $params) {
+    __typename
+    ... on LaunchBackfillSuccess { backfillId }
+    ... on PythonError { message }
+  }
+}"""
+
+STATUS = """
+query Status($id: String!) {
+  partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } }
+}"""
+
+INSTANCE = """
+{
+  instance {
+    runQueueConfig { maxConcurrentRuns tagConcurrencyLimitsYaml }
+    poolConfig { poolGranularity defaultPoolLimit }
+  }
+  assetNodeOrError(assetKey: {path: ["demo", "cases"]}) {
+    ... on AssetNode { partitionKeysByDimension { name partitionKeys } }
+  }
+}"""
+
+
+def test_the_checkout_dagster_yaml_is_the_shipped_settings_plus_its_storage() -> None:
+    checkout = yaml.safe_load((REPO / "dagster.yaml").read_text())
+    assert checkout["storage"] == {"sqlite": {"base_dir": ".evals/dagster"}}
+    settings = {k: v for k, v in checkout.items() if k not in STORAGE_KEYS}
+    assert settings == yaml.safe_load(shipped_settings())
+
+
+def test_a_fresh_home_gets_the_shipped_settings_and_a_home_keeps_its_own(tmp_path: Path) -> None:
+    fresh = local_instance(tmp_path / "fresh")
+    assert isinstance(fresh.run_coordinator, EvalRunCoordinator)
+    assert fresh.run_monitoring_enabled and not fresh.telemetry_enabled
+    pools = fresh.get_concurrency_config().pool_config
+    assert (pools.pool_granularity.value, pools.default_pool_limit) == ("run", 1)  # type: ignore[union-attr]
+
+    empty = tmp_path / "empty"  # as earlier versions left it: an empty file
+    empty.mkdir()
+    (empty / "dagster.yaml").touch()
+    assert isinstance(local_instance(empty).run_coordinator, EvalRunCoordinator)
+
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "dagster.yaml").write_text("telemetry: {enabled: true}\n")
+    assert not isinstance(local_instance(own).run_coordinator, EvalRunCoordinator)
+    assert (own / "dagster.yaml").read_text() == "telemetry: {enabled: true}\n"
+
+
+def test_a_bare_dagster_dev_shares_the_cli_instance_and_tags_its_backfill_runs(
+    tmp_path: Path,
+) -> None:
+    # A checkout of one's own: the repository's dagster.yaml and workspace.yaml, no DAGSTER_HOME.
+    shutil.copy(REPO / "dagster.yaml", tmp_path / "dagster.yaml")
+    (tmp_path / "workspace.yaml").write_text(
+        "load_from:\n  - python_module: {module_name: evals_pipeline.definitions}\n"
+    )
+    suite = write_suite(tmp_path, [("greets", "hello"), ("waves", "wave")])
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    env |= {"EVALS_PIPELINE_SUITES": str(suite), "EVALS_PIPELINE_STORAGE": str(tmp_path / "s")}
+    # The CLI registers the cases in .evals/dagster, as `make run` would ...
+    cli_env = {**env, "DAGSTER_HOME": str(tmp_path / ".evals" / "dagster")}
+    subprocess.run(
+        [str(BIN / "evals-pipeline"), "register", str(suite)],
+        cwd=tmp_path,
+        env=cli_env,
+        check=True,
+        timeout=120,
+    )
+    # ... and the bare dagster dev sees them: one instance, not a temporary one.
+    with dagster_dev(["-w", "workspace.yaml"], tmp_path, env, tmp_path / "dev.log") as port:
+        data = graphql(port, INSTANCE)
+        queue = data["instance"]["runQueueConfig"]
+        assert queue["maxConcurrentRuns"] == 4
+        assert "evals/agent" in queue["tagConcurrencyLimitsYaml"]
+        pools = data["instance"]["poolConfig"]
+        assert (pools["poolGranularity"], pools["defaultPoolLimit"]) == ("run", 1)
+        dims = data["assetNodeOrError"]["partitionKeysByDimension"]
+        assert {d["name"]: d["partitionKeys"] for d in dims}["case"] == ["greets", "waves"]
+
+        params = {
+            "partitionNames": ["echo|greets", "echo|waves"],
+            "assetSelection": [{"path": ["demo", n]} for n in ("cases", "agent_runs")],
+            "fromFailure": False,
+        }
+        launched = graphql(port, LAUNCH, {"params": params})["launchPartitionBackfill"]
+        assert launched["__typename"] == "LaunchBackfillSuccess", launched
+        backfill = launched["backfillId"]
+        deadline = time.monotonic() + BACKFILL_TIMEOUT_SECONDS
+        status = ""
+        while time.monotonic() < deadline:
+            status = graphql(port, STATUS, {"id": backfill})["partitionBackfillOrError"]["status"]
+            if status not in ("REQUESTED", "IN_PROGRESS"):
+                break
+            time.sleep(2)
+        assert status in ("COMPLETED", "COMPLETED_SUCCESS"), status
+        runs = run_tags(port, {"tags": [{"key": "dagster/backfill", "value": backfill}]})
+    assert runs, "the backfill launched no run"
+    for tags in runs:
+        assert tags["evals/suite"] == "demo"
+        assert (tags["evals/agent"], tags["evals/agents"]) == ("echo", "echo")
+    assert (tmp_path / ".evals" / "dagster" / "history" / "runs.db").exists()
+    assert not list(tmp_path.glob(".tmp_dagster_home_*")), "the temporary home is removed"
+
+
+def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPatch) -> None:
+    for name in ("HOST", "USERNAME", "PASSWORD", "DB"):
+        monkeypatch.setenv(f"DAGSTER_PG_{name}", "evals")
+    monkeypatch.setenv("DAGSTER_PG_PORT", "5432")
+    config = yaml.safe_load((REPO / "deploy" / "dagster.postgres.yaml").read_text())
+    result = process_config(dg.Shape(dagster_instance_config_schema()), config)
+    assert result.success, result.errors
+    assert config["run_coordinator"]["class"] == EvalRunCoordinator.__name__
+    limits = config["concurrency"]["runs"]["tag_concurrency_limits"]
+    assert {limit["key"] for limit in limits} == {"evals/agent", "evals/suite"}
+
+
+def test_cli_runs_carry_the_suite_and_agent_tags(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path, [("greets", "hello")])
+    done = cli("run", str(suite), "--target", "echo", home=tmp_path)
+    assert done.code == 0, done.explain()
+    both = cli("run", str(suite), home=tmp_path)
+    assert both.code in (0, 1), both.explain()  # `silent` fails its case on purpose
+    instance = dg.DagsterInstance.from_config(str(tmp_path / "dagster"))
+    runs = instance.get_runs()
+    assert runs and all(run.tags.get("evals/suite") == "demo" for run in runs)
+    layers = [r.tags for r in runs if "dagster/asset_partition_range_start" in r.tags]
+    assert sorted(t["evals/agents"] for t in layers) == ["echo", "echo,silent"]
+    assert sorted(t.get("evals/agent", "-") for t in layers) == ["-", "echo"]

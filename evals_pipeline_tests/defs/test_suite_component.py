@@ -1,0 +1,168 @@
+"""The Dagster component: the example project (examples/dagster-project) adds a suite with a
+defs.yaml; it loads in a real `dagster dev`, one partition materializes from a backfill, and the
+suite's nightly automation runs it too, each run tagged with its suite and agents."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from evals_pipeline.defs.suite_component import EvalSuiteTranslator, build_suite_defs
+from evals_pipeline_tests.dagster_dev import BIN, dagster_dev, graphql, run_tags
+from evals_pipeline_tests.defs.conftest import REPO
+
+EXAMPLE = REPO / "examples" / "dagster-project"
+SUITE = "eval_project/defs/greetings/greetings.eval.yaml"
+LAYERS = ("cases", "agent_runs", "sessions", "grades")
+TIMEOUT_SECONDS = 300
+
+LAUNCH = """
+mutation Launch($params: LaunchBackfillParams!) {
+  launchPartitionBackfill(backfillParams: $params) {
+    __typename
+    ... on LaunchBackfillSuccess { backfillId }
+    ... on PythonError { message }
+  }
+}"""
+
+STATUS = """
+query Status($id: String!) {
+  partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } }
+}"""
+
+ASSETS = """
+{
+  assetNodes(group: {groupName: "evals", repositoryName: "__repository__",
+                     repositoryLocationName: "eval_project"}) {
+    assetKey { path }
+    tags { key value }
+  }
+  sensorsOrError(repositorySelector: {repositoryName: "__repository__",
+                                      repositoryLocationName: "eval_project"}) {
+    ... on Sensors { results { name sensorState { status } } }
+  }
+}"""
+
+PARTITION = """
+query Partition($path: [String!]!, $partition: String!) {
+  assetNodeOrError(assetKey: {path: $path}) {
+    ... on AssetNode {
+      partitionStats { numMaterialized }
+      latestMaterializationByPartition(partitions: [$partition]) {
+        metadataEntries { label ... on TextMetadataEntry { text } }
+      }
+    }
+  }
+}"""
+
+
+def wait_for_backfill(port: int, backfill: str) -> str:
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    status = ""
+    while time.monotonic() < deadline:
+        status = graphql(port, STATUS, {"id": backfill})["partitionBackfillOrError"]["status"]
+        if status not in ("REQUESTED", "IN_PROGRESS"):
+            break
+        time.sleep(2)
+    return str(status)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Path]]:
+    """`dagster dev` serving a copy of the example project, its nightly every minute: (port,
+    storage root)."""
+    tmp = tmp_path_factory.mktemp("component")
+    folder = tmp / "project"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    component = folder / "eval_project" / "defs" / "greetings" / "defs.yaml"
+    component.write_text(component.read_text().replace('"0 3 * * *"', '"* * * * *"'))
+    home, storage = tmp / "dagster", tmp / "storage"
+    env = {**os.environ, "DAGSTER_HOME": str(home), "EVALS_PIPELINE_STORAGE": str(storage)}
+    # The suite's cases as partitions now (its greetings_cases sensor would on its first tick).
+    subprocess.run(
+        [str(BIN / "evals-pipeline"), "register", str(folder / SUITE)],
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    with dagster_dev(["-w", "workspace.yaml"], folder, env, tmp / "dagster-dev.log") as port:
+        yield port, storage
+
+
+def test_the_example_project_loads_the_suite_as_a_component(project: tuple[int, Path]) -> None:
+    port = project[0]
+    data = graphql(port, ASSETS)
+    assets = {"/".join(n["assetKey"]["path"]): n for n in data["assetNodes"]}
+    assert set(assets) == {f"greetings/{n}" for n in (*LAYERS, "judgments", "eval_report")}
+    for node in assets.values():
+        assert {"key": "team", "value": "agents"} in node["tags"]
+    sensors = {s["name"]: s["sensorState"]["status"] for s in data["sensorsOrError"]["results"]}
+    assert sensors == {"greetings_cases": "RUNNING", "greetings_automation": "RUNNING"}
+
+
+def test_one_partition_materializes_in_a_tagged_run(project: tuple[int, Path]) -> None:
+    port, storage = project
+    params = {
+        "partitionNames": ["polite|says-hello"],
+        "assetSelection": [{"path": ["greetings", layer]} for layer in LAYERS],
+        "fromFailure": False,
+    }
+    launched = graphql(port, LAUNCH, {"params": params})["launchPartitionBackfill"]
+    assert launched["__typename"] == "LaunchBackfillSuccess", launched
+    assert wait_for_backfill(port, launched["backfillId"]) in ("COMPLETED", "COMPLETED_SUCCESS")
+
+    grades = graphql(
+        port, PARTITION, {"path": ["greetings", "grades"], "partition": "polite|says-hello"}
+    )
+    node = grades["assetNodeOrError"]
+    assert node["partitionStats"]["numMaterialized"] == 1
+    [materialization] = node["latestMaterializationByPartition"]
+    shown = {e["label"]: e.get("text") for e in materialization["metadataEntries"]}
+    assert shown["verdict"] == "pass"
+    assert list((storage / "greetings" / "agent_runs").glob("*/polite/says-hello"))
+
+    runs = run_tags(port, {"tags": [{"key": "dagster/backfill", "value": launched["backfillId"]}]})
+    assert runs and all(
+        (t["evals/suite"], t["evals/agent"]) == ("greetings", "polite") for t in runs
+    ), runs
+
+
+def test_the_nightly_automation_runs_the_suite_in_tagged_runs(project: tuple[int, Path]) -> None:
+    port = project[0]
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    automated: list[dict[str, str]] = []
+    while time.monotonic() < deadline and not automated:
+        runs = run_tags(
+            port, {"tags": [{"key": "dagster/from_automation_condition", "value": "true"}]}
+        )
+        automated = [t for t in runs if "evals/suite" in t or "dagster/backfill" in t]
+        time.sleep(5)
+    assert automated, "the nightly automation launched no run"
+    for tags in automated:
+        assert tags["evals/suite"] == "greetings", tags
+        assert set(tags["evals/agents"].split(",")) <= {"polite", "terse"}, tags
+
+
+def test_the_python_factory_and_the_component_build_the_same_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    translator = EvalSuiteTranslator(group_name="evals", nightly=False)
+    defs = build_suite_defs(EXAMPLE / SUITE, storage=str(tmp_path), translator=translator)
+    graph = defs.resolve_asset_graph()
+    cases = graph.get(dg.AssetKey(["greetings", "cases"]))
+    assert cases.group_name == "evals" and cases.automation_condition is None
+    assert {s.name for s in defs.sensors or []} == {"greetings_cases", "greetings_automation"}
+
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    monkeypatch.setenv("EVALS_PIPELINE_STORAGE", str(tmp_path))
+    project = dg.load_from_defs_folder(path_within_project=EXAMPLE)
+    assert project.resolve_asset_graph().get_all_asset_keys() == graph.get_all_asset_keys()
+    component = project.resolve_asset_graph().get(dg.AssetKey(["greetings", "cases"]))
+    assert component.automation_condition is not None  # the yaml keeps the nightly on

@@ -1,0 +1,1 @@
+"""An example Dagster project with an eval suite added as an EvalSuiteComponent."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -110,7 +111,8 @@ def test_a_run_killed_half_way_resumes_with_only_the_missing_cases(tmp_path: Pat
     ]
     assert sorted(r["test_id"] for r in rows) == tests  # each case exactly once
     assert {r["score"] for r in rows} == {1.0}
-    assert f"reused {len(survived)})" in done.stderr, done.explain()
+    assert re.search(rf"\breused {len(survived)}\b", done.stderr), done.explain()
+    assert "failed: the process that ran it died" in done.stderr, done.explain()
 
 
 def test_unchanged_cases_are_reused_and_changed_ones_re_run(tmp_path: Path) -> None:

@@ -479,3 +479,36 @@ def test_a_300_character_test_id_runs(tmp_path: Path) -> None:
     assert counts(table_rows(done.stdout)["m"]) == (1, 1, 0, 0), done.explain()
     [result] = (printed_report_folder(done.stdout) / "results.jsonl").read_text().splitlines()
     assert json.loads(result)["test_id"] == long_id
+
+
+def test_tests_naming_their_own_targets_run_only_there(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "pick.eval.yaml",
+        """\
+        name: pick
+        execution:
+          targets: [a, b]
+        targets:
+          - {name: a, provider: mock, response: hello}
+          - {name: b, provider: mock, response: bye}
+        tests:
+          - id: both
+            input: hi
+            assertions: [{type: contains, value: hello}]
+          - id: only-a
+            input: hi
+            execution: {target: a}
+            assertions: [{type: contains, value: hello}]
+          - id: only-b
+            input: hi
+            execution: {targets: [b]}
+            assertions: [{type: contains, value: bye}]
+        """,
+    )
+    done = cli("run", str(path), home=tmp_path)
+    assert done.code == 0, done.explain()
+    rows = table_rows(done.stdout)
+    assert counts(rows["a"]) == (2, 2, 0, 0) and counts(rows["b"]) == (2, 1, 1, 0), done.explain()
+    report = json.loads((printed_report_folder(done.stdout) / "report.json").read_text())
+    assert report["not_run"] == 0

@@ -113,10 +113,13 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             }
         except SuiteError as exc:
             raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
+        tests = {case_key for case_key, _ in resolved}
         out: Records = []
         for key in context.partition_keys:
             case_key, agent = split_key(key)
             if (case_key, agent) not in resolved:
+                if case_key in tests:  # the test names its own targets: not this pair
+                    continue
                 raise dg.Failure(
                     f"case {case_key!r} for agent {agent!r} is not in {path} any more; the "
                     f"{suite}_cases sensor (or `evals-pipeline register`) removes stale partitions."
@@ -221,8 +224,11 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
         comparisons, over the latest records of every partition."""
-        registered = len(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
+        registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
         current = reload_suite(path)
+        resolved = resolve_cases(current)
+        # Pairs of the matrix a test leaves out (it names its own targets) are not "not run".
+        expected = sum(1 for c in resolved if c.case_key in registered and c.agent in agents)
         labels_file = _labels_file(current)
         labels = load_labels(labels_file) if labels_file else None
         pairwise = more.get("pairwise_verdicts", [])
@@ -230,7 +236,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             suite,
             grades,
             agents=agents,
-            not_run=registered * len(agents) - len(grades),
+            not_run=max(0, expected - len(grades)),
             run_id=context.run.run_id,
             judgments=judgments,
             pairwise=pairwise,
@@ -253,7 +259,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             sessions=sessions,
             cases=cases,
         )
-        required = required_test_ids(resolve_cases(current))
+        required = required_test_ids(resolved)
         return dg.MaterializeResult(
             metadata=report_metadata(report, files),
             check_results=[regression_check_result(report, required)],

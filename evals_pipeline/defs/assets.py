@@ -48,6 +48,7 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
 from evals_pipeline.reporting import build_report, load_labels, write_report
 from evals_pipeline.reporting.not_run import not_run_cases
+from evals_pipeline.results.fingerprint import suite_fingerprint
 from evals_pipeline.suites import (
     LoadedSuite,
     RunOptions,
@@ -55,7 +56,6 @@ from evals_pipeline.suites import (
     apply_run_options,
     load_suite,
     resolve_cases,
-    suite_fingerprint,
     with_run_budget,
 )
 

@@ -119,7 +119,7 @@ def _referenced_files(spec: Any, base: Path) -> dict[str, str]:
             path = _existing(token, base)
             if path is None or path in excluded or str(path) in found:
                 continue
-            found[str(path)] = _content_hash(path)
+            found[str(path)] = content_hash(path)
     return found
 
 
@@ -157,7 +157,7 @@ _hash_lock = threading.Lock()
 _hashes: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
 
 
-def _content_hash(path: Path) -> str:
+def content_hash(path: Path) -> str:
     """A hash of a file's bytes, or of a folder's file names and bytes; files are read again only
     when their size or modification time changed since the last hash in this process."""
     files = [path] if path.is_file() else sorted(_files(path))

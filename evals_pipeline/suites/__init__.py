@@ -5,7 +5,6 @@ Pure Python, no Dagster: the Dagster layer calls `load_suite` and `resolve_cases
 
 from evals_pipeline.suites.discovery import discover_suites
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.fingerprint import suite_fingerprint
 from evals_pipeline.suites.loader import LoadedSuite, load_suite
 from evals_pipeline.suites.resolve import resolve_cases
 from evals_pipeline.suites.run_options import RunOptions, apply_run_options, with_run_budget
@@ -22,7 +21,6 @@ __all__ = [
     "load_suite",
     "resolve_cases",
     "slugify",
-    "suite_fingerprint",
     "suite_json_schema",
     "targets_json_schema",
     "with_run_budget",

@@ -70,6 +70,24 @@ def _select_agents(suite: LoadedSuite, names: list[str]) -> list[str] | str:
     return chosen
 
 
+def _selection(
+    suite: LoadedSuite, args: argparse.Namespace
+) -> tuple[list[str], list[ResolvedCase]] | str:
+    """The agents (`--target`) and cases (`--test-id`) of `suite` a command covers, with
+    `--workers` laid over the suite; or why the selection is empty or wrong."""
+    from evals_pipeline.suites import resolve_cases
+
+    agents = _select_agents(suite, args.target)
+    if isinstance(agents, str):
+        return agents
+    if args.workers:
+        suite.suite.execution.workers = args.workers
+    cases = [c for c in resolve_cases(suite) if _selected(c.test_id, args.test_id)]
+    if not cases:
+        return f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}"
+    return agents, cases
+
+
 def _selected(test_id: str, patterns: list[str]) -> bool:
     """AgentV's `--test-id`: any of the glob patterns matches the test id (all when none)."""
     return not patterns or any(fnmatch.fnmatchcase(test_id, p) for p in patterns)
@@ -142,7 +160,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evals_pipeline.progress_bars import PlainProgress, progress_display
     from evals_pipeline.reporting import render_text_table
     from evals_pipeline.reporting.reuse import reuse_line
-    from evals_pipeline.suites import resolve_cases
 
     loaded = _load(args.suites)
     if isinstance(loaded, int):
@@ -171,14 +188,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not _tags_match(suite.suite.tags, args.tag, args.exclude_tag):
             print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
             continue
-        agents = _select_agents(suite, args.target)
-        if isinstance(agents, str):
-            return _error(agents)
-        if args.workers:
-            suite.suite.execution.workers = args.workers
-        cases = [c for c in resolve_cases(suite) if _selected(c.test_id, args.test_id)]
-        if not cases:
-            return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
+        selection = _selection(suite, args)
+        if isinstance(selection, str):
+            return _error(selection)
+        agents, cases = selection
         keys = list(dict.fromkeys(c.case_key for c in cases))
         print(_estimate_line(suite, cases, agents, Path(storage), budget_left))
         options = RunOptions(
@@ -300,21 +313,16 @@ def _estimate_line(
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
-    from evals_pipeline.suites import resolve_cases
 
     loaded = _load(args.suites)
     if isinstance(loaded, int):
         return loaded
     root = _storage_root(args)
     for suite in loaded:
-        agents = _select_agents(suite, args.target)
-        if isinstance(agents, str):
-            return _error(agents)
-        if args.workers:
-            suite.suite.execution.workers = args.workers
-        cases = [c for c in resolve_cases(suite) if _selected(c.test_id, args.test_id)]
-        if not cases:
-            return _error(f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}")
+        selection = _selection(suite, args)
+        if isinstance(selection, str):
+            return _error(selection)
+        agents, cases = selection
         print(_estimate_line(suite, cases, agents, root, args.budget))
     return EXIT_OK
 

@@ -29,6 +29,43 @@ query Runs($filter: RunsFilter) {
 }"""
 
 
+LAUNCH = """
+mutation Launch($params: LaunchBackfillParams!) {
+  launchPartitionBackfill(backfillParams: $params) {
+    __typename
+    ... on LaunchBackfillSuccess { backfillId }
+    ... on PythonError { message }
+  }
+}"""
+
+STATUS = """
+query Status($id: String!) {
+  partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } }
+}"""
+
+
+def backfill(port: int, partitions: list[str], assets: list[list[str]], timeout: float) -> str:
+    """Launch a backfill of `partitions` of `assets` as the UI does; its id once it has ended
+    (the test fails when it did not complete within `timeout` seconds)."""
+    params = {
+        "partitionNames": partitions,
+        "assetSelection": [{"path": path} for path in assets],
+        "fromFailure": False,
+    }
+    launched = graphql(port, LAUNCH, {"params": params})["launchPartitionBackfill"]
+    assert launched["__typename"] == "LaunchBackfillSuccess", launched
+    backfill_id = str(launched["backfillId"])
+    deadline = time.monotonic() + timeout
+    status = ""
+    while time.monotonic() < deadline:
+        status = graphql(port, STATUS, {"id": backfill_id})["partitionBackfillOrError"]["status"]
+        if status not in ("REQUESTED", "IN_PROGRESS"):
+            break
+        time.sleep(2)
+    assert status in ("COMPLETED", "COMPLETED_SUCCESS"), status
+    return backfill_id
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import dagster as dg
@@ -18,26 +17,13 @@ from pytest import MonkeyPatch
 
 from evals_pipeline.defs.instance import local_instance, shipped_settings
 from evals_pipeline.defs.run_tags import EvalRunCoordinator
-from evals_pipeline_tests.dagster_dev import BIN, dagster_dev, graphql, run_tags
+from evals_pipeline_tests.dagster_dev import BIN, backfill, dagster_dev, graphql, run_tags
 from evals_pipeline_tests.defs.conftest import REPO, write_suite
 from evals_pipeline_tests.test_cli import cli
 
 STORAGE_KEYS = ("storage", "local_artifact_storage", "compute_logs")
 BACKFILL_TIMEOUT_SECONDS = 240
 
-LAUNCH = """
-mutation Launch($params: LaunchBackfillParams!) {
-  launchPartitionBackfill(backfillParams: $params) {
-    __typename
-    ... on LaunchBackfillSuccess { backfillId }
-    ... on PythonError { message }
-  }
-}"""
-
-STATUS = """
-query Status($id: String!) {
-  partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } }
-}"""
 
 INSTANCE = """
 {
@@ -108,23 +94,13 @@ def test_a_bare_dagster_dev_shares_the_cli_instance_and_tags_its_backfill_runs(
         dims = data["assetNodeOrError"]["partitionKeysByDimension"]
         assert {d["name"]: d["partitionKeys"] for d in dims}["case"] == ["greets", "waves"]
 
-        params = {
-            "partitionNames": ["echo|greets", "echo|waves"],
-            "assetSelection": [{"path": ["demo", n]} for n in ("cases", "agent_runs")],
-            "fromFailure": False,
-        }
-        launched = graphql(port, LAUNCH, {"params": params})["launchPartitionBackfill"]
-        assert launched["__typename"] == "LaunchBackfillSuccess", launched
-        backfill = launched["backfillId"]
-        deadline = time.monotonic() + BACKFILL_TIMEOUT_SECONDS
-        status = ""
-        while time.monotonic() < deadline:
-            status = graphql(port, STATUS, {"id": backfill})["partitionBackfillOrError"]["status"]
-            if status not in ("REQUESTED", "IN_PROGRESS"):
-                break
-            time.sleep(2)
-        assert status in ("COMPLETED", "COMPLETED_SUCCESS"), status
-        runs = run_tags(port, {"tags": [{"key": "dagster/backfill", "value": backfill}]})
+        launched = backfill(
+            port,
+            ["echo|greets", "echo|waves"],
+            [["demo", n] for n in ("cases", "agent_runs")],
+            BACKFILL_TIMEOUT_SECONDS,
+        )
+        runs = run_tags(port, {"tags": [{"key": "dagster/backfill", "value": launched}]})
     assert runs, "the backfill launched no run"
     for tags in runs:
         assert tags["evals/suite"] == "demo"

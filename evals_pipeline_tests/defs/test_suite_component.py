@@ -15,7 +15,7 @@ import dagster as dg
 import pytest
 
 from evals_pipeline.defs.suite_component import EvalSuiteTranslator, build_suite_defs
-from evals_pipeline_tests.dagster_dev import BIN, dagster_dev, graphql, run_tags
+from evals_pipeline_tests.dagster_dev import BIN, backfill, dagster_dev, graphql, run_tags
 from evals_pipeline_tests.defs.conftest import REPO
 
 EXAMPLE = REPO / "examples" / "dagster-project"
@@ -23,19 +23,6 @@ SUITE = "eval_project/defs/greetings/greetings.eval.yaml"
 LAYERS = ("cases", "agent_runs", "sessions", "grades")
 TIMEOUT_SECONDS = 300
 
-LAUNCH = """
-mutation Launch($params: LaunchBackfillParams!) {
-  launchPartitionBackfill(backfillParams: $params) {
-    __typename
-    ... on LaunchBackfillSuccess { backfillId }
-    ... on PythonError { message }
-  }
-}"""
-
-STATUS = """
-query Status($id: String!) {
-  partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } }
-}"""
 
 ASSETS = """
 {
@@ -61,17 +48,6 @@ query Partition($path: [String!]!, $partition: String!) {
     }
   }
 }"""
-
-
-def wait_for_backfill(port: int, backfill: str) -> str:
-    deadline = time.monotonic() + TIMEOUT_SECONDS
-    status = ""
-    while time.monotonic() < deadline:
-        status = graphql(port, STATUS, {"id": backfill})["partitionBackfillOrError"]["status"]
-        if status not in ("REQUESTED", "IN_PROGRESS"):
-            break
-        time.sleep(2)
-    return str(status)
 
 
 @pytest.fixture(scope="module")
@@ -109,14 +85,9 @@ def test_the_example_project_loads_the_suite_as_a_component(project: tuple[int, 
 
 def test_one_partition_materializes_in_a_tagged_run(project: tuple[int, Path]) -> None:
     port, storage = project
-    params = {
-        "partitionNames": ["polite|says-hello"],
-        "assetSelection": [{"path": ["greetings", layer]} for layer in LAYERS],
-        "fromFailure": False,
-    }
-    launched = graphql(port, LAUNCH, {"params": params})["launchPartitionBackfill"]
-    assert launched["__typename"] == "LaunchBackfillSuccess", launched
-    assert wait_for_backfill(port, launched["backfillId"]) in ("COMPLETED", "COMPLETED_SUCCESS")
+    launched = backfill(
+        port, ["polite|says-hello"], [["greetings", layer] for layer in LAYERS], TIMEOUT_SECONDS
+    )
 
     grades = graphql(
         port, PARTITION, {"path": ["greetings", "grades"], "partition": "polite|says-hello"}
@@ -128,7 +99,7 @@ def test_one_partition_materializes_in_a_tagged_run(project: tuple[int, Path]) -
     assert shown["verdict"] == "pass"
     assert list((storage / "greetings" / "agent_runs").glob("*/polite/says-hello"))
 
-    runs = run_tags(port, {"tags": [{"key": "dagster/backfill", "value": launched["backfillId"]}]})
+    runs = run_tags(port, {"tags": [{"key": "dagster/backfill", "value": launched}]})
     assert runs and all(
         (t["evals/suite"], t["evals/agent"]) == ("greetings", "polite") for t in runs
     ), runs

@@ -133,11 +133,9 @@ def run_agents(
         elif case.agent not in health:  # an agent CLI without auth: one reason, no 30 failures
             health[case.agent] = auth_problem(case.target)
     gate = RunGate(run_budget(cases))
+    # `reused` and `not run` join the tally when they happen.
     tracker = LayerProgress(
-        "agent runs",
-        sum(case.trials.count for case in cases),
-        progress,
-        ("ok", "error", "reused", "not run"),
+        "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error")
     )
     reuse = _RunReuse(store, identity)
 

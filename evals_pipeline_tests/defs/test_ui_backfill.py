@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from evals_pipeline_tests.dagster_dev import LAUNCH, STATUS
 from evals_pipeline_tests.defs.conftest import REPO
 from evals_pipeline_tests.defs.test_batch_screening import copy_example
 
@@ -29,23 +30,6 @@ CHOSEN = ("watch-list-origin", "exact-threshold", "near-threshold")  # neighbour
 START_TIMEOUT_SECONDS = 180
 BACKFILL_TIMEOUT_SECONDS = 300
 
-LAUNCH = """
-mutation Launch($params: LaunchBackfillParams!) {
-  launchPartitionBackfill(backfillParams: $params) {
-    __typename
-    ... on LaunchBackfillSuccess { backfillId }
-    ... on PythonError { message }
-    ... on InvalidSubsetError { message }
-  }
-}"""
-
-STATUS = """
-query Status($id: String!) {
-  partitionBackfillOrError(backfillId: $id) {
-    __typename
-    ... on PartitionBackfill { status }
-  }
-}"""
 
 PARTITION = """
 query Partition($path: [String!]!, $partition: String!) {

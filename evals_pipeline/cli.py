@@ -193,7 +193,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             return _error(selection)
         agents, cases = selection
         keys = list(dict.fromkeys(c.case_key for c in cases))
-        print(_estimate_line(suite, cases, agents, Path(storage), budget_left))
+        history = _storage_root(args, [suite.slug])
+        print(_estimate_line(suite, cases, agents, history, budget_left))
         options = RunOptions(
             threshold=args.threshold,
             keep_workspaces=args.keep_workspaces,
@@ -362,10 +363,15 @@ def _write_ci_files(args: argparse.Namespace, finished: list[tuple[EvalReport, P
         print(f"summary: {Path(args.summary_md).resolve()}")
 
 
-def _storage_root(args: argparse.Namespace) -> Path:
-    from evals_pipeline.defs.resources import storage_root_from_env
+def _storage_root(args: argparse.Namespace, suites: list[str] | None = None) -> Path:
+    """The storage root's local folder, with the report files of `suites` (default: all) that
+    the history reads fetched into it when the root is an object store."""
+    from evals_pipeline.defs.resources import storage_root, storage_root_from_env
+    from evals_pipeline.history import mirror_reports
+    from evals_pipeline.storage.root import open_root
 
-    return Path(args.storage).resolve() if args.storage else Path(storage_root_from_env())
+    url = storage_root(args.storage) if args.storage else storage_root_from_env()
+    return mirror_reports(open_root(url), suites)
 
 
 def cmd_runs(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
 """Real PostgreSQL and Redis servers on 127.0.0.1 for the scale-out tests, started by the tests
-from Debian's packages (`make servers` installs them) and stopped at the end of the session.
+from Debian's packages (`make servers` installs them), and an S3-compatible server (moto's server
+mode, a dev dependency from PyPI); all stopped at the end of the session.
 
 PostgreSQL refuses to run as root, so as root it runs as the `postgres` user the Debian package
 creates, with its data folder in a fresh temporary folder. A server that cannot start fails the
@@ -59,6 +60,32 @@ class Redis:
 
     def url(self, db: int = 0) -> str:
         return f"redis://{HOST}:{self.port}/{db}"
+
+
+@dataclass(frozen=True)
+class S3:
+    """A running S3-compatible server with one empty bucket; `env` is what a client needs."""
+
+    port: int
+    bucket: str
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def env(self) -> dict[str, str]:
+        """AWS's standard variables, as a deployment sets them (pyarrow.fs reads them)."""
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ACCESS_KEY_ID": "evals-test",
+            "AWS_SECRET_ACCESS_KEY": "evals-test-secret",
+            "AWS_REGION": "us-east-1",
+            "AWS_EC2_METADATA_DISABLED": "true",
+        }
+
+    def url(self, prefix: str) -> str:
+        return f"s3://{self.bucket}/{prefix}"
 
 
 def free_port() -> int:
@@ -241,6 +268,45 @@ def running_redis() -> Iterator[Redis]:
             yield server
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def running_s3() -> Iterator[S3]:
+    """moto's S3-compatible server on a free loopback port, with the bucket `evals`."""
+    import sys
+
+    folder = Path(tempfile.mkdtemp(prefix="evals-s3-"))
+    try:
+        port = free_port()
+        argv = [sys.executable, "-m", "moto.server", "-H", HOST, "-p", str(port)]
+        log = folder / "s3.log"
+        server = S3(port=port, bucket="evals")
+        with server_process(argv, log, cwd=folder) as process:
+
+            def ready() -> bool:
+                with socket.create_connection((HOST, port), timeout=2):
+                    return True
+
+            wait_until_ready(process, log, f"moto S3 server on {HOST}:{port}", ready)
+            import pyarrow.fs as pafs
+
+            pafs.S3FileSystem(
+                endpoint_override=server.endpoint,
+                access_key=server.env["AWS_ACCESS_KEY_ID"],
+                secret_key=server.env["AWS_SECRET_ACCESS_KEY"],
+                region="us-east-1",
+                allow_bucket_creation=True,
+            ).create_dir(server.bucket)
+            yield server
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3]:
+    """One S3-compatible server per test session (per xdist worker); tests use own prefixes."""
+    with running_s3() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

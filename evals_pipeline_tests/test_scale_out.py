@@ -1,10 +1,10 @@
 """The quickstart suite on the engines a deployment runs: the Dagster instance on a real
-PostgreSQL, then the steps on two celery workers (Redis broker), each in its own working folder.
+PostgreSQL, then the steps on two celery workers (Redis broker) with the storage root on an
+S3-compatible server, each worker in its own working folder, so no step can read another's disk.
 Each run's per-case results (verdicts, scores, errors, tokens, every grader's score) must equal
-the embedded run's (sqlite instance, in-process executor).
+the embedded run's (sqlite instance, in-process executor, a local folder).
 
-The servers are real (evals_pipeline_tests/servers.py starts them on 127.0.0.1). The storage root
-is still one local folder every process shares: object storage comes later (docs/scale-out.md).
+The servers are real (evals_pipeline_tests/servers.py starts them on 127.0.0.1).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from evals_pipeline.defs.instance import local_instance
 from evals_pipeline.defs.io_manager import latest_uris
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.storage.records import read_records
-from evals_pipeline_tests.servers import Postgres, Redis, running_celery_worker
+from evals_pipeline.storage.root import StorageRoot
+from evals_pipeline_tests.servers import S3, Postgres, Redis, running_celery_worker
 from evals_pipeline_tests.test_cli import QUICKSTART, Done
 
 SUITE = QUICKSTART / "quickstart.eval.yaml"
@@ -163,9 +164,9 @@ def test_the_quickstart_on_a_postgres_instance_matches_the_embedded_run(
     assert "postgres_db" in (dagster_home / "dagster.yaml").read_text()
 
 
-def code_location_env(home: Path) -> dict[str, str]:
-    """The code location's suites and storage root, for a coordinator run in `home`."""
-    return {"EVALS_PIPELINE_SUITES": str(SUITE), "EVALS_PIPELINE_STORAGE": str(home / "storage")}
+def code_location_env(storage: str) -> dict[str, str]:
+    """The code location's suites and storage root."""
+    return {"EVALS_PIPELINE_SUITES": str(SUITE), "EVALS_PIPELINE_STORAGE": storage}
 
 
 def test_two_commands_at_once_set_up_a_fresh_postgres_instance(
@@ -202,14 +203,18 @@ def test_two_commands_at_once_set_up_a_fresh_postgres_instance(
 
 
 @pytest.fixture
-def two_workers(tmp_path: Path, redis_server: Redis) -> Iterator[tuple[str, list[Path]]]:
-    """Two celery workers, each in its own working folder, on a fresh Redis database; yields the
-    broker URL and their logs. No worker process is left when the test ends."""
+def two_workers(
+    tmp_path: Path, redis_server: Redis, s3_server: S3
+) -> Iterator[tuple[str, list[Path]]]:
+    """Two celery workers, each in its own working folder, on a fresh Redis database and the
+    storage root `s3://evals/quickstart-celery`; yields the broker URL and their logs. No worker
+    process is left when the test ends."""
     broker = redis_server.url(db=1)
-    # The workers get no DAGSTER_HOME: each step's task carries the instance's settings. They get
-    # the code location's settings as absolute paths: their working folders are their own.
+    # The workers get no DAGSTER_HOME: each step's task carries the instance's settings. Their
+    # mirrors of the storage root are in their own working folders (.evals/storage-cache).
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    env.update(code_location_env(tmp_path / "coordinator"))
+    env.update(code_location_env(s3_server.url("quickstart-celery")))
+    env.update(s3_server.env)
     env[BROKER_ENV] = broker
     folders = [tmp_path / "worker-a", tmp_path / "worker-b"]
     with ExitStack() as stack:
@@ -259,21 +264,29 @@ def test_the_quickstart_on_two_celery_workers_matches_the_embedded_run(
     tmp_path: Path,
     postgres_server: Postgres,
     two_workers: tuple[str, list[Path]],
+    s3_server: S3,
     embedded: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     broker, logs = two_workers
     assert len(processes_in([log.parent for log in logs])) >= 2  # both workers are up
     database = postgres_server.create_database("quickstart_celery")
     home = tmp_path / "coordinator"
     dagster_home = postgres_home(home, postgres_server, database)
-    celery_env = {EXECUTOR_ENV: "celery", BROKER_ENV: broker}
+    storage = s3_server.url("quickstart-celery")
+    celery_env = {
+        EXECUTOR_ENV: "celery",
+        BROKER_ENV: broker,
+        **s3_server.env,
+        **code_location_env(storage),
+    }
 
     done, folder = run_quickstart(home, celery_env)
 
     assert case_results(folder) == embedded, done.explain()
     assert "steps run on the celery workers" in done.stdout, done.explain()
     # Every step ran in a worker, and each worker ran some: the steps hand over through the
-    # instance (PostgreSQL) and the storage root, not a process's memory.
+    # instance (PostgreSQL) and the object store, not a process's memory or a shared folder.
     instance = dg.DagsterInstance.from_config(str(dagster_home))
     run_ids = [run.run_id for run in instance.get_runs()]
     steps, workers = steps_and_workers(instance, run_ids)
@@ -297,7 +310,6 @@ def test_the_quickstart_on_two_celery_workers_matches_the_embedded_run(
         env={
             **os.environ,
             **celery_env,
-            **code_location_env(home),
             "DAGSTER_HOME": str(dagster_home),
         },
         cwd=home,
@@ -311,10 +323,22 @@ def test_the_quickstart_on_two_celery_workers_matches_the_embedded_run(
     steps, workers = steps_and_workers(instance, new_runs)
     assert steps and steps <= workers.keys(), (steps, workers)
     uri = latest_uris(instance, dg.AssetKey(["quickstart", "grades"]), ["hasty|add-numbers"])
+    assert uri["hasty|add-numbers"].startswith(f"{storage}/quickstart/grades/"), uri
+    for name, value in s3_server.env.items():
+        monkeypatch.setenv(name, value)
+    reader = StorageRoot(storage, cache=tmp_path / "reader")
+    records = reader.local_path(uri["hasty|add-numbers"])
+    assert reader.fetch_file(records)
     grade = CaseGrade.model_validate_json(
-        next(text for _, text in read_records(uri["hasty|add-numbers"], {"hasty|add-numbers"}))
+        next(text for _, text in read_records(records, {"hasty|add-numbers"}))
     )
     assert grade.verdict == embedded["cases"][("add-numbers", "hasty")]["verdict"] == "fail"
-    assert Path(uri["hasty|add-numbers"]).is_relative_to(home / "storage")
+    # The stored records name object-store URIs, never a worker's folder.
+    sessions = latest_uris(instance, dg.AssetKey(["quickstart", "sessions"]), ["hasty|add-numbers"])
+    session_records = reader.local_path(sessions["hasty|add-numbers"])
+    assert reader.fetch_file(session_records)
+    stored = "".join(text for _, text in read_records(session_records))
+    assert f"{storage}/quickstart/sessions/" in stored and str(tmp_path) not in stored
+    assert not (home / "storage").exists()  # nothing went to a local storage folder
     for log in logs:
         assert "Traceback" not in log.read_text(), log.read_text()

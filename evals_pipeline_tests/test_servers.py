@@ -7,10 +7,17 @@ import os
 from pathlib import Path
 
 import psycopg2
+import pyarrow.fs as pafs
 import pytest
 import redis
 
-from evals_pipeline_tests.servers import HOST, find_program, running_postgres, running_redis
+from evals_pipeline_tests.servers import (
+    HOST,
+    find_program,
+    running_postgres,
+    running_redis,
+    running_s3,
+)
 
 
 def test_a_missing_server_program_fails_with_the_fix() -> None:
@@ -32,6 +39,22 @@ def test_postgres_and_redis_start_answer_and_stop_whole() -> None:
         assert client.set("k", "v") and client.get("k") == b"v"
         pids = server_pids(postgres.port, server.port)
         assert len(pids) >= 4  # postmaster, its helpers, redis-server
+    assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+
+
+def test_the_s3_server_starts_with_its_bucket_and_stops_whole() -> None:
+    with running_s3() as server:
+        fs = pafs.S3FileSystem(
+            endpoint_override=server.endpoint,
+            access_key=server.env["AWS_ACCESS_KEY_ID"],
+            secret_key=server.env["AWS_SECRET_ACCESS_KEY"],
+            region=server.env["AWS_REGION"],
+        )
+        with fs.open_output_stream(f"{server.bucket}/k") as out:
+            out.write(b"v")
+        assert fs.open_input_stream(f"{server.bucket}/k").read() == b"v"
+        pids = server_pids(server.port)
+        assert pids
     assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
 
 

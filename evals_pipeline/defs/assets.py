@@ -4,7 +4,6 @@ eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and th
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import warnings
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -38,7 +37,13 @@ from evals_pipeline.defs.partitions import (
 from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.resources import EvalStorage
-from evals_pipeline.history import outcomes_from_grades, required_test_ids, with_history
+from evals_pipeline.history import (
+    HISTORY_FILES,
+    REPORT_ASSET,
+    outcomes_from_grades,
+    required_test_ids,
+    with_history,
+)
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
@@ -139,7 +144,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             workers=workers,
             progress=logging_progress(context.log),
             run_id=context.run.run_id,
-            git_cache=Path(storage.root) / "git-cache",
+            git_cache=storage.storage.local / "git-cache",
             store=storage.results(suite, context.run.run_id),
         )
         add_partition_metadata(context, runs, run_metadata)
@@ -244,10 +249,12 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             labels_source=labels_file,
         ).model_copy(update={"not_run_cases": not_run_cases(agent_runs, cases, grades)})
         folder = storage.step_folder(context.asset_key, context.run.run_id)
+        root = storage.storage
+        root.pull(f"{suite}/{REPORT_ASSET}", HISTORY_FILES)  # earlier reports, for the history
         report = with_history(
             report.model_copy(update={"trigger": report_trigger(context, suite)}),
             folder,
-            Path(storage.root),
+            root.local,
             outcomes_from_grades(grades),
         )
         files = write_report(
@@ -259,9 +266,10 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             sessions=sessions,
             cases=cases,
         )
+        root.publish(folder)
         required = required_test_ids(resolved)
         return dg.MaterializeResult(
-            metadata=report_metadata(report, files),
+            metadata={**report_metadata(report, files), "dagster/uri": root.uri(folder)},
             check_results=[regression_check_result(report, required)],
         )
 
@@ -274,8 +282,3 @@ def _labels_file(loaded: LoadedSuite) -> str | None:
     if judging is None or judging.calibration is None:
         return None
     return str(loaded.base_dir / judging.calibration)
-
-
-def report_folder(result_metadata: dict[str, dg.MetadataValue]) -> Path:
-    """The report folder recorded in an eval_report materialization's metadata."""
-    return Path(str(result_metadata["dagster/uri"].value))

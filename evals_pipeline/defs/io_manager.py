@@ -18,6 +18,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.secrets import restore
 from evals_pipeline.storage.records import read_records, write_records
+from evals_pipeline.storage.root import open_root
 
 IO_MANAGER_KEY = "records_io_manager"
 ALLOW_MISSING = "allow_missing_partitions"
@@ -85,9 +86,14 @@ class RecordsIOManager(dg.ConfigurableIOManager):
     root: str
 
     def handle_output(self, context: dg.OutputContext, obj: list[tuple[str, BaseModel]]) -> None:
-        path = step_folder(self.root, context.asset_key, context.run_id) / "records.parquet"
-        rows = write_records(obj, path)
-        context.add_output_metadata({"dagster/uri": str(path), "dagster/row_count": rows})
+        root = open_root(self.root)
+        folder = step_folder(self.root, context.asset_key, context.run_id)
+        records = folder / "records.parquet"
+        rows = write_records(obj, records, root.export_text)
+        # Its records and whatever else the step wrote that no stored result published yet
+        # (stored results publish their own trial folders, never the step's folder itself).
+        root.publish(folder)
+        context.add_output_metadata({"dagster/uri": root.uri(records), "dagster/row_count": rows})
 
     def load_input(self, context: dg.InputContext) -> list[Any]:
         model = RECORD_MODELS[context.asset_key.path[-1]]
@@ -102,14 +108,19 @@ class RecordsIOManager(dg.ConfigurableIOManager):
                 f"partition(s) ({shown}); materialize it first, or select it in the same run."
             )
         wanted = set(uris)
+        root = open_root(self.root)
         records: list[Any] = []
         for uri in sorted(set(uris.values())):
-            for key, text in read_records(uri, wanted):
+            path = root.local_path(uri)
+            root.fetch_file(path)
+            for key, text in read_records(path, wanted):
                 if uris[key] == uri:
                     # A stored case holds [REDACTED:VAR] where the suite interpolated a secret;
                     # the steps that run its command or its graders need the value back.
-                    text = restore(text) if model is ResolvedCase else text
-                    records.append(model.model_validate_json(text))
+                    text = root.import_text(restore(text) if model is ResolvedCase else text)
+                    record = model.model_validate_json(text)
+                    root.fetch_record(record)  # the files it names, here for this step
+                    records.append(record)
         return records
 
 

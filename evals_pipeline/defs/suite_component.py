@@ -16,7 +16,7 @@ from dagster.components.resolved.context import ResolutionContext
 
 from evals_pipeline.defs.automation import nightly, nightly_cron, nightly_label, report_refresh
 from evals_pipeline.defs.definitions import load_suites, storage_resources, suite_definitions
-from evals_pipeline.defs.resources import storage_root_from_env
+from evals_pipeline.defs.resources import storage_root, storage_root_from_env
 from evals_pipeline.suites import LoadedSuite
 
 REPORT = "eval_report"
@@ -84,7 +84,7 @@ def build_suite_defs(
     suites sharing a root share its resources. No executor is set: the project's own applies."""
     [loaded] = _one_suite(suite)
     translator = translator or EvalSuiteTranslator()
-    root = str(Path(storage).resolve()) if storage else storage_root_from_env()
+    root = storage_root(storage) if storage else storage_root_from_env()
     when = nightly_label(translator.nightly_cron or nightly_cron()) if translator.nightly else "off"
     automation = dg.AutomationConditionSensorDefinition(
         f"{loaded.slug}_automation",

@@ -21,6 +21,7 @@ from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
+from evals_pipeline.storage.root import open_root
 from evals_pipeline.suites import LoadedSuite, RunOptions, load_suite
 
 
@@ -245,7 +246,10 @@ def run_suite(
     )
     run_ids.append(result.run_id)
     materialization = result.asset_materializations_for_node(report_asset.op.name)[0]
-    folder = Path(str(materialization.metadata["dagster/uri"].value))
+    # The report folder here: on an object-store root, fetched into this process's mirror.
+    root = open_root(storage_root)
+    folder = root.local_path(str(materialization.metadata["dagster/uri"].value))
+    root.fetch(folder)
     report = EvalReport.model_validate_json((folder / "report.json").read_text())
     checks = result.get_asset_check_evaluations()
     return SuiteRun(

@@ -3,7 +3,15 @@
 
 from evals_pipeline.history.attach import with_history
 from evals_pipeline.history.comparison import compare_runs, compare_stored
-from evals_pipeline.history.entries import entry_for, read_entry, suite_entries, suites_in
+from evals_pipeline.history.entries import (
+    HISTORY_FILES,
+    REPORT_ASSET,
+    entry_for,
+    mirror_reports,
+    read_entry,
+    suite_entries,
+    suites_in,
+)
 from evals_pipeline.history.lookup import HistoryError, find_run, latest_two, pick_suite
 from evals_pipeline.history.outcomes import (
     CaseOutcome,
@@ -14,6 +22,8 @@ from evals_pipeline.history.previous import TREND_LENGTH, previous_entry, trend
 from evals_pipeline.history.regression import RegressionCheck, check_regressions, required_test_ids
 
 __all__ = [
+    "HISTORY_FILES",
+    "REPORT_ASSET",
     "TREND_LENGTH",
     "CaseOutcome",
     "HistoryError",
@@ -24,6 +34,7 @@ __all__ = [
     "entry_for",
     "find_run",
     "latest_two",
+    "mirror_reports",
     "outcomes_from_grades",
     "pick_suite",
     "previous_entry",

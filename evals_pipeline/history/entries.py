@@ -10,11 +10,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from evals_pipeline.history.outcomes import CASES_FILE
 from evals_pipeline.models.history import AgentRunFigures, RunEntry
 from evals_pipeline.models.report import EvalReport
+from evals_pipeline.storage.root import StorageRoot
 
 REPORT_ASSET = "eval_report"
 REPORT_FILE = "report.json"
+HISTORY_FILES = frozenset({REPORT_FILE, CASES_FILE})
+"""What the history reads of each report folder (all an object-store root's mirror needs)."""
 
 
 def entry_for(report: EvalReport, folder: Path | str) -> RunEntry:
@@ -52,6 +56,14 @@ def read_report(folder: Path) -> EvalReport | None:
 def read_entry(folder: Path) -> RunEntry | None:
     report = read_report(folder)
     return None if report is None else entry_for(report, folder)
+
+
+def mirror_reports(root: StorageRoot, suites: list[str] | None = None) -> Path:
+    """The local folder of `root` holding what the history reads of every report of `suites`
+    (default: all), fetched from an object store into this process's mirror."""
+    for suite in root.folders() if suites is None else suites:
+        root.pull(f"{suite}/{REPORT_ASSET}", HISTORY_FILES)
+    return root.local
 
 
 def suites_in(root: Path) -> list[str]:

@@ -22,6 +22,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.process import now_ms
 from evals_pipeline.secrets import run_redactor
+from evals_pipeline.storage.root import StorageRoot
 
 STORE_FORMAT = 1
 """The stored envelope's format; records of another format are misses, never misread."""
@@ -41,14 +42,21 @@ class StoredResult(BaseModel):
 
 
 class ResultStore:
-    """The stored results of one suite; `run_id` marks what this run writes."""
+    """The stored results of one suite; `run_id` marks what this run writes. With an
+    object-store root a record is published with the files it names, and read through this
+    process's mirror (storage/root.py)."""
 
-    def __init__(self, folder: Path, run_id: str | None = None) -> None:
+    def __init__(self, folder: Path, run_id: str | None = None, root: StorageRoot | None = None):
         self.folder = folder
         self.run_id = run_id
+        self.root = root or StorageRoot(str(folder))
 
     @classmethod
-    def of_suite(cls, storage_root: Path, suite: str, run_id: str | None = None) -> ResultStore:
+    def of_suite(
+        cls, storage_root: Path | StorageRoot, suite: str, run_id: str | None = None
+    ) -> ResultStore:
+        if isinstance(storage_root, StorageRoot):
+            return cls(storage_root.local / suite / "results", run_id, storage_root)
         return cls(storage_root / suite / "results", run_id)
 
     def run(self, case_key: str, agent: str, key: str) -> AgentRun | None:
@@ -76,23 +84,28 @@ class ResultStore:
             record=record.model_dump(mode="json"),
         )
         path = self._path(kind, record.case_key, record.agent, record.result_key)
+        self.root.publish_record(record)  # the files it names first: never a dangling record
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(run_redactor().json(envelope.model_dump_json()))
+            handle.write(self.root.export_text(run_redactor().json(envelope.model_dump_json())))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+        self.root.publish(path)
 
     def _get(self, kind: Kind, case_key: str, agent: str, key: str, model: type[R]) -> R | None:
         path = self._path(kind, case_key, agent, key)
         try:
-            envelope = StoredResult.model_validate_json(path.read_bytes())
+            self.root.fetch_file(path)
+            text = self.root.import_text(path.read_text(encoding="utf-8"))
+            envelope = StoredResult.model_validate_json(text)
             if envelope.format_version != STORE_FORMAT or envelope.key != key:
                 return None
             record = model.model_validate(envelope.record)
         except (OSError, ValidationError):  # missing, or torn by a crash before the rename
             return None
+        self.root.fetch_record(record)
         reuse = Reuse(run_id=envelope.run_id, stored_ms=envelope.stored_ms)
         return record.model_copy(update={"reused": reuse})
 

@@ -6,7 +6,7 @@ consumer reads one file per upstream step and filters to the partitions it needs
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +19,18 @@ from evals_pipeline.secrets import run_redactor
 RECORDS_SCHEMA = pa.schema([("partition_key", pa.string()), ("record_json", pa.string())])
 
 
-def write_records(records: Iterable[tuple[str, BaseModel]], path: Path) -> int:
-    """Write (partition key, record) pairs to `path`, secrets scrubbed; returns the row count."""
+def write_records(
+    records: Iterable[tuple[str, BaseModel]],
+    path: Path,
+    export: Callable[[str], str] = str,
+) -> int:
+    """Write (partition key, record) pairs to `path`, secrets scrubbed and each record's text
+    passed through `export` (storage/root.py: local paths as storage URIs); returns the row
+    count."""
     path.parent.mkdir(parents=True, exist_ok=True)
     redactor = run_redactor()
     rows = [
-        {"partition_key": key, "record_json": redactor.json(r.model_dump_json())}
+        {"partition_key": key, "record_json": export(redactor.json(r.model_dump_json()))}
         for key, r in records
     ]
     pq.write_table(pa.Table.from_pylist(rows, schema=RECORDS_SCHEMA), path, compression="zstd")

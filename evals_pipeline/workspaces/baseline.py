@@ -199,6 +199,11 @@ class _GitBaseline(_BaselineRepo):
             ["init", "--quiet", f"--separate-git-dir={self.git_dir}", str(self.workspace)],
             cwd=self.state,
         )
+        # Relative, so the trial's folder still works where it is copied (an object-store
+        # root's mirror on another worker, storage/root.py).
+        link = self.workspace / ".git"
+        if link.is_file():
+            link.write_text(f"gitdir: {os.path.relpath(self.git_dir, self.workspace)}\n")
         nested = find_nested_repos(self.workspace)
         repos = {path: _NestedRepo.inspect(self.workspace, path) for path in nested}
         alternates = sorted({str(r.objects) for r in repos.values() if r.objects is not None})

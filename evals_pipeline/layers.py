@@ -36,7 +36,14 @@ from evals_pipeline.process import now_ms
 from evals_pipeline.progress import LayerProgress, Progress, silent
 from evals_pipeline.provider_limits import agent_slot
 from evals_pipeline.reaping.ledger import sweep_leftovers
-from evals_pipeline.results import CaseKeys, Identity, ResultStore, agent_identity, case_keys
+from evals_pipeline.results import (
+    CaseKeys,
+    Identity,
+    ResultStore,
+    agent_identity,
+    case_keys,
+    votes_key,
+)
 from evals_pipeline.scheduling import RunGate, run_budget, waves
 from evals_pipeline.workspaces import remove_workspace, should_remove
 
@@ -350,9 +357,11 @@ def collect_votes(
     workers: int,
     folder: Path | None = None,
     progress: Progress = silent,
+    store: ResultStore | None = None,
 ) -> list[TrialVotes]:
     """`judges` (the panel, or its judges of one provider) on every dimension of every trial
-    that ran and was graded; scripted judges' request logs go to `folder`."""
+    that ran and was graded; scripted judges' request logs go to `folder`. Votes on a trial
+    whose grade, panel and judges are unchanged are reused from `store`."""
     if not judges:
         return []
     by_partition = _sessions_by_partition(sessions)
@@ -373,11 +382,21 @@ def collect_votes(
 
         def one(job: tuple[ResolvedCase, Session, TrialGrade]) -> TrialVotes:
             case, session, trial = job
-            votes = trial_votes(case, session, trial, panel, judging)
+            grade = grade_of[(case.case_key, case.agent)]
+            key = None
+            # An errored grade is redone next time (its run may be too): its votes are not kept.
+            if store and grade.result_key and grade.verdict != "error" and case.cache:
+                key = votes_key(grade.result_key, session.trial, judging, judges)
+            votes = store.votes(case.case_key, case.agent, key) if store and key else None
+            reused = votes is not None
+            if votes is None:
+                votes = trial_votes(case, session, trial, panel, judging)
+                if store is not None and key is not None:
+                    store.put_votes(key, votes)
             label = f" (trial {session.trial})" if case.trials.count > 1 else ""
             tracker.advance(
                 f"{', '.join(judges)} on {case.agent} / {case.test_id}{label}",
-                f"{votes.n_valid} valid votes",
+                f"{votes.n_valid} valid votes" + (" (reused)" if reused else ""),
                 "valid" if votes.n_valid else "no valid vote",
             )
             return votes

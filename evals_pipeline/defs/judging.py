@@ -153,6 +153,7 @@ def _votes_op(loaded: LoadedSuite, provider: str) -> dg.OpDefinition:
             workers=workers,
             folder=storage.step_folder(dg.AssetKey([suite, "judgments"]), context.run.run_id),
             progress=logging_progress(context.log),
+            store=storage.results(suite, context.run.run_id),
         )
 
     return votes

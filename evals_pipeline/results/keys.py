@@ -16,13 +16,15 @@ import json
 import os
 import shlex
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evals_pipeline.adapters.identity import agent_version
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.suite import JudgingSpec
+from evals_pipeline.models.targets import LlmTargetSpec
 
 # Bump when a stored record's meaning changes: every earlier result is then a miss.
 KEY_VERSION = 1
@@ -98,6 +100,25 @@ def case_keys(case: ResolvedCase, identity: Identity = agent_identity) -> CaseKe
         }
     )
     return CaseKeys(runs=runs, grade=grade)
+
+
+def votes_key(
+    grade_key: str, trial: int, judging: JudgingSpec, judges: Mapping[str, LlmTargetSpec]
+) -> str:
+    """The key of some judges' votes on one trial: its grade's key (which covers the runs), the
+    panel's spec and the judges' targets (their keys left out: a key never shapes a vote)."""
+    return _digest(
+        {
+            "version": KEY_VERSION,
+            "grade": grade_key,
+            "trial": trial,
+            "judging": judging.model_dump(mode="json"),
+            "judges": {
+                name: target.model_dump(mode="json", exclude={"api_key"})
+                for name, target in judges.items()
+            },
+        }
+    )
 
 
 def _digest(value: Any) -> str:

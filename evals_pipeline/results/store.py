@@ -14,8 +14,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from evals_pipeline.judging.panel import TrialVotes
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
@@ -27,8 +28,9 @@ from evals_pipeline.storage.root import StorageRoot
 STORE_FORMAT = 1
 """The stored envelope's format; records of another format are misses, never misread."""
 
-Kind = Literal["run", "session", "grade"]
+Kind = Literal["run", "session", "grade", "votes"]
 R = TypeVar("R", AgentRun, Session, CaseGrade)
+_VOTES = TypeAdapter(TrialVotes)
 
 
 class StoredResult(BaseModel):
@@ -46,7 +48,9 @@ class ResultStore:
     object-store root a record is published with the files it names, and read through this
     process's mirror (storage/root.py)."""
 
-    def __init__(self, folder: Path, run_id: str | None = None, root: StorageRoot | None = None):
+    def __init__(
+        self, folder: Path, run_id: str | None = None, root: StorageRoot | None = None
+    ) -> None:
         self.folder = folder
         self.run_id = run_id
         self.root = root or StorageRoot(str(folder))
@@ -72,19 +76,51 @@ class ResultStore:
         found = self._get("grade", case_key, agent, key, CaseGrade)
         return found if found is not None and found.verdict != "error" else None
 
+    def votes(self, case_key: str, agent: str, key: str) -> TrialVotes | None:
+        """Judges' stored votes on one trial under `key` (votes_key)."""
+        envelope = self._read("votes", case_key, agent, key)
+        try:
+            return None if envelope is None else _VOTES.validate_python(envelope.record)
+        except ValidationError:
+            return None
+
     def put(self, kind: Kind, record: AgentRun | Session | CaseGrade) -> None:
         """Store `record` under its own `result_key` (records without one are not stored)."""
         if record.result_key is None or record.reused is not None:
             return
+        self.root.publish_record(record)  # the files it names first: never a dangling record
+        payload = record.model_dump(mode="json")
+        self._write(kind, record.case_key, record.agent, record.result_key, payload)
+
+    def put_votes(self, key: str, votes: TrialVotes) -> None:
+        """Store judges' votes on one trial, unless a call failed (that is retried next time)."""
+        if any(v.error for cast in votes.votes.values() for v in cast):
+            return
+        self._write(
+            "votes", votes.case_key, votes.agent, key, _VOTES.dump_python(votes, mode="json")
+        )
+
+    def _get(self, kind: Kind, case_key: str, agent: str, key: str, model: type[R]) -> R | None:
+        envelope = self._read(kind, case_key, agent, key)
+        if envelope is None:
+            return None
+        try:
+            record = model.model_validate(envelope.record)
+        except ValidationError:
+            return None
+        self.root.fetch_record(record)
+        reuse = Reuse(run_id=envelope.run_id, stored_ms=envelope.stored_ms)
+        return record.model_copy(update={"reused": reuse})
+
+    def _write(self, kind: Kind, case_key: str, agent: str, key: str, record: Any) -> None:
         envelope = StoredResult(
             format_version=STORE_FORMAT,
-            key=record.result_key,
+            key=key,
             run_id=self.run_id,
             stored_ms=now_ms(),
-            record=record.model_dump(mode="json"),
+            record=record,
         )
-        path = self._path(kind, record.case_key, record.agent, record.result_key)
-        self.root.publish_record(record)  # the files it names first: never a dangling record
+        path = self._path(kind, case_key, agent, key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -94,20 +130,19 @@ class ResultStore:
         os.replace(tmp, path)
         self.root.publish(path)
 
-    def _get(self, kind: Kind, case_key: str, agent: str, key: str, model: type[R]) -> R | None:
+    def _read(self, kind: Kind, case_key: str, agent: str, key: str) -> StoredResult | None:
+        """The stored envelope under `key`, if it is whole and of this format."""
         path = self._path(kind, case_key, agent, key)
         try:
-            self.root.fetch_file(path)
+            # The store decides: another worker may have stored a retry under this key since.
+            self.root.fetch_file(path, fresh=True)
             text = self.root.import_text(path.read_text(encoding="utf-8"))
             envelope = StoredResult.model_validate_json(text)
-            if envelope.format_version != STORE_FORMAT or envelope.key != key:
-                return None
-            record = model.model_validate(envelope.record)
         except (OSError, ValidationError):  # missing, or torn by a crash before the rename
             return None
-        self.root.fetch_record(record)
-        reuse = Reuse(run_id=envelope.run_id, stored_ms=envelope.stored_ms)
-        return record.model_copy(update={"reused": reuse})
+        if envelope.format_version != STORE_FORMAT or envelope.key != key:
+            return None
+        return envelope
 
     def _path(self, kind: Kind, case_key: str, agent: str, key: str) -> Path:
         return self.folder / agent / case_key / f"{kind}-{key}.json"

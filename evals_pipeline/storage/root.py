@@ -138,9 +138,10 @@ class StorageRoot:
             staging.rename(folder)
             shutil.rmtree(stale, ignore_errors=True)
 
-    def fetch_file(self, path: Path) -> bool:
-        """Download one file of the store unless it is here; False when the store lacks it."""
-        if path.exists():
+    def fetch_file(self, path: Path, *, fresh: bool = False) -> bool:
+        """Download one file of the store unless it is here (`fresh`: download it anyway, for
+        files another process may rewrite); False when neither has it."""
+        if path.exists() and not (fresh and self.remote):
             return True
         if not self.remote:
             return False
@@ -148,8 +149,8 @@ class StorageRoot:
         try:
             with self.fs.open_input_stream(self._key(path)) as stream:
                 data = stream.read()
-        except (FileNotFoundError, OSError):
-            return False
+        except OSError:  # not in the store (FileNotFoundError is one)
+            return path.exists()
         _write_atomic(path, data)
         return True
 

@@ -329,3 +329,31 @@ def _pairwise_records(report_folder: Path) -> list[dict[str, object]]:
         row for path in folder.rglob("records.parquet") for row in pq.read_table(path).to_pylist()
     ]
     return [json.loads(row["record_json"]) for row in rows]
+
+
+def test_a_second_run_reuses_the_panels_votes_and_judges_the_same(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    path = _suite(tmp_path)
+    first = _run(instance, path, tmp_path)
+    second = _run(instance, path, tmp_path)
+
+    folders = {
+        run: next(
+            p.parent
+            for p in (tmp_path / "storage" / "judged" / "judgments").glob("*/records.parquet")
+            if p.parent.name in outcome.run_ids
+        )
+        for run, outcome in (("first", first), ("second", second))
+    }
+    asked = {
+        run: sum(len(log.read_text().splitlines()) for log in folder.glob("*.model_server.jsonl"))
+        for run, folder in folders.items()
+    }
+    # The first run asked every judge; the second asked none, its votes came from the store.
+    assert asked["first"] > 0 and asked["second"] == 0, asked
+    before, after = (
+        sorted(_records(folders[run]), key=lambda j: (j.case_key, j.agent))
+        for run in ("first", "second")
+    )
+    assert [j.model_dump() for j in after] == [j.model_dump() for j in before]

@@ -13,7 +13,7 @@ export DAGSTER_HOME ?= $(CURDIR)/.evals/dagster
 export EVALS_PIPELINE_STORAGE ?= $(CURDIR)/.evals/storage
 export EVALS_PIPELINE_AGENTS_DIR ?= $(CURDIR)/agents
 
-.PHONY: run test lint typecheck dev clean agents agentv chromium servers
+.PHONY: run test lint typecheck dev clean agents agentv chromium servers bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ run: $(STAMP)
 ## test: set up and run lint, format check, type check and every test
 test: $(DEV_STAMP) agents agentv chromium servers lint typecheck
 	$(BIN)/python -m pytest -n 2 -q
+
+## bench: each benchmark workload done bare (the floor) and by evals-pipeline; W=... picks some
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.run $(W)
 
 ## agents: install the pinned agent CLIs (claude, codex, pi) into agents/node_modules
 agents: $(AGENTS_STAMP)

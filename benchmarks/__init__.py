@@ -1,0 +1,1 @@
+"""Benchmarks: evals-pipeline beside the floor, the same work done bare (README, "Benchmarks")."""

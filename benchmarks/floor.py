@@ -1,0 +1,55 @@
+"""The floor: a workload's cases done bare, as a shell loop would, with no framework. Each case
+runs the agent, then its three graders on a JSON payload, `workers` cases at a time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from benchmarks.workloads import GRADERS, HERE, Workload
+
+
+def run_case(index: int, workload: Workload, folder: Path) -> float:
+    """One case: the agent writes its output, each grader scores it; returns the mean score."""
+    case = folder / f"case-{index}"
+    case.mkdir()
+    prompt, output = case / "prompt.md", case / "output.json"
+    prompt.write_text(f"Benchmark case {index}.")
+    agent = [sys.executable, str(HERE / "fake_agent.py"), "--prompt-file", str(prompt)]
+    agent += ["--output", str(output), "--transcript-mb", str(workload.transcript_mb)]
+    subprocess.run(agent, check=True, cwd=case)
+    messages = json.loads(output.read_text())["output"]
+    payload = json.dumps({"output": messages[-1]["content"], "output_path": str(output)})
+    scores = []
+    for _ in range(GRADERS):
+        graded = subprocess.run(
+            [sys.executable, str(HERE / "grader.py")],
+            input=payload,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=case,
+        )
+        scores.append(json.loads(graded.stdout)["score"])
+    return sum(scores) / len(scores)
+
+
+def run_floor(workload: Workload) -> None:
+    """Every case of `workload`, bare; fails loudly if any case does not score 1."""
+    with (
+        tempfile.TemporaryDirectory(prefix="evals-floor-") as tmp,
+        ThreadPoolExecutor(workload.workers) as pool,
+    ):
+        scores = list(pool.map(lambda i: run_case(i, workload, Path(tmp)), range(workload.cases)))
+    if scores != [1.0] * workload.cases:
+        raise SystemExit(f"floor of {workload.name}: not every case scored 1: {scores}")
+
+
+if __name__ == "__main__":
+    from benchmarks.workloads import WORKLOADS
+
+    run_floor(WORKLOADS[sys.argv[1]])

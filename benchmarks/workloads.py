@@ -1,0 +1,65 @@
+"""The benchmark workloads: a suite of fake-agent cases with three Python code graders each, and
+the same cases for the floor."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).parent
+GRADERS = 3
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    description: str
+    cases: int
+    transcript_mb: float
+    workers: int
+
+    def write(self, folder: Path) -> Path:
+        """The workload's suite in `folder` (with its agent and grader); returns the eval file."""
+        folder.mkdir(parents=True, exist_ok=True)
+        for script in ("fake_agent.py", "grader.py"):
+            shutil.copy(HERE / script, folder / script)
+        command = (
+            "python3 {EVAL_DIR}/fake_agent.py --prompt-file {PROMPT_FILE} --output {OUTPUT_FILE}"
+            f" --transcript-mb {self.transcript_mb}"
+        )
+        suite = {
+            "name": f"bench-{self.name.lower()}",
+            "execution": {"targets": ["fake"], "workers": self.workers},
+            "targets": [{"name": "fake", "provider": "cli", "command": command}],
+            "tests": [
+                {
+                    "id": f"case-{i}",
+                    "input": f"Benchmark case {i}.",
+                    "assertions": [
+                        {
+                            "name": f"grader-{g}",
+                            "type": "code-grader",
+                            "command": ["python3", "grader.py"],
+                        }
+                        for g in range(GRADERS)
+                    ],
+                }
+                for i in range(self.cases)
+            ],
+        }
+        path = folder / "bench.eval.yaml"
+        path.write_text(yaml.safe_dump(suite, sort_keys=False))
+        return path
+
+
+WORKLOADS = {
+    w.name: w
+    for w in (
+        Workload("W0", "10 cases, no transcript (the fixed start-up)", 10, 0.0, 4),
+        Workload("W1", "200 cases, no transcript, 4 workers", 200, 0.0, 4),
+        Workload("W2", "10 cases x 10 MB transcript, 4 workers", 10, 10.0, 4),
+    )
+}

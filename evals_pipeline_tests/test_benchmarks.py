@@ -1,0 +1,45 @@
+"""The benchmark harness (benchmarks/): its suites load and pass, its floor does the same work,
+and its measurements see a process tree's memory. Figures are never asserted here."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.floor import run_case
+from benchmarks.measure import measure
+from benchmarks.workloads import GRADERS, Workload
+from evals_pipeline.suites import load_suite, resolve_cases
+
+TINY = Workload("T", "2 cases x 0.1 MB", cases=2, transcript_mb=0.1, workers=2)
+
+
+def test_a_workload_is_a_valid_suite_with_its_graders(tmp_path: Path) -> None:
+    cases = resolve_cases(load_suite(TINY.write(tmp_path)))
+    assert [c.test_id for c in cases] == ["case-0", "case-1"]
+    assert all(len(c.assertions) == GRADERS for c in cases)
+
+
+def test_the_floor_runs_the_agent_and_every_grader(tmp_path: Path) -> None:
+    assert run_case(0, TINY, tmp_path) == 1.0
+    output = tmp_path / "case-0" / "output.json"
+    assert output.stat().st_size > 100_000  # the 0.1 MB transcript
+
+
+def test_memory_is_sampled_over_the_whole_process_tree(tmp_path: Path) -> None:
+    child = "x = bytearray(80_000_000); import time; time.sleep(0.5)"
+    parent = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {child!r}])"
+    measured = measure([sys.executable, "-c", parent], env=dict(os.environ), cwd=tmp_path)
+    assert measured.peak_mb > 80 and measured.seconds > 0.5
+
+
+def test_a_failing_command_stops_the_benchmark_with_its_output(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="exited 3:\nboom"):
+        measure(
+            [sys.executable, "-c", "print('boom'); raise SystemExit(3)"],
+            env=dict(os.environ),
+            cwd=tmp_path,
+        )

@@ -1,0 +1,16 @@
+"""The `evals-pipeline` command: run, estimate, runs, compare, validate, schema, register, import,
+assert, model-server; one module per command (or pair of commands), wired in `parser.py`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evals_pipeline.cli.parser import build_parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+__all__ = ["build_parser", "main"]

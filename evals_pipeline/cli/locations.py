@@ -1,0 +1,32 @@
+"""Where commands find the Dagster instance and the storage root."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dagster import DagsterInstance
+
+DEFAULT_DAGSTER_HOME = ".evals/dagster"
+
+
+def cli_instance() -> DagsterInstance:
+    """The local Dagster instance: DAGSTER_HOME, else `.evals/dagster` (created on first use)."""
+    from evals_pipeline.defs.instance import local_instance
+
+    home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(DEFAULT_DAGSTER_HOME).resolve())))
+    return local_instance(home)
+
+
+def storage_folder(args: argparse.Namespace, suites: list[str] | None = None) -> Path:
+    """The storage root's local folder, with the report files of `suites` (default: all) that
+    the history reads fetched into it when the root is an object store."""
+    from evals_pipeline.defs.resources import storage_root, storage_root_from_env
+    from evals_pipeline.history import mirror_reports
+    from evals_pipeline.storage.root import open_root
+
+    url = storage_root(args.storage) if args.storage else storage_root_from_env()
+    return mirror_reports(open_root(url), suites)

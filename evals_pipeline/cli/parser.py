@@ -1,0 +1,250 @@
+"""The command line: every subcommand, its options and the function that runs it."""
+
+from __future__ import annotations
+
+import argparse
+
+from evals_pipeline.cli.assert_command import cmd_assert
+from evals_pipeline.cli.history import cmd_compare, cmd_runs
+from evals_pipeline.cli.import_sessions import cmd_import
+from evals_pipeline.cli.model_server import cmd_model_server
+from evals_pipeline.cli.run import cmd_estimate, cmd_run
+from evals_pipeline.cli.suite_commands import cmd_register, cmd_schema, cmd_validate
+
+
+def _unit_interval(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
+
+
+def _usd(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text} is not an amount in USD (e.g. 2.50)") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not an amount in USD >= 0")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evals-pipeline",
+        description="Evaluate coding agents on your own tasks, as a Dagster asset graph.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser(
+        "run", help="run whole suites through the asset graph and print the summary"
+    )
+    run.add_argument("suites", nargs="+", metavar="SUITE", help="eval YAML file(s)")
+    run.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this target (repeatable)",
+    )
+    run.add_argument(
+        "--test-id",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only the tests whose id matches (repeatable, glob; as agentv eval --test-id)",
+    )
+    run.add_argument("--output", metavar="DIR", help="also copy the report files into DIR")
+    run.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="concurrent agents (default: the suite's execution.workers)",
+    )
+    run.add_argument(
+        "--storage",
+        metavar="DIR",
+        help="storage root (default: $EVALS_PIPELINE_STORAGE or .evals/storage)",
+    )
+    run.add_argument(
+        "--threshold",
+        type=_unit_interval,
+        metavar="X",
+        help="pass score (0-1) of every test that sets no execution.threshold (default 0.8); "
+        "as agentv, exit 1 when a case scores below it (default: the suite's "
+        "execution.threshold; without either, failures do not change the exit code)",
+    )
+    run.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write JUnit XML: one testcase per case x target, failures and errors with reasons",
+    )
+    run.add_argument(
+        "--summary-md",
+        metavar="FILE",
+        help="write a Markdown summary fit for a pull-request comment",
+    )
+    run.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only suites whose tags include TAG (repeatable: all of them)",
+    )
+    run.add_argument(
+        "--exclude-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="skip suites whose tags include TAG (repeatable)",
+    )
+    run.add_argument(
+        "--budget",
+        type=_usd,
+        metavar="USD",
+        help="spend cap of the whole run over every agent and suite: once the finished agent "
+        "runs cost this much, no new one starts, runs in flight finish, and the rest are "
+        "'not run' (exit 3 when nothing failed)",
+    )
+    run.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="PROVIDER=N",
+        help="at most N agent runs (claude-code, codex, pi-agent, cli, ...) or LLM calls "
+        "(anthropic, openai, ...) of PROVIDER at once, whatever the workers (repeatable; "
+        "default: $EVALS_PIPELINE_PROVIDER_LIMITS)",
+    )
+    run.add_argument(
+        "--keep-workspaces",
+        action="store_true",
+        help="keep every run's workspace (default: kept only when the case fails or errors)",
+    )
+    run.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="run every case again, even those whose stored result is still current "
+        "(default: reuse them; see docs/durability.md)",
+    )
+    run.add_argument(
+        "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
+    )
+    run.set_defaults(func=cmd_run)
+
+    estimate = sub.add_parser(
+        "estimate",
+        help="print what running suites would cost and take, from their last runs' figures, "
+        "without running them (run prints the same line before it starts)",
+    )
+    estimate.add_argument("suites", nargs="+", metavar="SUITE", help="eval YAML file(s)")
+    estimate.add_argument("--target", action="append", default=[], metavar="NAME")
+    estimate.add_argument("--test-id", action="append", default=[], metavar="GLOB")
+    estimate.add_argument("--workers", type=int, metavar="N", help="as for run")
+    estimate.add_argument("--budget", type=_usd, metavar="USD", help="as for run")
+    estimate.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
+    estimate.set_defaults(func=cmd_estimate)
+
+    runs = sub.add_parser("runs", help="list the reports in the storage root, oldest first")
+    runs.add_argument("--suite", metavar="NAME", help="only this suite")
+    runs.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
+    runs.add_argument("--json", action="store_true", help="print the entries as JSON")
+    runs.set_defaults(func=cmd_runs)
+
+    compare = sub.add_parser(
+        "compare",
+        help="compare two reports of a suite: per-target McNemar and bootstrap, changed cases",
+    )
+    compare.add_argument(
+        "run_a",
+        nargs="?",
+        metavar="RUN_A",
+        help="the earlier run: a run id, a unique prefix of one, or a report folder (default: "
+        "the report before the latest; with RUN_A alone, RUN_A against its previous report)",
+    )
+    compare.add_argument(
+        "run_b", nargs="?", metavar="RUN_B", help="the later run (default: the latest)"
+    )
+    compare.add_argument("--suite", metavar="NAME", help="the suite, when several have reports")
+    compare.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    compare.set_defaults(func=cmd_compare)
+
+    validate = sub.add_parser(
+        "validate", help="check suite files; errors name file:line:column and the fix"
+    )
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="suite files or folders")
+    validate.set_defaults(func=cmd_validate)
+
+    schema = sub.add_parser(
+        "schema", help="print the JSON Schema of the suite format (for editors)"
+    )
+    schema.add_argument(
+        "--targets", action="store_true", help="the schema of .agentv/targets.yaml instead"
+    )
+    schema.set_defaults(func=cmd_schema)
+
+    register = sub.add_parser(
+        "register", help="register a suite's cases as Dagster partitions without running"
+    )
+    register.add_argument("suites", nargs="+", metavar="SUITE")
+    register.set_defaults(func=cmd_register)
+
+    importer = sub.add_parser(
+        "import",
+        help="turn existing claude, codex or pi session files into recordings a replay target "
+        "grades without running an agent",
+    )
+    importer.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="stream-json/exec --json/--mode json output, or a CLI's own session file",
+    )
+    importer.add_argument(
+        "--into", required=True, metavar="DIR", help="the replay target's sessions_dir"
+    )
+    importer.add_argument(
+        "--test-id", metavar="ID", help="the test the session answers (default: the file name)"
+    )
+    importer.set_defaults(func=cmd_import)
+
+    asserter = sub.add_parser(
+        "assert",
+        help="run one grader without an agent (AgentV's `agentv eval assert`): a grader in "
+        ".agentv/graders/ by name, or an assertion of a suite; exit 0 at score >= 0.5",
+    )
+    asserter.add_argument(
+        "name",
+        nargs="?",
+        help="grader name (.agentv/graders/<name>.{ts,js,mts,mjs,py,sh}, searched upwards from "
+        "here); with --suite, the assertion's name, type or 1-based number",
+    )
+    asserter.add_argument("--agent-output", metavar="TEXT", help="the agent's answer")
+    asserter.add_argument("--agent-input", metavar="TEXT", help="the prompt it answered")
+    asserter.add_argument("--file", metavar="FILE", help="a JSON file {output, input}")
+    asserter.add_argument(
+        "--session",
+        metavar="FILE",
+        help="a recorded session: a claude/codex/pi stream or an AgentV cli output file",
+    )
+    asserter.add_argument("--suite", metavar="FILE", help="take the assertion from this suite")
+    asserter.add_argument("--test", metavar="ID", help="with --suite: the test")
+    asserter.add_argument(
+        "--target", metavar="NAME", help="with --suite: the target (default: first)"
+    )
+    asserter.add_argument(
+        "--json", action="store_true", help="print the grader's result JSON, as agentv does"
+    )
+    asserter.set_defaults(func=cmd_assert)
+
+    server = sub.add_parser(
+        "model-server",
+        help="serve scripted model turns (Anthropic, OpenAI Responses, Chat Completions) so the "
+        "real agent CLIs run offline",
+    )
+    server.add_argument("--script", required=True, metavar="FILE", help="turn script (YAML/JSON)")
+    server.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any)")
+    server.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    server.add_argument("--log", metavar="FILE", help="log every request and reply as JSONL")
+    server.set_defaults(func=cmd_model_server)
+    return parser

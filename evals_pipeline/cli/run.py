@@ -1,0 +1,240 @@
+"""`run` (a whole suite through the asset graph) and `estimate` (its cost and time first)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evals_pipeline.cli.exits import (
+    EXIT_ALL_ERRORS,
+    EXIT_NOT_RUN,
+    EXIT_OK,
+    EXIT_THRESHOLD,
+    EXIT_USAGE,
+    usage_error,
+)
+from evals_pipeline.cli.locations import cli_instance, storage_folder
+from evals_pipeline.cli.selection import load_suites, select_agents, select_cases, tags_match
+from evals_pipeline.suites import LoadedSuite, RunOptions
+
+if TYPE_CHECKING:
+    from evals_pipeline.models.case import ResolvedCase
+    from evals_pipeline.models.report import EvalReport
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
+    from evals_pipeline.defs.resources import storage_root_from_env
+    from evals_pipeline.defs.run_recovery import recover_on_start
+    from evals_pipeline.defs.suite_run import run_suite
+    from evals_pipeline.history import read_outcomes
+    from evals_pipeline.progress_bars import PlainProgress, progress_display
+    from evals_pipeline.reporting import render_text_table
+    from evals_pipeline.reporting.reuse import reuse_line
+
+    loaded = load_suites(args.suites)
+    if isinstance(loaded, int):
+        return loaded
+    try:
+        executor_name()
+    except ExecutorSettingError as exc:
+        return usage_error(str(exc))
+    auth_failed = _check_auth(loaded, args.target)
+    if auth_failed:
+        return auth_failed
+    limits = _set_provider_limits(args.limit)
+    if isinstance(limits, str):
+        return usage_error(limits)
+    if args.storage:
+        os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
+    storage = storage_root_from_env()
+    instance = cli_instance()
+    for line in recover_on_start(instance):  # what a run killed outright left behind
+        print(line, file=sys.stderr)
+    finished: list[tuple[EvalReport, Path]] = []
+    cases_total = cases_errored = cases_not_run = 0
+    below_threshold = False
+    budget_left = args.budget
+    for suite in loaded:
+        if not tags_match(suite.suite.tags, args.tag, args.exclude_tag):
+            print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
+            continue
+        selection = select_cases(suite, args)
+        if isinstance(selection, str):
+            return usage_error(selection)
+        agents, cases = selection
+        keys = list(dict.fromkeys(c.case_key for c in cases))
+        history = storage_folder(args, [suite.slug])
+        print(_estimate_line(suite, cases, agents, history, budget_left))
+        options = RunOptions(
+            threshold=args.threshold,
+            keep_workspaces=args.keep_workspaces,
+            budget_usd=budget_left,
+            cache=not args.no_cache,
+        )
+        # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
+        display = progress_display()
+        echo = print if isinstance(display, PlainProgress) else display.message
+        try:
+            outcome = run_suite(
+                instance,
+                suite,
+                storage,
+                agents=agents,
+                case_keys=keys,
+                options=options,
+                echo=echo,
+                display=display,
+            )
+        finally:
+            display.close()
+        report = outcome.report
+        print()
+        print(render_text_table(report))
+        if reused := reuse_line(report):
+            print(f"\n{reused}")
+        if report.failures:
+            print("\nFailures and errors:")
+            for f in report.failures:
+                print(f"  {f.agent} / {f.test_id}: {f.reason}")
+        if report.warnings:
+            print("\nWarnings:")
+            for w in report.warnings:
+                print(f"  {w.agent} / {w.test_id}: {'; '.join(w.warnings)}")
+        not_run = [c for c in report.not_run_cases if c.agent in agents]
+        if not_run:
+            print(f"\nNot run ({len(not_run)}): {not_run[0].reason}")
+            for c in not_run:
+                print(f"  {c.agent} / {c.test_id}")
+        cases_not_run += len(not_run)
+        if budget_left is not None:
+            # The next suite of this command gets what this one left.
+            spent = sum(a.cost_usd for a in report.agents if a.agent in agents)
+            budget_left = max(0.0, budget_left - spent)
+        folder = outcome.report_folder
+        if args.output:
+            folder = Path(args.output).resolve()
+            shutil.copytree(outcome.report_folder, folder, dirs_exist_ok=True)
+        print(f"\nreport: {folder / 'summary.md'}")
+        print(f"html: {folder / 'report.html'}")
+        tables = ("cases.parquet", "graders.parquet", "dimensions.parquet", "pairwise.parquet")
+        shown = [str(folder / name) for name in tables if (folder / name).exists()]
+        print(f"tables: {', '.join([*shown, str(folder / 'results.jsonl')])}")
+        finished.append((report, outcome.report_folder))
+        outcomes = [o for o in read_outcomes(outcome.report_folder) if o.agent in agents]
+        cases_total += len(outcomes)
+        cases_errored += sum(o.verdict == "error" for o in outcomes)
+        gate = args.threshold if args.threshold is not None else suite.suite.execution.threshold
+        if gate is not None and any(
+            o.verdict != "error" and (o.score or 0.0) < gate for o in outcomes
+        ):
+            below_threshold = True
+    _write_ci_files(args, finished)
+    if cases_total and cases_errored == cases_total:
+        print("every case errored: nothing was evaluated", file=sys.stderr)
+        return EXIT_ALL_ERRORS
+    if below_threshold:
+        return EXIT_THRESHOLD
+    if cases_not_run:
+        print(f"{cases_not_run} cases not run: the run budget was spent", file=sys.stderr)
+        return EXIT_NOT_RUN
+    return EXIT_OK
+
+
+def _set_provider_limits(given: list[str]) -> dict[str, int] | str:
+    """`--limit PROVIDER=N` laid over $EVALS_PIPELINE_PROVIDER_LIMITS, written back to it so
+    every step of the run (and any process it starts) holds them; the error text when one does
+    not parse."""
+    from evals_pipeline.provider_limits import LIMITS_ENV, LimitsError, parse_limits
+
+    try:
+        limits = parse_limits(os.environ.get(LIMITS_ENV, ""))
+        limits.update(parse_limits(" ".join(given), source="--limit"))
+    except LimitsError as exc:
+        return str(exc)
+    if limits:
+        os.environ[LIMITS_ENV] = ",".join(f"{p}={n}" for p, n in limits.items())
+    return limits
+
+
+def _estimate_line(
+    suite: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    agents: list[str],
+    root: Path,
+    budget: float | None = None,
+) -> str:
+    """The cost and time estimate of running `cases` x `agents`, from the suite's last reports."""
+    from evals_pipeline.history.estimate import (
+        PlannedRun,
+        estimate_run,
+        history_of,
+        render_estimate,
+    )
+
+    planned = [PlannedRun(c.case_key, c.agent, c.trials.count) for c in cases if c.agent in agents]
+    estimate = estimate_run(
+        suite.slug, planned, history_of(root, suite.slug), suite.suite.execution.workers
+    )
+    line = render_estimate(estimate, root)
+    if budget is not None and estimate.cost_usd and estimate.cost_usd > budget:
+        # Runs start while the spend is below the budget: the one that reaches it runs too.
+        runs = math.ceil(budget / (estimate.cost_usd / estimate.runs) - 1e-9)
+        line += f"\nthe budget of ${budget:g} stops the run after ~{runs} of {estimate.runs} runs"
+    return line
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+
+    loaded = load_suites(args.suites)
+    if isinstance(loaded, int):
+        return loaded
+    root = storage_folder(args)
+    for suite in loaded:
+        selection = select_cases(suite, args)
+        if isinstance(selection, str):
+            return usage_error(selection)
+        agents, cases = selection
+        print(_estimate_line(suite, cases, agents, root, args.budget))
+    return EXIT_OK
+
+
+def _check_auth(loaded: list[LoadedSuite], names: list[str]) -> int:
+    """Say which auth each agent CLI target will use; with none, fail before any case runs."""
+    from evals_pipeline.adapters.identity import target_auth
+
+    problems: dict[str, str] = {}
+    for suite in loaded:
+        agents = select_agents(suite, names)
+        for agent in agents if isinstance(agents, list) else []:
+            plan = target_auth(suite.targets[agent])
+            if plan is None or agent in problems:
+                continue
+            if plan.problem:
+                problems[agent] = plan.problem
+            else:
+                print(f"auth: {agent}: {plan.describe()}")
+    for problem in problems.values():
+        usage_error(problem)
+    return EXIT_USAGE if problems else EXIT_OK
+
+
+def _write_ci_files(args: argparse.Namespace, finished: list[tuple[EvalReport, Path]]) -> None:
+    """`--junit FILE` and `--summary-md FILE` over every suite of the run."""
+    from evals_pipeline.reporting.junit import render_junit
+    from evals_pipeline.reporting.pr_summary import render_pr_summary
+
+    if args.junit:
+        Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.junit).write_text(render_junit(finished))
+        print(f"junit: {Path(args.junit).resolve()}")
+    if args.summary_md:
+        Path(args.summary_md).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.summary_md).write_text(render_pr_summary([r for r, _ in finished]))
+        print(f"summary: {Path(args.summary_md).resolve()}")

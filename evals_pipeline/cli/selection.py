@@ -1,0 +1,77 @@
+"""Which suites, agents and cases a command covers: loading with its errors, `--target`,
+`--test-id`, `--tag`."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from evals_pipeline.cli.exits import EXIT_USAGE
+from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, slugify
+
+if TYPE_CHECKING:
+    from evals_pipeline.models.case import ResolvedCase
+
+
+def load_suites(paths: Sequence[str], *, to_run: bool = True) -> list[LoadedSuite] | int:
+    """Load suites, printing their errors and warnings. `to_run`: the targets must resolve too
+    (every command but `validate`, which, as `agentv validate`, checks the files only)."""
+    loaded, failed = [], False
+    for path in paths:
+        try:
+            suite = load_suite(path)
+            if suite.run_issues and to_run:
+                raise SuiteError(suite.run_issues)
+        except SuiteError as exc:
+            print(exc, file=sys.stderr)
+            failed = True
+            continue
+        for warning in suite.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        for issue in [] if to_run else suite.run_issues:
+            print(f"warning: when run: {issue}", file=sys.stderr)
+        loaded.append(suite)
+    return EXIT_USAGE if failed else loaded
+
+
+def select_agents(suite: LoadedSuite, names: list[str]) -> list[str] | str:
+    if not names:
+        return list(suite.targets)
+    chosen = []
+    for name in names:
+        agent = slugify(name)
+        if agent not in suite.targets:
+            return f"target {name!r} is not in {suite.path}; its targets are: {', '.join(suite.targets)}"
+        chosen.append(agent)
+    return chosen
+
+
+def select_cases(
+    suite: LoadedSuite, args: argparse.Namespace
+) -> tuple[list[str], list[ResolvedCase]] | str:
+    """The agents (`--target`) and cases (`--test-id`) of `suite` a command covers, with
+    `--workers` laid over the suite; or why the selection is empty or wrong."""
+    from evals_pipeline.suites import resolve_cases
+
+    agents = select_agents(suite, args.target)
+    if isinstance(agents, str):
+        return agents
+    if args.workers:
+        suite.suite.execution.workers = args.workers
+    cases = [c for c in resolve_cases(suite) if selected(c.test_id, args.test_id)]
+    if not cases:
+        return f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}"
+    return agents, cases
+
+
+def selected(test_id: str, patterns: list[str]) -> bool:
+    """AgentV's `--test-id`: any of the glob patterns matches the test id (all when none)."""
+    return not patterns or any(fnmatch.fnmatchcase(test_id, p) for p in patterns)
+
+
+def tags_match(tags: list[str], required: list[str], excluded: list[str]) -> bool:
+    """AgentV's `--tag` (the file has every one) and `--exclude-tag` (it has none of them)."""
+    return all(t in tags for t in required) and not any(t in tags for t in excluded)

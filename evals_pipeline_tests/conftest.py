@@ -1,3 +1,15 @@
 """Fixtures every test folder can use: the real servers of servers.py (started on request)."""
 
+import signal
+
+import pytest
+
 pytest_plugins = ["evals_pipeline_tests.servers"]
+
+
+@pytest.fixture(autouse=True)
+def _sigint_default() -> None:
+    """Each test starts with Python's own SIGINT handler. A SIGINT a library left ignored would
+    be inherited by every child, and the tests that stop a child with Ctrl-C (the model server,
+    `dagster dev`) rely on it reaching them."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)

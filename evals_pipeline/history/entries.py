@@ -61,6 +61,8 @@ def read_entry(folder: Path) -> RunEntry | None:
 def mirror_reports(root: StorageRoot, suites: list[str] | None = None) -> Path:
     """The local folder of `root` holding what the history reads of every report of `suites`
     (default: all), fetched from an object store into this process's mirror."""
+    if not root.remote:
+        return root.local
     for suite in root.folders() if suites is None else suites:
         root.pull(f"{suite}/{REPORT_ASSET}", HISTORY_FILES)
     return root.local

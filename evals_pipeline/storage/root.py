@@ -187,6 +187,9 @@ class StorageRoot:
             with fs.open_output_stream(self._key(path)) as out:
                 out.write(path.read_bytes())
 
+        if len(files) == 1:  # a stored record: no pool for one file
+            put(files[0])
+            return
         with ThreadPoolExecutor(TRANSFER_THREADS) as pool:
             list(pool.map(put, files))
 

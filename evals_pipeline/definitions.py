@@ -1,5 +1,7 @@
 """The code location `dagster dev -w workspace.yaml` and `dagster asset materialize -m` load."""
 
 from evals_pipeline.defs.definitions import definitions_from_env
+from evals_pipeline.defs.event_volume import lean_event_log
 
+lean_event_log()
 defs = definitions_from_env()

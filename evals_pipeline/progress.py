@@ -1,18 +1,23 @@
-"""Progress of a layer's work as typed events: the layers emit them, Dagster logs each as a line
-carrying the event (`logging_progress`), and `evals-pipeline run` draws them as progress bars on
-a terminal (progress_bars.py)."""
+"""Progress of a layer's work as typed events: the layers emit them, Dagster logs them as lines
+carrying the event (`logging_progress`, at most one every few seconds), and `evals-pipeline run`
+hears every one (`listening`) and draws them as progress bars on a terminal (progress_bars.py)."""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 from pydantic import BaseModel, ConfigDict, Field
 
 PROGRESS_RECORD_ATTR = "evals_progress"
 """The log record attribute (logging's `extra`) that carries the event as a dict."""
+
+LOG_EVERY_SECONDS = 5.0
+"""How often a layer's progress reaches the log at most, besides its start and end: each line is
+a write to Dagster's event log, which would otherwise cost more than a quick case itself."""
 
 
 class ProgressEvent(BaseModel):
@@ -55,11 +60,37 @@ def silent(_: ProgressEvent) -> None:
     """A Progress that reports nothing (the layers' default)."""
 
 
-def logging_progress(log: logging.Logger) -> Progress:
-    """A Progress that logs each event's line at INFO with the event attached to the record
-    (Dagster's `context.log` keeps the line; a logger of the run gets the event back)."""
+_listeners: list[Progress] = []
+_listeners_lock = threading.Lock()
+
+
+@contextmanager
+def listening(progress: Progress) -> Iterator[None]:
+    """Hand every event any layer of this process emits to `progress` while in the block: how
+    `evals-pipeline run` hears each item of an in-process run, not only the logged ones."""
+    with _listeners_lock:
+        _listeners.append(progress)
+    try:
+        yield
+    finally:
+        with _listeners_lock:
+            _listeners.remove(progress)
+
+
+def logging_progress(log: logging.Logger, every_seconds: float = LOG_EVERY_SECONDS) -> Progress:
+    """A Progress that hands each event to this process's listeners, and logs its line at INFO
+    with the event attached to the record (Dagster's `context.log` keeps the line; a logger of
+    the run gets the event back): the start, the end, and at most one in `every_seconds`."""
+    last_logged = -every_seconds
 
     def emit(event: ProgressEvent) -> None:
+        nonlocal last_logged
+        for listener in list(_listeners):
+            listener(event)
+        now = time.monotonic()
+        if event.done and not event.finished and now - last_logged < every_seconds:
+            return
+        last_logged = now
         log.info(event.line(), extra={PROGRESS_RECORD_ATTR: event.model_dump()})
 
     return emit

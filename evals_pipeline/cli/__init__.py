@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evals_pipeline.cli.parser import build_parser
+from evals_pipeline.defs.event_volume import lean_event_log
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    lean_event_log()
     args = build_parser().parse_args(argv)
     return int(args.func(args))
 

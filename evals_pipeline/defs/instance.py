@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from evals_pipeline.defs.event_storage import event_log_settings
 from evals_pipeline.workspaces.locks import file_lock
 
 LOCK_FILE_NAME = ".evals-pipeline-instance.lock"
@@ -21,8 +22,8 @@ def shipped_settings() -> str:
 
 
 def local_instance(home: Path) -> dg.DagsterInstance:
-    """The instance in `home` (created on first use, with the shipped settings unless the home
-    has its own dagster.yaml), its storages created under a lock.
+    """The instance in `home` (created on first use, with the shipped settings and the batching
+    event log unless the home has its own dagster.yaml), its storages created under a lock.
 
     Each sqlite storage creates its tables and stamps its alembic revision the first time it is
     opened; two processes doing that at once leave two alembic heads, and every later command
@@ -33,7 +34,8 @@ def local_instance(home: Path) -> dg.DagsterInstance:
     with file_lock(home / LOCK_FILE_NAME):
         settings = home / SETTINGS_FILE
         if not settings.exists() or not settings.read_text().strip():
-            settings.write_text(shipped_settings())  # a home's own settings are kept
+            # A home's own settings are kept.
+            settings.write_text(f"{shipped_settings()}\n{event_log_settings(home)}")
         instance = dg.DagsterInstance.from_config(str(home))
         # Touch every storage so each is created (and stamped) while the lock is held.
         instance.get_runs_count()

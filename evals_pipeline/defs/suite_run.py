@@ -19,7 +19,7 @@ from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.defs.run_recovery import runner_tags
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.report import EvalReport
-from evals_pipeline.progress import record_event
+from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
 from evals_pipeline.storage.root import open_root
 from evals_pipeline.suites import LoadedSuite, RunOptions, load_suite
@@ -64,30 +64,33 @@ class SuiteRun:
 
 
 class _DisplayHandler(logging.Handler):
-    """Hands the layers' progress events and other lines (warnings) to the run's display,
-    without Dagster's job, run id and step prefix."""
+    """Hands the layers' logged progress events (unless the display hears every event by
+    `listening`) and other lines (warnings) to the run's display, without Dagster's job, run id
+    and step prefix."""
 
-    def __init__(self, display: ProgressDisplay) -> None:
+    def __init__(self, display: ProgressDisplay, *, events: bool) -> None:
         super().__init__(logging.INFO)
         self.display = display
+        self.events = events
 
     def emit(self, record: logging.LogRecord) -> None:
         event = record_event(record)
         if event is not None:
-            self.display.event(event)
+            if self.events:
+                self.display.event(event)
             return
         meta = getattr(record, "dagster_meta", None) or {}
         self.display.message(str(meta.get("orig_message") or record.getMessage()))
 
 
-def progress_logger(display: ProgressDisplay) -> dg.LoggerDefinition:
+def progress_logger(display: ProgressDisplay, *, events: bool = True) -> dg.LoggerDefinition:
     """A logger showing the layers' own progress and warnings on `display`, not Dagster's
-    event stream."""
+    event stream; with `events` False it shows only the warnings."""
 
     @dg.logger
     def progress(_: dg.InitLoggerContext) -> logging.Logger:
         log = logging.Logger("evals_pipeline.progress", logging.INFO)  # one per run, unshared
-        log.addHandler(_DisplayHandler(display))
+        log.addHandler(_DisplayHandler(display, events=events))
         return log
 
     return progress
@@ -97,7 +100,8 @@ def run_definitions(
     suite: LoadedSuite, storage_root: str, display: ProgressDisplay | None = None
 ) -> dg.Definitions:
     """The jobs `run_suite` runs (layers, pairwise, report) with the shared resources and the
-    executor EVALS_PIPELINE_EXECUTOR names (defs/executor.py)."""
+    executor EVALS_PIPELINE_EXECUTOR names (defs/executor.py). With `display` (an in-process
+    run), the display hears every progress event by `listening`, so the logger leaves them out."""
     assets = build_suite_assets(suite)
     report_asset = assets[-1]
     layers = [a for a in assets[:-1] if a.key.path[-1] != "pairwise_verdicts"]
@@ -113,7 +117,9 @@ def run_definitions(
         dg.Definitions(
             assets=assets,
             jobs=jobs,
-            loggers={"progress": progress_logger(display or PlainProgress())},
+            loggers={
+                "progress": progress_logger(display or PlainProgress(), events=display is None)
+            },
         ),
     )
 
@@ -178,6 +184,24 @@ def run_suite(
     EVALS_PIPELINE_EXECUTOR names (in-process by default); the layers' progress goes to
     `display` (default: plain lines on stderr; on celery, the workers' stderr), and every run
     is tagged with `trigger` (the report's `trigger`, see defs/history.py)."""
+    display = display or PlainProgress()
+    with listening(display.event):
+        return _run_jobs(
+            instance, suite, storage_root, agents, case_keys, options, echo, display, trigger
+        )
+
+
+def _run_jobs(
+    instance: dg.DagsterInstance,
+    suite: LoadedSuite,
+    storage_root: str,
+    agents: list[str],
+    case_keys: list[str],
+    options: RunOptions | None,
+    echo: Callable[[str], None],
+    display: ProgressDisplay,
+    trigger: str,
+) -> SuiteRun:
     order = register_cases(instance, suite, case_keys)
     defs = run_definitions(suite, storage_root, display)
     assets = build_suite_assets(suite)

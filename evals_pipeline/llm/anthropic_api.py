@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from types import ModuleType
-from typing import Any, ClassVar
-
-import anthropic
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from evals_pipeline.llm.client import LlmRequest
 from evals_pipeline.llm.sdk import SdkAnswer, SdkClient, Settings
+
+if TYPE_CHECKING:
+    import anthropic
 
 
 class AnthropicClient(SdkClient):
@@ -21,10 +21,11 @@ class AnthropicClient(SdkClient):
 
     provider: ClassVar[str] = "anthropic"
     key_variable: ClassVar[str] = "ANTHROPIC_API_KEY"
-    sdk: ClassVar[ModuleType] = anthropic
+    sdk_name: ClassVar[str] = "anthropic"
 
     def _make_client(self, api_key: str) -> anthropic.Anthropic:
-        return anthropic.Anthropic(**self._sdk_options(api_key))
+        client: anthropic.Anthropic = self.sdk.Anthropic(**self._sdk_options(api_key))
+        return client
 
     def _send(self, request: LlmRequest, settings: Settings) -> SdkAnswer:
         params: dict[str, Any] = {

@@ -8,14 +8,14 @@ compatible server is named by its root, as in AgentV's targets files).
 from __future__ import annotations
 
 import re
-from types import ModuleType
-from typing import Any, ClassVar
-
-import openai
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from evals_pipeline.llm.client import LlmCallError, LlmConfigError, LlmRequest
 from evals_pipeline.llm.sdk import SdkAnswer, SdkClient, Settings
 from evals_pipeline.models.targets import AzureTarget, LlmTarget, OpenAITarget
+
+if TYPE_CHECKING:
+    import openai
 
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
@@ -53,7 +53,7 @@ class OpenAIClient(SdkClient):
 
     provider: ClassVar[str] = "openai"
     key_variable: ClassVar[str] = "OPENAI_API_KEY"
-    sdk: ClassVar[ModuleType] = openai
+    sdk_name: ClassVar[str] = "openai"
 
     def __init__(
         self, target: LlmTarget, *, base_url: str | None = None, api_key: str | None = None
@@ -68,7 +68,8 @@ class OpenAIClient(SdkClient):
         return openai_base_url(target.base_url)
 
     def _make_client(self, api_key: str) -> openai.OpenAI:
-        return openai.OpenAI(**self._sdk_options(api_key))
+        client: openai.OpenAI = self.sdk.OpenAI(**self._sdk_options(api_key))
+        return client
 
     def _send(self, request: LlmRequest, settings: Settings) -> SdkAnswer:
         if self.api_format == "responses":
@@ -149,7 +150,8 @@ class AzureClient(OpenAIClient):
         options = self._sdk_options(api_key)
         options["default_query"] = {"api-version": self.target.api_version}
         options["default_headers"] = {"api-key": api_key}
-        return openai.OpenAI(**options)
+        client: openai.OpenAI = self.sdk.OpenAI(**options)
+        return client
 
 
 class GeminiClient(OpenAIClient):

@@ -7,6 +7,7 @@ SdkAnswer; retries with backoff on 408/409/429/5xx are the SDKs' own (`max_retri
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from abc import ABC, abstractmethod
@@ -53,8 +54,14 @@ class SdkClient(ABC):
     provider: ClassVar[str]
     key_variable: ClassVar[str]
     """The environment variable read when the target has no `api_key`."""
-    sdk: ClassVar[ModuleType]
-    """The SDK module, for its exception classes."""
+    sdk_name: ClassVar[str]
+    """The SDK's module, imported on first use: `anthropic` alone takes seconds to import, which
+    a run without LLM targets should not pay."""
+
+    @property
+    def sdk(self) -> ModuleType:
+        """The SDK module, for its client and exception classes."""
+        return importlib.import_module(self.sdk_name)
 
     def __init__(
         self, target: LlmTarget, *, base_url: str | None = None, api_key: str | None = None

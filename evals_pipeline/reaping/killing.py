@@ -1,6 +1,6 @@
-"""One child's process tree: found by the parent tree while its leader lives and by the token
-in the environment after that (setsid escapees included), signalled, and reaped when it was
-re-parented to us."""
+"""One child's process tree: found by the parent tree while its leader lives, by the leader's
+session and group, and by the token in the environment (setsid escapees included), signalled,
+and reaped when it was re-parented to us."""
 
 from __future__ import annotations
 
@@ -62,6 +62,9 @@ class ChildTree:
                 continue  # older than the leader: cannot be ours
             if (
                 stat.pid in below
+                # The leader's session or group: its pid cannot name another while one is left.
+                or stat.sid == self.leader
+                or stat.pgid == self.leader
                 or self.seen.get(stat.pid) == stat.start_ticks
                 or environ_has(stat.pid, self.entry)
             ):
@@ -69,15 +72,18 @@ class ChildTree:
                 self.seen[stat.pid] = stat.start_ticks
         return found
 
-    def signal(self, sig: int, *, leader_alive: bool, group: bool | None = None) -> None:
+    def signal(self, sig: int, *, leader_alive: bool, group: bool | None = None) -> int:
         """Send `sig` to every member and (by default only while the leader is unreaped, when
-        its pid cannot name another group) to the leader's process group."""
+        its pid cannot name another group) to the leader's process group; returns how many
+        members there were, zombies included."""
         if leader_alive if group is None else group:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.leader, sig)
-        for stat in self.members(leader_alive=leader_alive):
+        members = self.members(leader_alive=leader_alive)
+        for stat in members:
             if stat.running:
                 send_signal(stat, sig)
+        return len(members)
 
     def reap(self) -> None:
         """Collect the exit status of members re-parented to us (we are their subreaper), so

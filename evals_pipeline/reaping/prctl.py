@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import os
+import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -72,3 +76,45 @@ def die_with_parent(parent_pid: int) -> Callable[[], None] | None:
             os._exit(1)
 
     return preexec
+
+
+# util-linux's setpriv sets the parent-death signal and execs the command. Through it Python can
+# vfork: a pre-exec hook forces a full fork of the runner, about 20 ms per child once Dagster and
+# pandas are loaded, against 2 ms.
+_SETPRIV = shutil.which("setpriv") if _PRCTL is not None else None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start a child that gets SIGKILL when this process dies: the argv to Popen, and
+    the pre-exec hook it still needs (None through setpriv)."""
+
+    argv: list[str]
+    preexec_fn: Callable[[], None] | None
+
+
+def dying_with_parent(
+    command: str | list[str], *, cwd: str | Path, env: Mapping[str, str]
+) -> Launch:
+    """The launch of `command` (argv, or a string for /bin/sh) that dies with this process.
+
+    Through setpriv a missing program would surface as setpriv's exit 127; it is looked up
+    first, so it stays an OSError from here, as Popen would raise it."""
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+    if _SETPRIV is None:
+        return Launch(argv, die_with_parent(os.getpid()))
+    _check_executable(argv[0], cwd, env)
+    return Launch([_SETPRIV, "--pdeathsig", "KILL", "--", *argv], None)
+
+
+def _check_executable(program: str, cwd: str | Path, env: Mapping[str, str]) -> None:
+    """Raise the OSError Popen would for a program that cannot be executed."""
+    if "/" in program:
+        path = Path(cwd, program)
+        if not path.exists():
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+        if path.is_dir() or not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+        return
+    if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)

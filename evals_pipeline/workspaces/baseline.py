@@ -222,13 +222,12 @@ class _GitBaseline(_BaselineRepo):
         outer_index = self.state / "index-0"
         with contextlib.suppress(FileNotFoundError):  # an empty workspace has no index
             shutil.copyfile(self.git_dir / "index", outer_index)
-        roots = [RootBaseline("", self.text("rev-parse", "HEAD^{tree}"), outer_index)]
+        commit, tree = self.text("rev-parse", "HEAD", "HEAD^{tree}").split()
+        roots = [RootBaseline("", tree, outer_index)]
         for number, path in enumerate(nested, start=1):
             index = self.state / f"index-{number}"
             roots.append(RootBaseline(path, self._tree(path, nested, index, repos[path]), index))
-        return Baseline(
-            self.workspace, self.git_dir, commit=self.text("rev-parse", "HEAD"), roots=tuple(roots)
-        )
+        return Baseline(self.workspace, self.git_dir, commit=commit, roots=tuple(roots))
 
     def _tree(self, path: str, nested: list[str], index: Path, repo: _NestedRepo) -> str:
         if repo.objects is not None and repo.index is not None and repo.index.is_file():

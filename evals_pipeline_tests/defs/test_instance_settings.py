@@ -15,13 +15,20 @@ from dagster._config import process_config
 from dagster._core.instance.config import dagster_instance_config_schema
 from pytest import MonkeyPatch
 
+from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
 from evals_pipeline.defs.instance import local_instance, shipped_settings
 from evals_pipeline.defs.run_tags import EvalRunCoordinator
 from evals_pipeline_tests.dagster_dev import BIN, backfill, dagster_dev, graphql, run_tags
 from evals_pipeline_tests.defs.conftest import REPO, write_suite
 from evals_pipeline_tests.test_cli import cli
 
-STORAGE_KEYS = ("storage", "local_artifact_storage", "compute_logs")
+STORAGE_KEYS = (
+    "run_storage",
+    "event_log_storage",
+    "schedule_storage",
+    "local_artifact_storage",
+    "compute_logs",
+)
 BACKFILL_TIMEOUT_SECONDS = 240
 
 
@@ -39,7 +46,11 @@ INSTANCE = """
 
 def test_the_checkout_dagster_yaml_is_the_shipped_settings_plus_its_storage() -> None:
     checkout = yaml.safe_load((REPO / "dagster.yaml").read_text())
-    assert checkout["storage"] == {"sqlite": {"base_dir": ".evals/dagster"}}
+    assert checkout["event_log_storage"] == {
+        "module": "evals_pipeline.defs.event_storage",
+        "class": "BatchingSqliteEventLogStorage",
+        "config": {"base_dir": ".evals/dagster/history/runs"},
+    }
     settings = {k: v for k, v in checkout.items() if k not in STORAGE_KEYS}
     assert settings == yaml.safe_load(shipped_settings())
 
@@ -47,6 +58,8 @@ def test_the_checkout_dagster_yaml_is_the_shipped_settings_plus_its_storage() ->
 def test_a_fresh_home_gets_the_shipped_settings_and_a_home_keeps_its_own(tmp_path: Path) -> None:
     fresh = local_instance(tmp_path / "fresh")
     assert isinstance(fresh.run_coordinator, EvalRunCoordinator)
+    assert isinstance(fresh.event_log_storage, BatchingSqliteEventLogStorage)
+    assert Path(fresh.event_log_storage._base_dir) == tmp_path / "fresh" / "history" / "runs"
     assert fresh.run_monitoring_enabled and not fresh.telemetry_enabled
     pools = fresh.get_concurrency_config().pool_config
     assert (pools.pool_granularity.value, pools.default_pool_limit) == ("run", 1)  # type: ignore[union-attr]

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from dagster._core.events import DagsterEventType
 from dagster._core.events.log import EventLogEntry
+from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 from dagster._serdes import ConfigurableClassData
 
@@ -32,17 +33,16 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
             return
         with self.run_connection(events[0].run_id) as conn:
             conn.execute(self.prepare_insert_event_batch(events))
-        # The cross-run index mirrors each event, its tags and the asset's latest record, as
-        # `store_event` does one by one.
+        # The cross-run index mirrors each event and its tags, as `store_event` does one by one;
+        # the asset's latest record is the last event's (each would overwrite the one before).
+        rows = [self._event_to_row(event) for event in events]
+        insert = SqlEventLogStorageTable.insert().returning(
+            SqlEventLogStorageTable.c.id, sort_by_parameter_order=True
+        )
         with self.index_transaction() as conn:
-            ids = []
-            for event in events:
-                key = conn.execute(self.prepare_insert_event(event)).inserted_primary_key
-                assert key is not None  # an insert into a table with an integer key
-                ids.append(key[0])
+            ids = [row[0] for row in conn.execute(insert, rows)]
             self._store_asset_event_tags(conn, list(events), ids)
-            for event, event_id in zip(events, ids, strict=True):
-                self._store_asset_event(conn, event, event_id)
+            self._store_asset_event(conn, events[-1], ids[-1])
 
 
 def event_log_settings(home: Path) -> str:

@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from evals_pipeline.models.case import ResolvedCase
@@ -22,6 +22,9 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.suites.prompt import result_input
 
 _UPPER = re.compile(r"[A-Z]")
+# Where the transcript goes in a trace while the rest is converted and encoded: a value no
+# transcript field can hold, so splitting the encoded trace on it is unambiguous.
+_MESSAGES_SLOT = "\x00evals-pipeline:messages\x00"
 
 
 def to_snake_case_deep(value: Any) -> Any:
@@ -34,6 +37,7 @@ def to_snake_case_deep(value: Any) -> Any:
     return value
 
 
+@cache  # a transcript repeats a few keys thousands of times
 def _snake(key: str) -> str:
     if key[:1].isupper() and key[:1].isascii():
         return key
@@ -167,8 +171,9 @@ class AgentVTrace:
 
     @cached_property
     def wire_trace(self) -> dict[str, Any]:
-        """The `trace` field, keys snake_case."""
-        converted: dict[str, Any] = to_snake_case_deep(self.trace(self.wire_messages))
+        """The `trace` field, keys snake_case (its messages are `wire_messages`, converted once)."""
+        converted: dict[str, Any] = to_snake_case_deep(self.trace(_MESSAGES_SLOT))
+        converted["messages"] = self.wire_messages
         return converted
 
     @cached_property
@@ -178,8 +183,10 @@ class AgentVTrace:
 
     @cached_property
     def encoded_trace(self) -> str:
-        """`wire_trace` as compact JSON."""
-        return compact_json(self.wire_trace)
+        """`wire_trace` as compact JSON, with `encoded_messages` spliced in, not encoded again."""
+        trace = {**self.wire_trace, "messages": _MESSAGES_SLOT}
+        before, after = compact_json(trace).split(compact_json(_MESSAGES_SLOT), 1)
+        return before + self.encoded_messages + after
 
     def summary_fields(self) -> dict[str, Any]:
         """The `trace_summary` field, keys in AgentV's order."""
@@ -187,7 +194,7 @@ class AgentVTrace:
         order = ("event_count", "tool_calls", "error_count", "tool_durations", "llm_call_count")
         return {key: s[key] for key in order if key in s}
 
-    def trace(self, wire_messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def trace(self, wire_messages: Any) -> dict[str, Any]:
         """The `trace` field: the summary, the transcript, its events, metrics and provenance."""
         session, case = self._session, self._case
         trace: dict[str, Any] = {**self.summary.fields}

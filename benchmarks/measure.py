@@ -17,6 +17,11 @@ class Measured:
     peak_mb: float
 
 
+PF_FORKNOEXEC = 0x40
+"""Linux task flag (/proc/<pid>/stat field 9): forked and not yet exec'd. Such a child still
+shows its parent's memory (all of it, while a vfork shares it), so it is not counted twice."""
+
+
 def tree_rss_kb(root: int) -> int:
     """The resident memory of `root` and every process below it, in kB."""
     total, pending, seen = 0, [root], set()
@@ -27,8 +32,9 @@ def tree_rss_kb(root: int) -> int:
         seen.add(pid)
         proc = Path(f"/proc/{pid}")
         try:
+            flags = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[6])
             for line in (proc / "status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+                if line.startswith("VmRSS:") and not flags & PF_FORKNOEXEC:
                     total += int(line.split()[1])
             for task in (proc / "task").iterdir():
                 pending += [int(c) for c in (task / "children").read_text().split()]

@@ -1,10 +1,21 @@
-"""Dagster's sqlite event log, with the batch write Dagster's Postgres storage has: a layer step's
-per-partition materializations go in one transaction per database instead of two connections,
-two transactions and a statement compile each (~20 ms per case x agent under load)."""
+"""Dagster's sqlite event log, with batched writes: a layer step's per-partition events go in one
+transaction per database instead of two or three connections and transactions each (~20 ms per
+case x agent under load, most of Dagster's cost per case).
+
+- Materializations: Dagster hands a step's partitions over as one batch when
+  DAGSTER_EVENT_BATCH_SIZE is set (defs/event_volume.py); Postgres' storage writes such a batch
+  at once, Dagster's sqlite storage one by one. This one writes it at once.
+- `case_passes` check evaluations, one per partition, are not batched by Dagster: they are held
+  here and written together before the run's next other event (the step's output or end, at
+  the latest), or every CHECK_BATCH of them. A process killed in between loses the held checks'
+  statuses (at most one step's); the grades they describe are stored with the step's records.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +25,21 @@ from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 from dagster._serdes import ConfigurableClassData
+from sqlalchemy.engine import Connection
+
+CHECK_BATCH = 500
+"""Held check evaluations are written at the latest when this many wait."""
 
 
 class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
-    """SqliteEventLogStorage whose `store_event_batch` (Dagster sends batches when
-    DAGSTER_EVENT_BATCH_SIZE is set, defs/event_volume.py) writes each batch at once."""
+    """SqliteEventLogStorage that writes a step's materializations and check evaluations in
+    batches (see the module docstring)."""
+
+    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None) -> None:
+        self._held_checks: dict[str, list[EventLogEntry]] = {}
+        self._held_lock = threading.Lock()
+        self._batch = threading.local()  # the index connection a batch write is using
+        super().__init__(base_dir, inst_data)  # it opens the index: the above must be there
 
     @classmethod
     def from_config_value(
@@ -26,23 +47,62 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
     ) -> BatchingSqliteEventLogStorage:
         return cls(inst_data=inst_data, **config_value)
 
+    def index_connection(self) -> AbstractContextManager[Connection]:
+        # Inside a batch write, Dagster's per-event helpers reuse the batch's transaction.
+        shared = getattr(self._batch, "conn", None)
+        return nullcontext(shared) if shared is not None else super().index_connection()
+
+    def store_event(self, event: EventLogEntry) -> None:
+        if event.dagster_event_type == DagsterEventType.ASSET_CHECK_EVALUATION and event.run_id:
+            with self._held_lock:
+                held = self._held_checks.setdefault(event.run_id, [])
+                held.append(event)
+                full = len(held) >= CHECK_BATCH
+            if full:
+                self._write_held_checks(event.run_id)
+            return
+        if event.run_id:
+            self._write_held_checks(event.run_id)  # they came first: they are stored first
+        super().store_event(event)
+
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
         kinds = {e.dagster_event_type for e in events}
         if not events or kinds != {DagsterEventType.ASSET_MATERIALIZATION}:
             super().store_event_batch(events)  # one by one, as Dagster does
             return
+        self._write_held_checks(events[0].run_id)
+        with self._index_batch(events) as (conn, ids):
+            self._store_asset_event_tags(conn, list(events), ids)
+            # The asset's latest record: each event's would overwrite the one before.
+            self._store_asset_event(conn, events[-1], ids[-1])
+
+    def _write_held_checks(self, run_id: str) -> None:
+        with self._held_lock:
+            events = self._held_checks.pop(run_id, [])
+        if events:
+            with self._index_batch(events) as (_, ids):
+                for event, event_id in zip(events, ids, strict=True):
+                    self.store_asset_check_event(event, event_id)
+
+    @contextmanager
+    def _index_batch(
+        self, events: Sequence[EventLogEntry]
+    ) -> Iterator[tuple[Connection, list[int]]]:
+        """Insert `events` (one run's) into the run's shard, then into the cross-run index, and
+        yield the index transaction with their ids for the rest of the mirroring, as
+        `store_event` does one by one."""
         with self.run_connection(events[0].run_id) as conn:
             conn.execute(self.prepare_insert_event_batch(events))
-        # The cross-run index mirrors each event and its tags, as `store_event` does one by one;
-        # the asset's latest record is the last event's (each would overwrite the one before).
-        rows = [self._event_to_row(event) for event in events]
         insert = SqlEventLogStorageTable.insert().returning(
             SqlEventLogStorageTable.c.id, sort_by_parameter_order=True
         )
-        with self.index_transaction() as conn:
-            ids = [row[0] for row in conn.execute(insert, rows)]
-            self._store_asset_event_tags(conn, list(events), ids)
-            self._store_asset_event(conn, events[-1], ids[-1])
+        with super().index_connection() as conn:
+            ids = [row[0] for row in conn.execute(insert, [self._event_to_row(e) for e in events])]
+            self._batch.conn = conn
+            try:
+                yield conn, ids
+            finally:
+                self._batch.conn = None
 
 
 def event_log_settings(home: Path) -> str:
@@ -55,5 +115,5 @@ def event_log_settings(home: Path) -> str:
             "config": {"base_dir": str(home.resolve() / "history" / "runs")},
         }
     }
-    comment = "# Dagster's sqlite event log, writing a step's materializations in one batch.\n"
+    comment = "# Dagster's sqlite event log, writing a step's partition events in batches.\n"
     return comment + yaml.safe_dump(block, sort_keys=False)

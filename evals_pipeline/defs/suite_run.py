@@ -96,26 +96,45 @@ def progress_logger(display: ProgressDisplay, *, events: bool = True) -> dg.Logg
     return progress
 
 
+@dataclass(frozen=True)
+class SuiteAssets:
+    """A suite's assets as `run_suite`'s three jobs take them."""
+
+    layers: list[dg.AssetsDefinition]
+    pairwise: list[dg.AssetsDefinition]
+    report: dg.AssetsDefinition
+
+    @classmethod
+    def of(cls, suite: LoadedSuite) -> SuiteAssets:
+        *graph, report = build_suite_assets(suite)
+        pairwise = [a.key.path[-1] == "pairwise_verdicts" for a in graph]
+        return cls(
+            [a for a, p in zip(graph, pairwise, strict=True) if not p],
+            [a for a, p in zip(graph, pairwise, strict=True) if p],
+            report,
+        )
+
+
 def run_definitions(
-    suite: LoadedSuite, storage_root: str, display: ProgressDisplay | None = None
+    suite: LoadedSuite,
+    storage_root: str,
+    display: ProgressDisplay | None = None,
+    assets: SuiteAssets | None = None,
 ) -> dg.Definitions:
     """The jobs `run_suite` runs (layers, pairwise, report) with the shared resources and the
     executor EVALS_PIPELINE_EXECUTOR names (defs/executor.py). With `display` (an in-process
     run), the display hears every progress event by `listening`, so the logger leaves them out."""
-    assets = build_suite_assets(suite)
-    report_asset = assets[-1]
-    layers = [a for a in assets[:-1] if a.key.path[-1] != "pairwise_verdicts"]
-    pairwise = [a for a in assets[:-1] if a.key.path[-1] == "pairwise_verdicts"]
+    assets = assets or SuiteAssets.of(suite)
     jobs = [
-        dg.define_asset_job("layers", selection=[a.key for a in layers]),
-        dg.define_asset_job("report", selection=[report_asset.key]),
+        dg.define_asset_job("layers", selection=[a.key for a in assets.layers]),
+        dg.define_asset_job("report", selection=[assets.report.key]),
     ]
-    if pairwise:  # a job needs a non-empty selection
-        jobs.append(dg.define_asset_job("pairwise", selection=[a.key for a in pairwise]))
+    if assets.pairwise:  # a job needs a non-empty selection
+        jobs.append(dg.define_asset_job("pairwise", selection=[a.key for a in assets.pairwise]))
     return dg.Definitions.merge(
         build_definitions([], storage_root),
         dg.Definitions(
-            assets=assets,
+            assets=[*assets.layers, *assets.pairwise, assets.report],
             jobs=jobs,
             loggers={
                 "progress": progress_logger(display or PlainProgress(), events=display is None)
@@ -203,11 +222,9 @@ def _run_jobs(
     trigger: str,
 ) -> SuiteRun:
     order = register_cases(instance, suite, case_keys)
-    defs = run_definitions(suite, storage_root, display)
-    assets = build_suite_assets(suite)
-    report_asset = assets[-1]
-    layers = [a for a in assets[:-1] if a.key.path[-1] != "pairwise_verdicts"]
-    pairwise = [a for a in assets[:-1] if a.key.path[-1] == "pairwise_verdicts"]
+    assets = SuiteAssets.of(suite)
+    defs = run_definitions(suite, storage_root, display, assets)
+    layers, pairwise, report_asset = assets.layers, assets.pairwise, assets.report
     if executor_name() != "in_process":
         echo(f"{suite.slug}: steps run on the {executor_name()} workers (their logs show progress)")
     # Only our logger: the layers' progress lines, not Dagster's event stream.

@@ -188,6 +188,12 @@ class AgentVTrace:
         before, after = compact_json(trace).split(compact_json(_MESSAGES_SLOT), 1)
         return before + self.encoded_messages + after
 
+    def release(self) -> None:
+        """Forget the converted and encoded copies of the transcript (made again if asked):
+        once the payload holds them or their files, a trial's graders need nothing more."""
+        for name in ("wire_messages", "wire_trace", "encoded_messages", "encoded_trace"):
+            self.__dict__.pop(name, None)
+
     def summary_fields(self) -> dict[str, Any]:
         """The `trace_summary` field, keys in AgentV's order."""
         s = self.summary.fields

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from evals_pipeline.grading.agentv_trace import AgentVTrace
 from evals_pipeline.llm.client import LlmClient
@@ -35,6 +35,9 @@ class GradingContext:
         self.case = case
         self.session = session
         self.llm = llm
+        self.transcript_fields: tuple[dict[str, Any], dict[str, Any]] | None = None
+        """The payload's `messages` and `trace` fields (inline or by path), once made
+        (code_grader/payload.py): every code grader of the trial gets the same."""
 
     @cached_property
     def messages(self) -> list[Message]:

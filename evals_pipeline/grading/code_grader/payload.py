@@ -45,8 +45,7 @@ def stdin_payload(
     case, session, trace = ctx.case, ctx.session, ctx.agentv_trace
     usage = session.token_usage
     output = _output_fields(ctx)
-    messages = _messages_fields(ctx)
-    traced = _trace_fields(ctx)
+    messages, traced = (dict(fields) for fields in _transcript_fields(ctx))
     # AgentV's own fields, in its order, keys converted as its toSnakeCaseDeep converts them.
     payload: dict[str, Any] = to_snake_case_deep(
         {
@@ -107,6 +106,20 @@ def input_files(messages: list[Message]) -> list[str]:
 def messages_json_copy(ctx: GradingContext) -> Path:
     """The transcript (the payload's `messages`) as a JSON file, written once per session."""
     return _write_once(_sidecar(ctx.session, ".json"), lambda: ctx.agentv_trace.encoded_messages)
+
+
+_ENCODING = threading.Lock()
+
+
+def _transcript_fields(ctx: GradingContext) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The `messages` and `trace` fields, made once per trial. Trials are encoded one at a time
+    and their converted copies forgotten once made: concurrent trials of long sessions then
+    hold their messages and paths, not four 60 MB encodings of a 10 MB session at once."""
+    if ctx.transcript_fields is None:
+        with _ENCODING:
+            ctx.transcript_fields = (_messages_fields(ctx), _trace_fields(ctx))
+        ctx.agentv_trace.release()
+    return ctx.transcript_fields
 
 
 def _messages_fields(ctx: GradingContext) -> dict[str, Any]:

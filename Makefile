@@ -35,7 +35,7 @@ run: $(STAMP)
 
 ## test: set up and run lint, format check, type check and every test
 test: $(DEV_STAMP) agents agentv chromium servers lint typecheck
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q --durations=25
 
 ## bench: each benchmark workload done bare (the floor) and by evals-pipeline; W=... picks some
 bench: $(STAMP)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from evals_pipeline.defs.assets import LAYERS
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite
@@ -129,6 +130,12 @@ def test_one_edit_to_many_tests_runs_one_range_per_agent(
     assert ranged.tags["dagster/asset_partition_range_end"] == "echo|d4"
     assert ranged.tags["evals/agent"] == "echo" and ranged.tags["evals/suite"] == "demo"
     assert len({r.run_key for r in requests}) == 4
+
+    # The ranged request is one run doing exactly its three partitions in every layer.
+    layers = [defs.resolve_assets_def(dg.AssetKey(["demo", layer])) for layer in LAYERS]
+    assert dg.materialize(layers, instance=instance, tags=dict(ranged.tags)).success
+    grades = instance.get_materialized_partitions(dg.AssetKey(["demo", "grades"]))
+    assert sorted(grades) == ["echo|b2", "echo|c3", "echo|d4"]
 
     # The next tick has nothing to run; a tick that lost its cursor asks again under the same
     # run keys, which the sensor daemon does not launch twice.

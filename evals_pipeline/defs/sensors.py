@@ -65,6 +65,30 @@ def range_request(
     )
 
 
+def changed_runs(
+    suite: str, agents: list[str], current: Fingerprints, previous: Fingerprints, order: list[str]
+) -> list[dg.RunRequest]:
+    """The runs of the case x agent pairs whose hash changed: per agent (the suite's order
+    first), one run per range of neighbours in partition `order`."""
+    runs = []
+    seen_agents = [a for by_agent in current.values() for a in by_agent]
+    for agent in dict.fromkeys([*agents, *seen_agents]):
+        hashes = {case: by_agent[agent] for case, by_agent in current.items() if agent in by_agent}
+        changed = {
+            case
+            for case, content_hash in hashes.items()
+            if previous.get(case, {}).get(agent) != content_hash
+        }
+        # A test that names its own targets leaves gaps in other agents' partitions; a range
+        # may span them (the layers skip pairs the suite does not run).
+        agent_order = [k for k in order if k in hashes]
+        runs += [
+            range_request(suite, agent, case_keys, hashes)
+            for case_keys in contiguous_runs(changed, agent_order)
+        ]
+    return runs
+
+
 def build_cases_sensor(
     suite: str, path: Path, agents: list[str], layers: list[dg.AssetKey]
 ) -> dg.SensorDefinition:
@@ -102,24 +126,7 @@ def build_cases_sensor(
             # The partition order once this tick's requests apply: removed keys leave, new keys
             # are appended in the order they are added.
             order = [k for k in registered_order if k in current] + added
-            for agent in agents:
-                hashes = {
-                    case_key: by_agent[agent]
-                    for case_key, by_agent in current.items()
-                    if agent in by_agent
-                }
-                changed = {
-                    case_key
-                    for case_key, content_hash in hashes.items()
-                    if previous.get(case_key, {}).get(agent) != content_hash
-                }
-                # A test that names its own targets leaves gaps in other agents' partitions; a
-                # range may span them (the layers skip pairs the suite does not run).
-                agent_order = [k for k in order if k in hashes]
-                runs += [
-                    range_request(suite, agent, case_keys, hashes)
-                    for case_keys in contiguous_runs(changed, agent_order)
-                ]
+            runs = changed_runs(suite, agents, current, previous, order)
         cursor = json.dumps(current, sort_keys=True)
         if not partition_requests and not runs and cursor == context.cursor:
             return dg.SkipReason(f"no new or changed tests in {path.name}")

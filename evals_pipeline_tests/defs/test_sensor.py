@@ -151,3 +151,25 @@ def test_one_edit_to_many_tests_runs_one_range_per_agent(
     assert [covered(defs, instance, r) for r in third.run_requests or []] == [
         [f"echo|{t}" for t, _ in tests]
     ]
+
+
+def test_a_test_for_one_agent_does_not_split_another_agents_range(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    path = write_suite(tmp_path, [("a1", "a"), ("b2", "b"), ("c3", "c")])
+    only_echo = "  - id: b2\n    execution: {target: echo}\n"
+    path.write_text(path.read_text().replace("  - id: b2\n", only_echo))
+    defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
+    first = tick(defs, instance, None)
+    assert isinstance(first, dg.SensorResult)
+
+    # a1 and c3 change: `silent` does not run b2, so its two cases are one range over b2.
+    path.write_text(path.read_text().replace("say a\n", "say aa\n").replace("say c\n", "say cc\n"))
+    second = tick(defs, instance, first.cursor)
+    assert isinstance(second, dg.SensorResult)
+    ranges = [
+        (r.partition_key, r.tags.get("dagster/asset_partition_range_start"))
+        for r in second.run_requests or []
+    ]
+    assert ranges == [("echo|a1", None), ("echo|c3", None), (None, "silent|a1")]
+    assert (second.run_requests or [])[-1].tags["dagster/asset_partition_range_end"] == "silent|c3"

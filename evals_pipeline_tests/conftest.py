@@ -4,6 +4,8 @@ import signal
 
 import pytest
 
+from evals_pipeline.defs.event_volume import SETTINGS
+
 pytest_plugins = ["evals_pipeline_tests.servers"]
 
 
@@ -13,3 +15,12 @@ def _sigint_default() -> None:
     be inherited by every child, and the tests that stop a child with Ctrl-C (the model server,
     `dagster dev`) rely on it reaching them."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def _dagster_event_switches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts without the event-log switches `evals-pipeline` sets in its own process
+    (defs/event_volume.py): a test that runs the command in-process would otherwise leave them
+    on for every later test of its worker."""
+    for name in SETTINGS:
+        monkeypatch.delenv(name, raising=False)

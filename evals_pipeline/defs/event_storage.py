@@ -1,10 +1,14 @@
-"""Dagster's sqlite event log, with batched writes: a layer step's per-partition events go in one
-transaction per database instead of two or three connections and transactions each (~20 ms per
-case x agent under load, most of Dagster's cost per case).
+"""Dagster's sqlite event log, with batched writes: a step's per-partition events, and a new
+run's per-partition planned events, go in one transaction per database instead of two or three
+connections and transactions each (~20-40 ms per case x agent and layer under load, most of
+Dagster's cost per case).
 
-- Materializations: Dagster hands a step's partitions over as one batch when
-  DAGSTER_EVENT_BATCH_SIZE is set (defs/event_volume.py); Postgres' storage writes such a batch
-  at once, Dagster's sqlite storage one by one. This one writes it at once.
+- Asset events: Dagster hands a step's partition materializations, and a new run's planned
+  materializations, over as batches when DAGSTER_EVENT_BATCH_SIZE is set (defs/event_volume.py;
+  this storage sets it in every process that opens the instance: the daemon and the webserver,
+  which create the runs of sensors, backfills and the UI, never load our code location).
+  Postgres' storage writes such a batch at once, Dagster's sqlite storage one by one; this one
+  at once.
 - `case_passes` check evaluations, one per partition, are not batched by Dagster: they are held
   here and written together before the run's next other event (the step's output or end, at
   the latest), or every CHECK_BATCH of them. A process killed in between loses the held checks'
@@ -13,6 +17,7 @@ case x agent under load, most of Dagster's cost per case).
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -20,22 +25,25 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from dagster._core.events import DagsterEventType
+from dagster._core.events import ASSET_EVENTS, DagsterEventType
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 from dagster._serdes import ConfigurableClassData
 from sqlalchemy.engine import Connection
 
+from evals_pipeline.defs.event_volume import batched_event_writes
+
 CHECK_BATCH = 500
 """Held check evaluations are written at the latest when this many wait."""
 
 
 class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
-    """SqliteEventLogStorage that writes a step's materializations and check evaluations in
+    """SqliteEventLogStorage that writes a step's asset events and check evaluations in
     batches (see the module docstring)."""
 
     def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None) -> None:
+        batched_event_writes()
         self._held_checks: dict[str, list[EventLogEntry]] = {}
         self._held_lock = threading.Lock()
         self._batch = threading.local()  # the index connection a batch write is using
@@ -66,15 +74,19 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         super().store_event(event)
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
-        kinds = {e.dagster_event_type for e in events}
-        if not events or kinds != {DagsterEventType.ASSET_MATERIALIZATION}:
-            super().store_event_batch(events)  # one by one, as Dagster does
-            return
-        self._write_held_checks(events[0].run_id)
-        with self._index_batch(events) as (conn, ids):
-            self._store_asset_event_tags(conn, list(events), ids)
-            # The asset's latest record: each event's would overwrite the one before.
-            self._store_asset_event(conn, events[-1], ids[-1])
+        # A new run's planned events come as one batch with its asset checks' planned events:
+        # the asset events are written together, the others one by one, as Dagster does.
+        for is_asset, group in itertools.groupby(events, key=_is_asset_event):
+            batch = list(group)
+            if not is_asset or len(batch) == 1:
+                for event in batch:
+                    self.store_event(event)
+                continue
+            self._write_held_checks(batch[0].run_id)
+            with self._index_batch(batch) as (conn, ids):
+                self._store_asset_event_tags(conn, batch, ids)
+                for event, event_id in zip(batch, ids, strict=True):
+                    self._store_asset_event(conn, event, event_id)
 
     def _write_held_checks(self, run_id: str) -> None:
         with self._held_lock:
@@ -103,6 +115,10 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
                 yield conn, ids
             finally:
                 self._batch.conn = None
+
+
+def _is_asset_event(event: EventLogEntry) -> bool:
+    return event.is_dagster_event and event.dagster_event_type in ASSET_EVENTS
 
 
 def event_log_settings(home: Path) -> str:

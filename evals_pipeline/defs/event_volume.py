@@ -18,7 +18,18 @@ SETTINGS = {
 }
 
 
+BATCH_SIZE = "DAGSTER_EVENT_BATCH_SIZE"
+
+
 def lean_event_log() -> None:
     """Turn both switches on in this process, unless the environment already sets them."""
     for name, value in SETTINGS.items():
         os.environ.setdefault(name, value)
+
+
+def batched_event_writes() -> None:
+    """Only the batched writes, unless the environment sets them: what the UI shows stays as
+    Dagster has it (a partition of a failed run shows as failed, which needs a planned event per
+    partition). For processes that open the instance but not our code location: the daemon
+    and the webserver, which create the runs of sensors, backfills and UI launches."""
+    os.environ.setdefault(BATCH_SIZE, SETTINGS[BATCH_SIZE])

@@ -1,9 +1,14 @@
 """A sensor per suite: new or changed tests appear and run without restarting anything."""
 
+import hashlib
 import json
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.storage.tags import (
+    ASSET_PARTITION_RANGE_END_TAG,
+    ASSET_PARTITION_RANGE_START_TAG,
+)
 
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.defs.run_tags import eval_run_tags
@@ -20,11 +25,76 @@ def fingerprints(cases: list[ResolvedCase]) -> Fingerprints:
     return out
 
 
+def contiguous_runs(changed: set[str], order: list[str]) -> list[list[str]]:
+    """The `changed` case keys split into runs of neighbours in partition `order`: each run is
+    one partition range, so one Dagster run."""
+    runs: list[list[str]] = []
+    last = -2
+    for index, case_key in enumerate(order):
+        if case_key not in changed:
+            continue
+        if index != last + 1:
+            runs.append([])
+        runs[-1].append(case_key)
+        last = index
+    return runs
+
+
+def range_request(
+    suite: str, agent: str, case_keys: list[str], hashes: dict[str, str]
+) -> dg.RunRequest:
+    """One run of `agent` over `case_keys` (neighbours in partition order): a single partition,
+    or a partition range that the layers' single-run backfill policy does in one step each. The
+    run key names the change (each case's content hash), so a re-tick does not launch it twice."""
+    tags = eval_run_tags([suite], [agent])
+    first, last = case_keys[0], case_keys[-1]
+    if len(case_keys) == 1:
+        return dg.RunRequest(
+            partition_key=partition_key(first, agent),
+            run_key=f"{agent}.{first}.{hashes[first]}",
+            tags=tags,
+        )
+    change = hashlib.sha256("\n".join(f"{k}={hashes[k]}" for k in case_keys).encode())
+    return dg.RunRequest(
+        run_key=f"{agent}.{first}..{last}.{len(case_keys)}.{change.hexdigest()[:16]}",
+        tags={
+            **tags,
+            ASSET_PARTITION_RANGE_START_TAG: str(partition_key(first, agent)),
+            ASSET_PARTITION_RANGE_END_TAG: str(partition_key(last, agent)),
+        },
+    )
+
+
+def changed_runs(
+    suite: str, agents: list[str], current: Fingerprints, previous: Fingerprints, order: list[str]
+) -> list[dg.RunRequest]:
+    """The runs of the case x agent pairs whose hash changed: per agent (the suite's order
+    first), one run per range of neighbours in partition `order`."""
+    runs = []
+    seen_agents = [a for by_agent in current.values() for a in by_agent]
+    for agent in dict.fromkeys([*agents, *seen_agents]):
+        hashes = {case: by_agent[agent] for case, by_agent in current.items() if agent in by_agent}
+        changed = {
+            case
+            for case, content_hash in hashes.items()
+            if previous.get(case, {}).get(agent) != content_hash
+        }
+        # A test that names its own targets leaves gaps in other agents' partitions; a range
+        # may span them (the layers skip pairs the suite does not run).
+        agent_order = [k for k in order if k in hashes]
+        runs += [
+            range_request(suite, agent, case_keys, hashes)
+            for case_keys in contiguous_runs(changed, agent_order)
+        ]
+    return runs
+
+
 def build_cases_sensor(
     suite: str, path: Path, agents: list[str], layers: list[dg.AssetKey]
 ) -> dg.SensorDefinition:
     """Registers the suite's cases as dynamic partitions (one call per tick) and requests runs of
-    new or changed ones; the cursor keeps each case's content hash."""
+    new or changed ones, batched: one run per agent and range of neighbouring partitions, as a
+    backfill would; the cursor keeps each case's content hash."""
     partitions_name = case_partitions_name(suite)
 
     @dg.sensor(
@@ -40,7 +110,8 @@ def build_cases_sensor(
         except SuiteError as exc:
             return dg.SkipReason(f"{path} does not load:\n{exc}")
         previous: Fingerprints | None = json.loads(context.cursor) if context.cursor else None
-        registered = set(context.instance.get_dynamic_partitions(partitions_name))
+        registered_order = list(context.instance.get_dynamic_partitions(partitions_name))
+        registered = set(registered_order)
         added = sorted(set(current) - registered)
         removed = sorted(registered - set(current))
         partition_requests: list[
@@ -52,16 +123,10 @@ def build_cases_sensor(
             partition_requests.append(dg.DeleteDynamicPartitionsRequest(partitions_name, removed))
         runs = []
         if previous is not None:
-            for case_key, by_agent in current.items():
-                for agent, content_hash in by_agent.items():
-                    if previous.get(case_key, {}).get(agent) != content_hash:
-                        runs.append(
-                            dg.RunRequest(
-                                partition_key=partition_key(case_key, agent),
-                                run_key=f"{agent}.{case_key}.{content_hash}",
-                                tags=eval_run_tags([suite], [agent]),
-                            )
-                        )
+            # The partition order once this tick's requests apply: removed keys leave, new keys
+            # are appended in the order they are added.
+            order = [k for k in registered_order if k in current] + added
+            runs = changed_runs(suite, agents, current, previous, order)
         cursor = json.dumps(current, sort_keys=True)
         if not partition_requests and not runs and cursor == context.cursor:
             return dg.SkipReason(f"no new or changed tests in {path.name}")

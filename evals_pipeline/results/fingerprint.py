@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.results.keys import case_keys, content_hash
+from evals_pipeline.results.keys import FileLookups, case_keys, content_hash
 from evals_pipeline.suites import LoadedSuite, resolve_cases
 
 
@@ -17,8 +17,9 @@ def suite_fingerprint(loaded: LoadedSuite) -> str:
     for path in (loaded.path, loaded.targets_file):
         if path is not None:
             digest.update(content_hash(path).encode())
+    files = FileLookups()  # every case's grader scripts looked up and hashed once
     for case in resolve_cases(loaded):
-        digest.update(case_keys(case, _unversioned).grade.encode())
+        digest.update(case_keys(case, _unversioned, files).grade.encode())
     return digest.hexdigest()[:16]
 
 

@@ -11,6 +11,7 @@ re-grades without re-running the agent.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -76,8 +77,30 @@ class CaseKeys:
         return self.runs[trial]
 
 
-def case_keys(case: ResolvedCase, identity: Identity = agent_identity) -> CaseKeys:
-    """The run keys (one per trial) and the grade key of `case`."""
+class FileLookups:
+    """The files named by a pass over many cases, each looked up and hashed once: the cases of
+    a suite name the same graders and scripts. A file changed later is seen by the next pass."""
+
+    def __init__(self) -> None:
+        self._named: dict[tuple[str, str], tuple[str, str] | None] = {}
+
+    def named(self, token: str, base: Path, base_text: str) -> tuple[str, str] | None:
+        """The path and content hash of the file or folder `token` names, if it exists and is
+        neither `base` (whose text is `base_text`) nor one of its ancestors."""
+        key = (token, base_text)
+        if key not in self._named:
+            path = _existing(token, base)
+            keep = path is not None and path != base and path not in base.parents
+            self._named[key] = (str(path), content_hash(path)) if keep and path else None
+        return self._named[key]
+
+
+def case_keys(
+    case: ResolvedCase, identity: Identity = agent_identity, files: FileLookups | None = None
+) -> CaseKeys:
+    """The run keys (one per trial) and the grade key of `case`; `files` shares the lookups of
+    the files cases name across a pass over many cases."""
+    files = files or FileLookups()
     spec = case.model_dump(mode="json", exclude={"suite_path"})
     base = Path(case.base_dir)
     run_spec = {k: v for k, v in spec.items() if k not in _GRADING_FIELDS | _SCHEDULING_FIELDS}
@@ -86,7 +109,7 @@ def case_keys(case: ResolvedCase, identity: Identity = agent_identity) -> CaseKe
     run_base = {
         "version": KEY_VERSION,
         "spec": run_spec,
-        "files": _referenced_files(run_spec, base),
+        "files": _referenced_files(run_spec, base, files),
         "identity": identity(case),
     }
     runs = tuple(_digest({**run_base, "trial": t}) for t in range(case.trials.count))
@@ -95,7 +118,7 @@ def case_keys(case: ResolvedCase, identity: Identity = agent_identity) -> CaseKe
         {
             "version": KEY_VERSION,
             "grading": grading,
-            "files": _referenced_files(grading, base),
+            "files": _referenced_files(grading, base, files),
             "runs": runs,
         }
     )
@@ -126,7 +149,7 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _referenced_files(spec: Any, base: Path) -> dict[str, str]:
+def _referenced_files(spec: Any, base: Path, files: FileLookups) -> dict[str, str]:
     """The content hash of every existing file or folder a string in `spec` names, by path.
 
     Strings are split like a shell command line, so `python3 graders/check.py` names
@@ -134,13 +157,12 @@ def _referenced_files(spec: Any, base: Path) -> dict[str, str]:
     folder and its ancestors are left out: they hold everything, the storage root included.
     """
     found: dict[str, str] = {}
-    excluded = {base, *base.parents}
+    base_text = str(base)
     for text in _strings(spec):
-        for token in _tokens(text.replace("{EVAL_DIR}", str(base))):
-            path = _existing(token, base)
-            if path is None or path in excluded or str(path) in found:
-                continue
-            found[str(path)] = content_hash(path)
+        for token in _tokens(text.replace("{EVAL_DIR}", base_text)):
+            named = files.named(token, base, base_text)
+            if named is not None:
+                found.setdefault(*named)
     return found
 
 
@@ -155,13 +177,14 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _tokens(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)  # cases repeat the same commands and paths
+def _tokens(text: str) -> tuple[str, ...]:
     if "\n" in text or len(text) > 4096:  # prose (a prompt), not a command or a path
-        return []
+        return ()
     try:
-        return shlex.split(text)
+        return tuple(shlex.split(text))
     except ValueError:
-        return text.split()
+        return tuple(text.split())
 
 
 def _existing(token: str, base: Path) -> Path | None:

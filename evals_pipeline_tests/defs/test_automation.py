@@ -67,6 +67,8 @@ def test_the_nightly_has_a_name_and_label_a_user_recognises(tmp_path: Path) -> N
     sensor = defs.resolve_sensor_def(AUTOMATION_SENSOR)
     assert sensor.name == "nightly_evals"
     assert sensor.description and "nightly 02:00 UTC" in sensor.description
+    # The night's requests become backfills, which the layers' single-run policy batches.
+    assert isinstance(sensor, dg.AutomationConditionSensorDefinition) and sensor.emit_backfills
     grades = defs.resolve_assets_def(dg.AssetKey(["demo", "grades"]))
     condition = grades.automation_conditions_by_key[grades.key]
     assert condition is not None and condition.get_label() == "nightly 02:00 UTC"

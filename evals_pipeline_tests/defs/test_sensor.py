@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from evals_pipeline.defs.assets import LAYERS
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite
@@ -29,6 +30,20 @@ def tick(
                 for key in request.partition_keys:
                     instance.delete_dynamic_partition(request.partitions_def_name, key)
     return result
+
+
+def covered(
+    defs: dg.Definitions, instance: dg.DagsterInstance, request: dg.RunRequest
+) -> list[str]:
+    """The partition keys a run request's run does: its partition, or every key of its range
+    as the run worker reads it (the suite's registered cases, in partition order)."""
+    if request.partition_key is not None:
+        return [str(request.partition_key)]
+    key_range = request.partition_key_range
+    assert key_range is not None, request
+    partitions = defs.resolve_assets_def(dg.AssetKey(["demo", "cases"])).partitions_def
+    assert isinstance(partitions, dg.MultiPartitionsDefinition)
+    return [str(k) for k in partitions.get_partition_keys_in_range(key_range, instance)]
 
 
 def run_keys(result: dg.SensorResult) -> set[str]:
@@ -86,3 +101,75 @@ def test_a_broken_suite_skips_with_the_error(instance: dg.DagsterInstance, tmp_p
     result = tick(defs, instance, None)
     assert isinstance(result, dg.SkipReason)
     assert "inptu" in (result.skip_message or "") and "input" in (result.skip_message or "")
+
+
+def test_one_edit_to_many_tests_runs_one_range_per_agent(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    tests = [(name, name) for name in ("a1", "b2", "c3", "d4", "e5", "f6")]
+    path = write_suite(tmp_path, tests)
+    defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
+    first = tick(defs, instance, None)
+    assert isinstance(first, dg.SensorResult) and not first.run_requests
+
+    # Four tests edited: three neighbours and one apart make two runs per agent, not eight.
+    edited = {"b2", "c3", "d4", "f6"}
+    write_suite(tmp_path, [(t, f"{e} again" if t in edited else e) for t, e in tests])
+    second = tick(defs, instance, first.cursor)
+    assert isinstance(second, dg.SensorResult)
+    requests = second.run_requests or []
+    assert [covered(defs, instance, r) for r in requests] == [
+        ["echo|b2", "echo|c3", "echo|d4"],
+        ["echo|f6"],
+        ["silent|b2", "silent|c3", "silent|d4"],
+        ["silent|f6"],
+    ]
+    ranged = requests[0]
+    assert ranged.partition_key is None
+    assert ranged.tags["dagster/asset_partition_range_start"] == "echo|b2"
+    assert ranged.tags["dagster/asset_partition_range_end"] == "echo|d4"
+    assert ranged.tags["evals/agent"] == "echo" and ranged.tags["evals/suite"] == "demo"
+    assert len({r.run_key for r in requests}) == 4
+
+    # The ranged request is one run doing exactly its three partitions in every layer.
+    layers = [defs.resolve_assets_def(dg.AssetKey(["demo", layer])) for layer in LAYERS]
+    assert dg.materialize(layers, instance=instance, tags=dict(ranged.tags)).success
+    grades = instance.get_materialized_partitions(dg.AssetKey(["demo", "grades"]))
+    assert sorted(grades) == ["echo|b2", "echo|c3", "echo|d4"]
+
+    # The next tick has nothing to run; a tick that lost its cursor asks again under the same
+    # run keys, which the sensor daemon does not launch twice.
+    assert isinstance(tick(defs, instance, second.cursor), dg.SkipReason)
+    again = tick(defs, instance, first.cursor)
+    assert isinstance(again, dg.SensorResult)
+    assert [r.run_key for r in again.run_requests or []] == [r.run_key for r in requests]
+
+    # An edit to one agent's target changes every test for that agent: one run of all six.
+    path.write_text(path.read_text().replace("'hello world'", "'hello there'"))
+    third = tick(defs, instance, second.cursor)
+    assert isinstance(third, dg.SensorResult)
+    assert [covered(defs, instance, r) for r in third.run_requests or []] == [
+        [f"echo|{t}" for t, _ in tests]
+    ]
+
+
+def test_a_test_for_one_agent_does_not_split_another_agents_range(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    path = write_suite(tmp_path, [("a1", "a"), ("b2", "b"), ("c3", "c")])
+    only_echo = "  - id: b2\n    execution: {target: echo}\n"
+    path.write_text(path.read_text().replace("  - id: b2\n", only_echo))
+    defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
+    first = tick(defs, instance, None)
+    assert isinstance(first, dg.SensorResult)
+
+    # a1 and c3 change: `silent` does not run b2, so its two cases are one range over b2.
+    path.write_text(path.read_text().replace("say a\n", "say aa\n").replace("say c\n", "say cc\n"))
+    second = tick(defs, instance, first.cursor)
+    assert isinstance(second, dg.SensorResult)
+    ranges = [
+        (r.partition_key, r.tags.get("dagster/asset_partition_range_start"))
+        for r in second.run_requests or []
+    ]
+    assert ranges == [("echo|a1", None), ("echo|c3", None), (None, "silent|a1")]
+    assert (second.run_requests or [])[-1].tags["dagster/asset_partition_range_end"] == "silent|c3"

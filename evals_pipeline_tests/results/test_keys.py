@@ -6,6 +6,7 @@ from pathlib import Path
 from textwrap import dedent
 
 from evals_pipeline.results import CaseKeys, case_keys
+from evals_pipeline.results.keys import FileLookups
 from evals_pipeline.suites import load_suite, resolve_cases
 
 SUITE = """\
@@ -52,6 +53,18 @@ def project(tmp_path: Path) -> Path:
 def test_the_same_suite_gives_the_same_keys(tmp_path: Path) -> None:
     folder = project(tmp_path)
     assert keys_of(folder) == keys_of(folder)
+
+
+def test_a_pass_sharing_its_file_lookups_gives_the_same_keys(tmp_path: Path) -> None:
+    folder = project(tmp_path)
+    alone = keys_of(folder)
+    files = FileLookups()
+    cases = resolve_cases(load_suite(folder / "keys.eval.yaml"))
+    assert {c.test_id: case_keys(c, files=files) for c in cases} == alone
+    # A lookup is kept for the pass: an edit is seen by the next pass.
+    (folder / "graders" / "check.py").write_text("print('{\"score\": 0}')\n")
+    assert case_keys(cases[0], files=files) == alone["first"]
+    assert case_keys(cases[0], files=FileLookups()) != alone["first"]
 
 
 def test_changing_one_input_changes_only_that_case(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ SAMPLE_SECONDS = 0.02
 class Measured:
     seconds: float
     peak_mb: float
+    output: str = ""
 
 
 def tree_rss_kb(root: int) -> int:
@@ -38,7 +39,7 @@ def tree_rss_kb(root: int) -> int:
 
 
 def measure(argv: list[str], *, env: dict[str, str], cwd: Path) -> Measured:
-    """Run `argv` to the end; fail with its output if it does not exit 0."""
+    """Run `argv` to the end (its output kept); fail with its output if it does not exit 0."""
     start = time.perf_counter()
     process = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
@@ -58,7 +59,7 @@ def measure(argv: list[str], *, env: dict[str, str], cwd: Path) -> Measured:
     seconds = time.perf_counter() - start
     done.set()
     sampler.join()
+    text = output.decode(errors="replace")
     if process.returncode != 0:
-        tail = output.decode(errors="replace")[-3000:]
-        raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{tail}")
-    return Measured(seconds=seconds, peak_mb=peak / 1024)
+        raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{text[-3000:]}")
+    return Measured(seconds=seconds, peak_mb=peak / 1024, output=text)

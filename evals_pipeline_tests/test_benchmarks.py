@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.floor import run_case
-from benchmarks.measure import measure
+from benchmarks.instance import prepared_env
+from benchmarks.measure import Measured, measure
+from benchmarks.outcome import Outcome
 from benchmarks.workloads import GRADERS, Workload
 from evals_pipeline.suites import load_suite, resolve_cases
 
@@ -43,3 +45,24 @@ def test_a_failing_command_stops_the_benchmark_with_its_output(tmp_path: Path) -
             env=dict(os.environ),
             cwd=tmp_path,
         )
+
+
+def test_a_workload_home_is_set_up_before_anything_is_measured(tmp_path: Path) -> None:
+    env = prepared_env(tmp_path)
+    home = Path(env["DAGSTER_HOME"])
+    assert "BatchingSqliteEventLogStorage" in (home / "dagster.yaml").read_text()
+    assert (home / "history" / "runs.db").is_file()
+    assert env["EVALS_PIPELINE_STORAGE"] == str(tmp_path / "storage")
+
+
+def test_an_outcome_prints_and_records_every_part_and_its_ratio() -> None:
+    outcome = Outcome(
+        parts={"floor": Measured(2.0, 50.0), "ours": Measured(3.0, 120.0)},
+        seconds=3.0,
+        peak_mb=120.0,
+        ratio=1.5,
+        reference="the floor",
+    )
+    assert outcome.line() == "floor 2.00 s 50 MB | ours 3.00 s 120 MB | 1.50x the floor"
+    row = outcome.row()
+    assert (row["floor_seconds"], row["ours_peak_mb"], row["ratio"]) == (2.0, 120.0, 1.5)

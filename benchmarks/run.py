@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from benchmarks import registration
 from benchmarks.outcome import Outcome
 from benchmarks.suite_runs import versus_floor
 from benchmarks.workloads import WORKLOADS
@@ -41,6 +42,11 @@ BENCHES = {
         *(
             Bench(w.name, w.description, partial(versus_floor, w), w.default)
             for w in WORKLOADS.values()
+        ),
+        Bench(
+            "W4",
+            "registering a 10,000-case suite: validate, register, the sensor's first tick",
+            partial(registration.registration, registration.SUITE),
         ),
     ]
 }

@@ -7,13 +7,16 @@ import os
 import sys
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from benchmarks.floor import run_case
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
+from benchmarks.registration import registration
 from benchmarks.workloads import GRADERS, Workload
+from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite, resolve_cases
 
 TINY = Workload("T", "2 cases x 0.1 MB", cases=2, transcript_mb=0.1, workers=2)
@@ -66,3 +69,17 @@ def test_an_outcome_prints_and_records_every_part_and_its_ratio() -> None:
     assert outcome.line() == "floor 2.00 s 50 MB | ours 3.00 s 120 MB | 1.50x the floor"
     row = outcome.row()
     assert (row["floor_seconds"], row["ours_peak_mb"], row["ratio"]) == (2.0, 120.0, 1.5)
+
+
+def test_registration_validates_registers_and_ticks_the_sensor_once(tmp_path: Path) -> None:
+    outcome = registration(TINY, tmp_path)
+    assert list(outcome.parts) == ["validate", "register", "sensor"]
+    assert outcome.reference == "the 10 s target"
+    assert set(outcome.figures) == {"sensor_load_seconds", "sensor_tick_seconds"}
+    # The partitions the sensor's tick found registered (it checks its cursor holds each case).
+    suite = load_suite(tmp_path / "suite" / "bench.eval.yaml")
+    instance = dg.DagsterInstance.from_config(str(tmp_path / "dagster"))
+    assert instance.get_dynamic_partitions(case_partitions_name(suite.slug)) == [
+        "case-0",
+        "case-1",
+    ]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from benchmarks import registration
+from benchmarks import registration, reporting
 from benchmarks.outcome import Outcome
 from benchmarks.suite_runs import versus_floor
 from benchmarks.workloads import WORKLOADS
@@ -47,6 +47,11 @@ BENCHES = {
             "W4",
             "registering a 10,000-case suite: validate, register, the sensor's first tick",
             partial(registration.registration, registration.SUITE),
+        ),
+        Bench(
+            "W5",
+            "the report and compare on 10,000 case results",
+            partial(reporting.reporting, reporting.SUITE),
         ),
     ]
 }

@@ -15,6 +15,7 @@ from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
 from benchmarks.registration import registration
+from benchmarks.reporting import reporting
 from benchmarks.workloads import GRADERS, Workload
 from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite, resolve_cases
@@ -83,3 +84,14 @@ def test_registration_validates_registers_and_ticks_the_sensor_once(tmp_path: Pa
         "case-0",
         "case-1",
     ]
+
+
+def test_reporting_reports_every_copied_case_twice_and_compares_the_two(tmp_path: Path) -> None:
+    suite = Workload("T", "3 cases", cases=3, transcript_mb=0.0, workers=2)
+    outcome = reporting(suite, tmp_path)
+    assert list(outcome.parts) == ["report", "compare"]
+    assert set(outcome.figures) == {"report_load_seconds", "report_step_seconds"}
+    # Each report step checks its report counts every case; here, the two reports themselves.
+    reports = sorted((tmp_path / "storage" / "bench_t" / "eval_report").glob("*/results.jsonl"))
+    assert len(reports) == 3  # the one real case's run, then the two timed ones
+    assert [len(r.read_text().splitlines()) for r in reports].count(3) == 2

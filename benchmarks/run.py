@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from benchmarks import registration, reporting
+from benchmarks import daemon, registration, reporting
 from benchmarks.outcome import Outcome
 from benchmarks.suite_runs import versus_floor
 from benchmarks.workloads import WORKLOADS
@@ -52,6 +52,11 @@ BENCHES = {
             "W5",
             "the report and compare on 10,000 case results",
             partial(reporting.reporting, reporting.SUITE),
+        ),
+        Bench(
+            "W6",
+            "a 10-case backfill launched through the Dagster daemon vs the CLI",
+            partial(daemon.through_daemon, daemon.SUITE),
         ),
     ]
 }

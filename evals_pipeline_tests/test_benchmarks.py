@@ -10,6 +10,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from benchmarks.daemon import through_daemon
 from benchmarks.floor import run_case
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
@@ -95,3 +96,12 @@ def test_reporting_reports_every_copied_case_twice_and_compares_the_two(tmp_path
     reports = sorted((tmp_path / "storage" / "bench_t" / "eval_report").glob("*/results.jsonl"))
     assert len(reports) == 3  # the one real case's run, then the two timed ones
     assert [len(r.read_text().splitlines()) for r in reports].count(3) == 2
+
+
+def test_the_daemon_backfills_the_cases_the_cli_ran(tmp_path: Path) -> None:
+    outcome = through_daemon(TINY, tmp_path)
+    assert list(outcome.parts) == ["cli", "daemon"] and outcome.reference == "the CLI"
+    assert outcome.figures["backfill_runs"] >= 1 and outcome.peak_mb > 0
+    for side in ("cli", "daemon"):
+        [report] = (tmp_path / side / "storage" / "bench_t" / "eval_report").glob("*/results.jsonl")
+        assert len(report.read_text().splitlines()) == TINY.cases

@@ -2,7 +2,7 @@
 process-tree peak memory and the ratio to each workload's reference (the floor, its target or
 the CLI), and appends the figures with the commit to a JSONL file.
 
-    python -m benchmarks.run [W0 W1 W2 ...] [--results FILE]
+    python -m benchmarks.run [W0 W1 W2 ...] [--results FILE] [--keep]
 """
 
 from __future__ import annotations
@@ -73,6 +73,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("workloads", nargs="*", metavar="W")
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep each workload's folder (suites, Dagster home, storage) to profile or look at",
+    )
     args = parser.parse_args()
     unknown = [w for w in args.workloads if w not in BENCHES]
     if unknown:
@@ -82,8 +87,13 @@ def main() -> int:
     for name in names:
         bench = BENCHES[name]
         print(f"{name:<4} {bench.description}", flush=True)
-        with tempfile.TemporaryDirectory(prefix=f"evals-bench-{name}-") as tmp:
-            outcome = bench.measure(Path(tmp))
+        if args.keep:
+            folder = Path(tempfile.mkdtemp(prefix=f"evals-bench-{name}-"))
+            print(f"     kept in {folder}", flush=True)
+            outcome = bench.measure(folder)
+        else:
+            with tempfile.TemporaryDirectory(prefix=f"evals-bench-{name}-") as tmp:
+                outcome = bench.measure(Path(tmp))
         print(f"     {outcome.line()}", flush=True)
         row = {
             "workload": name,

@@ -3,7 +3,9 @@ and its measurements see a process tree's memory. Figures are never asserted her
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
 from benchmarks.registration import registration
 from benchmarks.reporting import reporting
+from benchmarks.run import BENCHES, Bench, main
 from benchmarks.workloads import GRADERS, Workload
 from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite, resolve_cases
@@ -105,3 +108,25 @@ def test_the_daemon_backfills_the_cases_the_cli_ran(tmp_path: Path) -> None:
     for side in ("cli", "daemon"):
         [report] = (tmp_path / side / "storage" / "bench_t" / "eval_report").glob("*/results.jsonl")
         assert len(report.read_text().splitlines()) == TINY.cases
+
+
+def test_make_bench_runs_all_but_the_long_one_and_appends_a_row_per_workload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert [n for n, b in BENCHES.items() if b.default] == ["W0", "W1", "W2", "W4", "W5", "W6"]
+    folders: list[Path] = []
+
+    def touch(folder: Path) -> Outcome:
+        folders.append(folder)
+        (folder / "left").write_text("here")
+        return Outcome({"only": Measured(1.0, 10.0)}, 1.0, 10.0, 0.1, "the 10 s target")
+
+    monkeypatch.setattr("benchmarks.run.BENCHES", {"WT": Bench("WT", "a touch", touch)})
+    results = tmp_path / "results.jsonl"
+    monkeypatch.setattr(sys, "argv", ["run", "--results", str(results), "--keep"])
+    assert main() == 0
+    [row] = [json.loads(line) for line in results.read_text().splitlines()]
+    assert (row["workload"], row["only_seconds"], row["ratio"]) == ("WT", 1.0, 0.1)
+    assert row["commit"] and row["commit"] != "unknown"
+    assert (folders[0] / "left").read_text() == "here"  # --keep
+    shutil.rmtree(folders[0])

@@ -37,7 +37,7 @@ run: $(STAMP)
 test: $(DEV_STAMP) agents agentv chromium servers lint typecheck
 	$(BIN)/python -m pytest -n 2 -q --durations=25
 
-## bench: each benchmark workload done bare (the floor) and by evals-pipeline; W=... picks some
+## bench: the default benchmark workloads (README, "Benchmarks"), each beside its reference; W=... picks some
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run $(W)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,11 +17,28 @@ SAMPLE_SECONDS = 0.02
 class Measured:
     seconds: float
     peak_mb: float
+    output: str = ""
 
 
 PF_FORKNOEXEC = 0x40
 """Linux task flag (/proc/<pid>/stat field 9): forked and not yet exec'd. Such a child still
 shows its parent's memory (all of it, while a vfork shares it), so it is not counted twice."""
+
+
+def rss_kb(pid: int) -> int:
+    """The resident memory of one process, in kB (0 once it is gone, or while it is a fork that
+    has not exec'd yet)."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        flags = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[6])
+        if flags & PF_FORKNOEXEC:
+            return 0
+        for line in (proc / "status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def tree_rss_kb(root: int) -> int:
@@ -30,41 +49,61 @@ def tree_rss_kb(root: int) -> int:
         if pid in seen:
             continue
         seen.add(pid)
-        proc = Path(f"/proc/{pid}")
+        total += rss_kb(pid)
         try:
-            flags = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[6])
-            for line in (proc / "status").read_text().splitlines():
-                if line.startswith("VmRSS:") and not flags & PF_FORKNOEXEC:
-                    total += int(line.split()[1])
-            for task in (proc / "task").iterdir():
+            for task in Path(f"/proc/{pid}/task").iterdir():
                 pending += [int(c) for c in (task / "children").read_text().split()]
         except (OSError, ValueError):  # gone while we looked
             continue
     return total
 
 
+class PeakSampler:
+    """The highest `tree_rss_kb(root)` seen while it runs (minus the root's own memory when
+    `below` is set: the processes this one started, not this one)."""
+
+    def __init__(self, root: int, *, below: bool = False) -> None:
+        self.root, self.below, self.peak_kb = root, below, 0
+
+    def sample(self) -> None:
+        own = rss_kb(self.root) if self.below else 0
+        self.peak_kb = max(self.peak_kb, tree_rss_kb(self.root) - own)
+
+    @property
+    def peak_mb(self) -> float:
+        return self.peak_kb / 1024
+
+
+@contextmanager
+def sampling(root: int, *, below: bool = False) -> Iterator[PeakSampler]:
+    """A PeakSampler of `root`'s tree, sampled every SAMPLE_SECONDS in a thread until exit."""
+    sampler = PeakSampler(root, below=below)
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            sampler.sample()
+            time.sleep(SAMPLE_SECONDS)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield sampler
+    finally:
+        done.set()
+        thread.join()
+
+
 def measure(argv: list[str], *, env: dict[str, str], cwd: Path) -> Measured:
-    """Run `argv` to the end; fail with its output if it does not exit 0."""
+    """Run `argv` to the end (its output kept); fail with its output if it does not exit 0."""
     start = time.perf_counter()
     process = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, tree_rss_kb(process.pid))
-            time.sleep(SAMPLE_SECONDS)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    output, _ = process.communicate()
-    seconds = time.perf_counter() - start
-    done.set()
-    sampler.join()
+    with sampling(process.pid) as sampler:
+        output, _ = process.communicate()
+        seconds = time.perf_counter() - start
+    text = output.decode(errors="replace")
     if process.returncode != 0:
-        tail = output.decode(errors="replace")[-3000:]
-        raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{tail}")
-    return Measured(seconds=seconds, peak_mb=peak / 1024)
+        raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{text[-3000:]}")
+    return Measured(seconds=seconds, peak_mb=sampler.peak_mb, output=text)

@@ -1,8 +1,8 @@
-"""`make bench`: each workload done bare (the floor) and by evals-pipeline, one after the other
-on this machine; prints wall time, ratio to the floor and process-tree peak memory, and appends
-the figures with the commit to a JSONL file.
+"""`make bench`: each workload measured on this machine, one after the other; prints wall time,
+process-tree peak memory and the ratio to each workload's reference (the floor, its target or
+the CLI), and appends the figures with the commit to a JSONL file.
 
-    python -m benchmarks.run [W0 W1 W2 ...] [--results FILE]
+    python -m benchmarks.run [W0 W1 W2 ...] [--results FILE] [--keep]
 """
 
 from __future__ import annotations
@@ -14,32 +14,52 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from benchmarks.measure import Measured, measure
-from benchmarks.workloads import WORKLOADS, Workload
+from benchmarks import daemon, registration, reporting
+from benchmarks.outcome import Outcome
+from benchmarks.suite_runs import versus_floor
+from benchmarks.workloads import WORKLOADS
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / ".evals" / "bench" / "results.jsonl"
 
 
-def floor(workload: Workload, tmp: Path) -> Measured:
-    argv = [sys.executable, "-m", "benchmarks.floor", workload.name]
-    return measure(argv, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp)
+@dataclass(frozen=True)
+class Bench:
+    name: str
+    description: str
+    measure: Callable[[Path], Outcome]  # given a scratch folder of its own
+    default: bool = True  # in the set `make bench` runs without W=
 
 
-def ours(workload: Workload, tmp: Path) -> Measured:
-    """`evals-pipeline run` of the workload's suite on a fresh instance and storage root."""
-    suite = workload.write(tmp / "suite")
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(tmp / "dagster"),
-        "EVALS_PIPELINE_STORAGE": str(tmp / "storage"),
-    }
-    (tmp / "dagster").mkdir()
-    return measure(
-        [sys.executable, "-m", "evals_pipeline.cli", "run", str(suite)], env=env, cwd=tmp
-    )
+BENCHES = {
+    b.name: b
+    for b in [
+        *(
+            Bench(w.name, w.description, partial(versus_floor, w), w.default)
+            for w in WORKLOADS.values()
+        ),
+        Bench(
+            "W4",
+            "registering a 10,000-case suite: validate, register, the sensor's first tick",
+            partial(registration.registration, registration.SUITE),
+        ),
+        Bench(
+            "W5",
+            "the report and compare on 10,000 case results",
+            partial(reporting.reporting, reporting.SUITE),
+        ),
+        Bench(
+            "W6",
+            "a 10-case backfill launched through the Dagster daemon vs the CLI",
+            partial(daemon.through_daemon, daemon.SUITE),
+        ),
+    ]
+}
 
 
 def commit() -> str:
@@ -51,39 +71,37 @@ def commit() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workloads", nargs="*", default=sorted(WORKLOADS), metavar="W")
+    parser.add_argument("workloads", nargs="*", metavar="W")
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
-    args = parser.parse_args()
-    unknown = [w for w in args.workloads if w not in WORKLOADS]
-    if unknown:
-        parser.error(f"unknown workload {', '.join(unknown)}; known: {', '.join(WORKLOADS)}")
-    args.results.parent.mkdir(parents=True, exist_ok=True)
-    header = (
-        f"{'workload':<8} {'floor s':>8} {'floor MB':>9} {'ours s':>8} {'ours MB':>8} {'ratio':>6}"
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep each workload's folder (suites, Dagster home, storage) to profile or look at",
     )
-    print(header, flush=True)
-    for name in args.workloads:
-        workload = WORKLOADS[name]
-        with tempfile.TemporaryDirectory(prefix=f"evals-bench-{name}-") as tmp:
-            bare = floor(workload, Path(tmp))
-            framework = ours(workload, Path(tmp))
-        ratio = framework.seconds / bare.seconds
-        print(
-            f"{name:<8} {bare.seconds:>8.2f} {bare.peak_mb:>9.0f} {framework.seconds:>8.2f}"
-            f" {framework.peak_mb:>8.0f} {ratio:>5.2f}x   {workload.description}",
-            flush=True,
-        )
+    args = parser.parse_args()
+    unknown = [w for w in args.workloads if w not in BENCHES]
+    if unknown:
+        parser.error(f"unknown workload {', '.join(unknown)}; known: {', '.join(BENCHES)}")
+    names = args.workloads or [b.name for b in BENCHES.values() if b.default]
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        bench = BENCHES[name]
+        print(f"{name:<4} {bench.description}", flush=True)
+        if args.keep:
+            folder = Path(tempfile.mkdtemp(prefix=f"evals-bench-{name}-"))
+            print(f"     kept in {folder}", flush=True)
+            outcome = bench.measure(folder)
+        else:
+            with tempfile.TemporaryDirectory(prefix=f"evals-bench-{name}-") as tmp:
+                outcome = bench.measure(Path(tmp))
+        print(f"     {outcome.line()}", flush=True)
         row = {
             "workload": name,
-            "description": workload.description,
+            "description": bench.description,
             "commit": commit(),
             "measured_ms": int(time.time() * 1000),
             "cpus": os.cpu_count(),
-            "floor_seconds": round(bare.seconds, 3),
-            "floor_peak_mb": round(bare.peak_mb, 1),
-            "seconds": round(framework.seconds, 3),
-            "peak_mb": round(framework.peak_mb, 1),
-            "ratio": round(ratio, 3),
+            **outcome.row(),
         }
         with args.results.open("a", encoding="utf-8") as out:
             out.write(json.dumps(row) + "\n")

@@ -20,6 +20,7 @@ class Workload:
     cases: int
     transcript_mb: float
     workers: int
+    default: bool = True  # in the set `make bench` runs without W=
 
     def write(self, folder: Path) -> Path:
         """The workload's suite in `folder` (with its agent and grader); returns the eval file."""
@@ -61,5 +62,7 @@ WORKLOADS = {
         Workload("W0", "10 cases, no transcript (the fixed start-up)", 10, 0.0, 4),
         Workload("W1", "200 cases, no transcript, 4 workers", 200, 0.0, 4),
         Workload("W2", "10 cases x 10 MB transcript, 4 workers", 10, 10.0, 4),
+        # The long one (~15 min here): run it by name, `make bench W=W3`.
+        Workload("W3", "200 cases x 10 MB transcript, 1 worker", 200, 10.0, 1, default=False),
     )
 }

@@ -1,4 +1,5 @@
-"""A real `dagster dev` (webserver and daemon) on 127.0.0.1 for the tests, and its GraphQL API."""
+"""A real `dagster dev` (webserver and daemon) on 127.0.0.1 and its GraphQL API, for the tests
+and the benchmarks (benchmarks/daemon.py, which run without pytest installed)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 BIN = Path(sys.executable).parent
 START_TIMEOUT_SECONDS = 180
@@ -117,7 +116,7 @@ def dagster_dev(args: list[str], cwd: Path, env: Mapping[str, str], log: Path) -
                 break
             except (urllib.error.URLError, ConnectionError):
                 if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("dagster dev did not start:\n" + log.read_text())
+                    raise RuntimeError("dagster dev did not start:\n" + log.read_text()) from None
                 time.sleep(1)
         yield port
     finally:

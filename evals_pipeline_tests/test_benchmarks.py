@@ -3,15 +3,25 @@ and its measurements see a process tree's memory. Figures are never asserted her
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
+from benchmarks.daemon import through_daemon
 from benchmarks.floor import run_case
-from benchmarks.measure import measure
+from benchmarks.instance import prepared_env
+from benchmarks.measure import Measured, measure
+from benchmarks.outcome import Outcome
+from benchmarks.registration import registration
+from benchmarks.reporting import reporting
+from benchmarks.run import BENCHES, Bench, main
 from benchmarks.workloads import GRADERS, Workload
+from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite, resolve_cases
 
 TINY = Workload("T", "2 cases x 0.1 MB", cases=2, transcript_mb=0.1, workers=2)
@@ -43,3 +53,80 @@ def test_a_failing_command_stops_the_benchmark_with_its_output(tmp_path: Path) -
             env=dict(os.environ),
             cwd=tmp_path,
         )
+
+
+def test_a_workload_home_is_set_up_before_anything_is_measured(tmp_path: Path) -> None:
+    env = prepared_env(tmp_path)
+    home = Path(env["DAGSTER_HOME"])
+    assert "BatchingSqliteEventLogStorage" in (home / "dagster.yaml").read_text()
+    assert (home / "history" / "runs.db").is_file()
+    assert env["EVALS_PIPELINE_STORAGE"] == str(tmp_path / "storage")
+
+
+def test_an_outcome_prints_and_records_every_part_and_its_ratio() -> None:
+    outcome = Outcome(
+        parts={"floor": Measured(2.0, 50.0), "ours": Measured(3.0, 120.0)},
+        seconds=3.0,
+        peak_mb=120.0,
+        ratio=1.5,
+        reference="the floor",
+    )
+    assert outcome.line() == "floor 2.00 s 50 MB | ours 3.00 s 120 MB | 1.50x the floor"
+    row = outcome.row()
+    assert (row["floor_seconds"], row["ours_peak_mb"], row["ratio"]) == (2.0, 120.0, 1.5)
+
+
+def test_registration_validates_registers_and_ticks_the_sensor_once(tmp_path: Path) -> None:
+    outcome = registration(TINY, tmp_path)
+    assert list(outcome.parts) == ["validate", "register", "sensor"]
+    assert outcome.reference == "the 10 s target"
+    assert set(outcome.figures) == {"sensor_load_seconds", "sensor_tick_seconds"}
+    # The partitions the sensor's tick found registered (it checks its cursor holds each case).
+    suite = load_suite(tmp_path / "suite" / "bench.eval.yaml")
+    instance = dg.DagsterInstance.from_config(str(tmp_path / "dagster"))
+    assert instance.get_dynamic_partitions(case_partitions_name(suite.slug)) == [
+        "case-0",
+        "case-1",
+    ]
+
+
+def test_reporting_reports_every_copied_case_twice_and_compares_the_two(tmp_path: Path) -> None:
+    suite = Workload("T", "3 cases", cases=3, transcript_mb=0.0, workers=2)
+    outcome = reporting(suite, tmp_path)
+    assert list(outcome.parts) == ["report", "compare"]
+    assert set(outcome.figures) == {"report_load_seconds", "report_step_seconds"}
+    # Each report step checks its report counts every case; here, the two reports themselves.
+    reports = sorted((tmp_path / "storage" / "bench_t" / "eval_report").glob("*/results.jsonl"))
+    assert len(reports) == 3  # the one real case's run, then the two timed ones
+    assert [len(r.read_text().splitlines()) for r in reports].count(3) == 2
+
+
+def test_the_daemon_backfills_the_cases_the_cli_ran(tmp_path: Path) -> None:
+    outcome = through_daemon(TINY, tmp_path)
+    assert list(outcome.parts) == ["cli", "daemon"] and outcome.reference == "the CLI"
+    assert outcome.figures["backfill_runs"] >= 1 and outcome.peak_mb > 0
+    for side in ("cli", "daemon"):
+        [report] = (tmp_path / side / "storage" / "bench_t" / "eval_report").glob("*/results.jsonl")
+        assert len(report.read_text().splitlines()) == TINY.cases
+
+
+def test_make_bench_runs_all_but_the_long_one_and_appends_a_row_per_workload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert [n for n, b in BENCHES.items() if b.default] == ["W0", "W1", "W2", "W4", "W5", "W6"]
+    folders: list[Path] = []
+
+    def touch(folder: Path) -> Outcome:
+        folders.append(folder)
+        (folder / "left").write_text("here")
+        return Outcome({"only": Measured(1.0, 10.0)}, 1.0, 10.0, 0.1, "the 10 s target")
+
+    monkeypatch.setattr("benchmarks.run.BENCHES", {"WT": Bench("WT", "a touch", touch)})
+    results = tmp_path / "results.jsonl"
+    monkeypatch.setattr(sys, "argv", ["run", "--results", str(results), "--keep"])
+    assert main() == 0
+    [row] = [json.loads(line) for line in results.read_text().splitlines()]
+    assert (row["workload"], row["only_seconds"], row["ratio"]) == ("WT", 1.0, 0.1)
+    assert row["commit"] and row["commit"] != "unknown"
+    assert (folders[0] / "left").read_text() == "here"  # --keep
+    shutil.rmtree(folders[0])

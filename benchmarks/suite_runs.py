@@ -1,0 +1,42 @@
+"""W0-W3: a suite workload done bare (the floor) and by `evals-pipeline run`, one after the other;
+the ratio is ours to the floor."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from benchmarks.instance import prepared_env
+from benchmarks.measure import Measured, measure
+from benchmarks.outcome import Outcome
+from benchmarks.workloads import Workload
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def floor(workload: Workload, tmp: Path) -> Measured:
+    argv = [sys.executable, "-m", "benchmarks.floor", workload.name]
+    return measure(argv, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp)
+
+
+def ours(workload: Workload, tmp: Path) -> Measured:
+    """`evals-pipeline run` of the workload's suite on a set-up instance and an empty storage
+    root."""
+    suite = workload.write(tmp / "suite")
+    env = prepared_env(tmp)
+    return measure(
+        [sys.executable, "-m", "evals_pipeline.cli", "run", str(suite)], env=env, cwd=tmp
+    )
+
+
+def versus_floor(workload: Workload, tmp: Path) -> Outcome:
+    bare = floor(workload, tmp)
+    framework = ours(workload, tmp)
+    return Outcome(
+        parts={"floor": bare, "ours": framework},
+        seconds=framework.seconds,
+        peak_mb=framework.peak_mb,
+        ratio=framework.seconds / bare.seconds,
+        reference="the floor",
+    )

@@ -1,11 +1,15 @@
 """The benchmarks' agent: AgentV's `cli` contract with no thinking. It reads the prompt and
-writes its answer, plus `--transcript-mb` of assistant and tool messages, to the output file."""
+writes its answer, plus `--transcript-mb` of assistant and tool messages, to the output file;
+`--started-file` gets a line with the moment it started (epoch seconds), for the start-up."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
+
+STARTED = time.time()
 
 CHUNK = "x" * 1000  # one message's text: about 1 KB
 
@@ -15,7 +19,11 @@ def main() -> int:
     parser.add_argument("--prompt-file", required=True)
     parser.add_argument("--output", required=True)
     parser.add_argument("--transcript-mb", type=float, default=0.0)
+    parser.add_argument("--started-file")
     args = parser.parse_args()
+    if args.started_file:
+        with open(args.started_file, "a", encoding="utf-8") as stamps:
+            stamps.write(f"{STARTED}\n")
     with open(args.prompt_file, encoding="utf-8") as handle:
         prompt = handle.read()
     messages = [

@@ -10,7 +10,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from benchmarks.workloads import GRADERS, HERE, Workload
+from benchmarks.workloads import GRADERS, HERE, STARTED_FILE, Workload
 
 
 def run_case(index: int, workload: Workload, folder: Path) -> float:
@@ -21,6 +21,7 @@ def run_case(index: int, workload: Workload, folder: Path) -> float:
     prompt.write_text(f"Benchmark case {index}.")
     agent = [sys.executable, str(HERE / "fake_agent.py"), "--prompt-file", str(prompt)]
     agent += ["--output", str(output), "--transcript-mb", str(workload.transcript_mb)]
+    agent += ["--started-file", str(Path.cwd() / STARTED_FILE)]  # beside the benchmark
     subprocess.run(agent, check=True, cwd=case)
     messages = json.loads(output.read_text())["output"]
     payload = json.dumps({"output": messages[-1]["content"], "output_path": str(output)})

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
-from benchmarks.workloads import Workload
+from benchmarks.workloads import STARTED_FILE, Workload
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -31,12 +32,23 @@ def ours(workload: Workload, tmp: Path) -> Measured:
 
 
 def versus_floor(workload: Workload, tmp: Path) -> Outcome:
+    """Both runs, with their start-up: from the command's launch to its first agent's start."""
+    launched = time.time()
     bare = floor(workload, tmp)
+    floor_start = first_start(tmp / STARTED_FILE) - launched
+    launched = time.time()
     framework = ours(workload, tmp)
+    ours_start = first_start(tmp / "suite" / STARTED_FILE) - launched
     return Outcome(
         parts={"floor": bare, "ours": framework},
         seconds=framework.seconds,
         peak_mb=framework.peak_mb,
         ratio=framework.seconds / bare.seconds,
         reference="the floor",
+        figures={"floor_start_s": floor_start, "start_s": ours_start},
     )
+
+
+def first_start(stamps: Path) -> float:
+    """The earliest start an agent of the workload noted (epoch seconds)."""
+    return min(float(line) for line in stamps.read_text().split())

@@ -11,6 +11,8 @@ import yaml
 
 HERE = Path(__file__).parent
 GRADERS = 3
+STARTED_FILE = "started.txt"
+"""Where each agent run notes when it started (the suite's folder, or the floor's)."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class Workload:
             shutil.copy(HERE / script, folder / script)
         command = (
             "python3 {EVAL_DIR}/fake_agent.py --prompt-file {PROMPT_FILE} --output {OUTPUT_FILE}"
-            f" --transcript-mb {self.transcript_mb}"
+            f" --transcript-mb {self.transcript_mb} --started-file {{EVAL_DIR}}/{STARTED_FILE}"
         )
         suite = {
             "name": f"bench-{self.name.lower()}",

@@ -9,6 +9,8 @@ Dagster's cost per case).
   which create the runs of sensors, backfills and the UI, never load our code location).
   Postgres' storage writes such a batch at once, Dagster's sqlite storage one by one; this one
   at once.
+- Dagster checks that the dynamic partitions table exists before each key it looks up; the
+  answer is remembered here.
 - `case_passes` check evaluations, one per partition, are not batched by Dagster: they are held
   here and written together before the run's next other event (the step's output or end, at
   the latest), or every CHECK_BATCH of them. A process killed in between loses the held checks'
@@ -47,6 +49,7 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         self._held_checks: dict[str, list[EventLogEntry]] = {}
         self._held_lock = threading.Lock()
         self._batch = threading.local()  # the index connection a batch write is using
+        self._tables: set[str] = set()
         super().__init__(base_dir, inst_data)  # it opens the index: the above must be there
 
     @classmethod
@@ -54,6 +57,15 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         cls, inst_data: ConfigurableClassData | None, config_value: Any
     ) -> BatchingSqliteEventLogStorage:
         return cls(inst_data=inst_data, **config_value)
+
+    def has_table(self, table_name: str) -> bool:
+        # Asked before every dynamic-partition lookup, one per key of a run's range, at the cost
+        # of a new engine each time; a table, once there, stays: a yes is remembered.
+        if table_name not in self._tables:
+            if not super().has_table(table_name):
+                return False
+            self._tables.add(table_name)
+        return True
 
     def index_connection(self) -> AbstractContextManager[Connection]:
         # Inside a batch write, Dagster's per-event helpers reuse the batch's transaction.

@@ -195,8 +195,16 @@ class _GitBaseline(_BaselineRepo):
         self.state.mkdir(parents=True, exist_ok=True)
         if self.git_dir.exists():
             shutil.rmtree(self.git_dir)
+        # No template: git's sample hooks and description are a score of files per case to
+        # write and delete, and the baseline needs none of them.
         run_git(
-            ["init", "--quiet", f"--separate-git-dir={self.git_dir}", str(self.workspace)],
+            [
+                "init",
+                "--quiet",
+                "--template=",
+                f"--separate-git-dir={self.git_dir}",
+                str(self.workspace),
+            ],
             cwd=self.state,
         )
         # Relative, so the trial's folder still works where it is copied (an object-store

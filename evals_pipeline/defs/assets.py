@@ -37,6 +37,7 @@ from evals_pipeline.defs.partitions import (
 from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.resources import EvalStorage
+from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.history import (
     HISTORY_FILES,
     REPORT_ASSET,
@@ -229,49 +230,50 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
         comparisons, over the latest records of every partition."""
-        registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
-        current = reload_suite(path)
-        resolved = resolve_cases(current)
-        # Pairs of the matrix a test leaves out (it names its own targets) are not "not run".
-        expected = sum(1 for c in resolved if c.case_key in registered and c.agent in agents)
-        labels_file = _labels_file(current)
-        labels = load_labels(labels_file) if labels_file else None
-        pairwise = more.get("pairwise_verdicts", [])
-        report = build_report(
-            suite,
-            grades,
-            agents=agents,
-            not_run=max(0, expected - len(grades)),
-            run_id=context.run.run_id,
-            judgments=judgments,
-            pairwise=pairwise,
-            labels=labels,
-            labels_source=labels_file,
-        ).model_copy(update={"not_run_cases": not_run_cases(agent_runs, cases, grades)})
-        folder = storage.step_folder(context.asset_key, context.run.run_id)
-        root = storage.storage
-        root.pull(f"{suite}/{REPORT_ASSET}", HISTORY_FILES)  # earlier reports, for the history
-        report = with_history(
-            report.model_copy(update={"trigger": report_trigger(context, suite)}),
-            folder,
-            root.local,
-            outcomes_from_grades(grades),
-        )
-        files = write_report(
-            report,
-            grades,
-            folder,
-            judgments=judgments,
-            pairwise=pairwise,
-            sessions=sessions,
-            cases=cases,
-        )
-        root.publish(folder)
-        required = required_test_ids(resolved)
-        return dg.MaterializeResult(
-            metadata={**report_metadata(report, files), "dagster/uri": root.uri(folder)},
-            check_results=[regression_check_result(report, required)],
-        )
+        with gc_paused():  # 10,000 cases' records and their report: no collector passes
+            registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
+            current = reload_suite(path)
+            resolved = resolve_cases(current)
+            # Pairs of the matrix a test leaves out (it names its own targets) are not "not run".
+            expected = sum(1 for c in resolved if c.case_key in registered and c.agent in agents)
+            labels_file = _labels_file(current)
+            labels = load_labels(labels_file) if labels_file else None
+            pairwise = more.get("pairwise_verdicts", [])
+            report = build_report(
+                suite,
+                grades,
+                agents=agents,
+                not_run=max(0, expected - len(grades)),
+                run_id=context.run.run_id,
+                judgments=judgments,
+                pairwise=pairwise,
+                labels=labels,
+                labels_source=labels_file,
+            ).model_copy(update={"not_run_cases": not_run_cases(agent_runs, cases, grades)})
+            folder = storage.step_folder(context.asset_key, context.run.run_id)
+            root = storage.storage
+            root.pull(f"{suite}/{REPORT_ASSET}", HISTORY_FILES)  # earlier reports, for the history
+            report = with_history(
+                report.model_copy(update={"trigger": report_trigger(context, suite)}),
+                folder,
+                root.local,
+                outcomes_from_grades(grades),
+            )
+            files = write_report(
+                report,
+                grades,
+                folder,
+                judgments=judgments,
+                pairwise=pairwise,
+                sessions=sessions,
+                cases=cases,
+            )
+            root.publish(folder)
+            required = required_test_ids(resolved)
+            return dg.MaterializeResult(
+                metadata={**report_metadata(report, files), "dagster/uri": root.uri(folder)},
+                check_results=[regression_check_result(report, required)],
+            )
 
     return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from evals_pipeline.defs.partitions import partition_key, split_key
 from evals_pipeline.defs.resources import step_folder
+from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
@@ -96,6 +97,10 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         context.add_output_metadata({"dagster/uri": root.uri(records), "dagster/row_count": rows})
 
     def load_input(self, context: dg.InputContext) -> list[Any]:
+        with gc_paused():  # a record per partition: 10,000 of them for a large suite's report
+            return self._load(context)
+
+    def _load(self, context: dg.InputContext) -> list[Any]:
         model = RECORD_MODELS[context.asset_key.path[-1]]
         keys = [str(k) for k in context.asset_partition_keys]
         uris = latest_uris(context.instance, context.asset_key, keys)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.models.suite import EvalSuite
 from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
 from evals_pipeline.models.workspace import ResolvedHooks
@@ -117,6 +118,11 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
 def load_suite(path: str | Path) -> LoadedSuite:
     """Load and check one eval file; raises SuiteError listing every problem found."""
     file = Path(path).expanduser().resolve()
+    with gc_paused():
+        return _load_suite(file)
+
+
+def _load_suite(file: Path) -> LoadedSuite:
     doc, warnings, issues = read_suite_document(file)
     if not isinstance(doc.data, dict):
         got = "empty" if doc.data is None else "not a mapping"

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.models.assertions import (
     PROMPT_FILE_PREFIX,
     AssertionSpec,
@@ -63,6 +64,11 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
     its grader target and the LLM targets its graders use; a test without assertions gets the
     implicit llm-grader over its criteria when a grader target resolves.
     """
+    with gc_paused():
+        return _resolve_cases(loaded, agents)
+
+
+def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[ResolvedCase]:
     if loaded.run_issues:
         raise SuiteError(loaded.run_issues)
     _check_graders(loaded)

@@ -7,12 +7,11 @@ import os
 import sys
 from pathlib import Path
 
+from benchmarks import REPO
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
 from benchmarks.workloads import Workload
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def floor(workload: Workload, tmp: Path) -> Measured:

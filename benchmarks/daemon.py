@@ -11,13 +11,13 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks import REPO
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure, sampling
 from benchmarks.outcome import Outcome
 from benchmarks.workloads import Workload
 from evals_pipeline_tests.dagster_dev import backfill, dagster_dev, graphql
 
-REPO = Path(__file__).resolve().parent.parent
 SUITE = Workload("W6", "10 cases", cases=10, transcript_mb=0.0, workers=4)
 ASSETS = ("cases", "agent_runs", "sessions", "grades", "judgments", "eval_report")
 AGENT = "fake"

@@ -7,7 +7,6 @@ two reports. No floor: the ratio is the report step plus compare to the 5 s targ
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
 from benchmarks.workloads import Workload
 
-REPO = Path(__file__).resolve().parent.parent
 SUITE = Workload("W5", "10,000 cases", cases=10_000, transcript_mb=0.0, workers=4)
 TARGET_SECONDS = 5.0
 
@@ -43,11 +41,7 @@ def _report(env: dict[str, str], cwd: Path, cases: int) -> tuple[Measured, dict[
 
 def reporting(suite: Workload, tmp: Path) -> Outcome:
     path = suite.write(tmp / "suite")
-    env = {
-        **prepared_env(tmp),
-        "EVALS_PIPELINE_SUITES": str(path),
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-    }
+    env = {**prepared_env(tmp), "EVALS_PIPELINE_SUITES": str(path)}
     cli = [sys.executable, "-m", "evals_pipeline.cli"]
     # Set-up: one case run for real (a one-case copy of the suite, same name), the suite's
     # partitions registered, every layer's record copied to each of its cases.

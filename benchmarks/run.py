@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from benchmarks import daemon, registration, reporting
+from benchmarks import REPO, daemon, registration, reporting
 from benchmarks.outcome import Outcome
 from benchmarks.suite_runs import versus_floor
 from benchmarks.workloads import WORKLOADS
 
-REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / ".evals" / "bench" / "results.jsonl"
 
 

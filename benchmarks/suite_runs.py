@@ -8,12 +8,11 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks import REPO
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
 from benchmarks.workloads import STARTED_FILE, Workload
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def floor(workload: Workload, tmp: Path) -> Measured:

@@ -32,10 +32,10 @@ def register_cases(
     deleted) and return them in partition order."""
     name = case_partitions_name(suite.slug)
     registered = instance.get_dynamic_partitions(name)
-    wanted = set(case_keys)
+    wanted, known = set(case_keys), set(registered)
     for stale in [k for k in registered if k not in wanted]:
         instance.delete_dynamic_partition(name, stale)
-    new = [k for k in case_keys if k not in set(registered)]
+    new = [k for k in case_keys if k not in known]
     if new:
         instance.add_dynamic_partitions(name, new)
     return list(instance.get_dynamic_partitions(name))

@@ -7,10 +7,10 @@ whole cases (their per-case mean success) because trials of one case are not ind
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from evals_pipeline.statistics.distributions import (
@@ -120,6 +120,11 @@ def mcnemar(table: PairedTable, *, z: float = Z95) -> McNemarResult:
     )  # fmt: skip
 
 
+RESAMPLE_CELLS = 2_000_000
+"""Case indices drawn per block of resamples: 10,000 resamples of 10,000 cases come in blocks of
+16 MB rather than 800 MB at once (the draws are the same either way)."""
+
+
 def paired_bootstrap(
     scores_a: Sequence[float],
     scores_b: Sequence[float],
@@ -128,19 +133,27 @@ def paired_bootstrap(
     n_resamples: int = 10_000,
     confidence: float = 0.95,
 ) -> BootstrapResult:
-    """Paired case bootstrap (Efron & Tibshirani 1993) with `random.Random(seed)`; record the seed.
+    """Paired case bootstrap (Efron & Tibshirani 1993) by the spec's procedure: the indices of
+    `numpy.random.default_rng(seed).integers(0, N, size=(n_resamples, N))`, drawn in blocks,
+    each row's `mean_A - mean_B`, numpy's percentiles; the seed is recorded. Vectorized: 10,000
+    resamples of 10,000 cases take about a second, not a minute of Python loops.
 
-    Scores are per-case mean successes in the same case order. Draws are stdlib, so the numbers
-    differ from the spec's numpy procedure by resampling noise only (its tolerance is ± 0.02);
-    `bootstrap_from_indices` reproduces the numpy procedure exactly when given its indices.
+    Scores are per-case mean successes in the same case order.
     """
     n = _check_scores(scores_a, scores_b)
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be ≥ 1, got {n_resamples}")
-    rng = random.Random(seed)
-    cases = range(n)
-    rows = (rng.choices(cases, k=n) for _ in range(n_resamples))
-    result = bootstrap_from_indices(scores_a, scores_b, rows, confidence=confidence)
+    _check_confidence(confidence)
+    rng = np.random.default_rng(seed)
+    a = np.asarray(scores_a, dtype=float)
+    b = np.asarray(scores_b, dtype=float)
+    deltas = np.empty(n_resamples)
+    rows = max(1, RESAMPLE_CELLS // n)
+    for start in range(0, n_resamples, rows):
+        idx = rng.integers(0, n, size=(min(rows, n_resamples - start), n))
+        deltas[start : start + len(idx)] = a[idx].mean(axis=1) - b[idx].mean(axis=1)
+    deltas.sort()
+    result = _result(scores_a, scores_b, deltas.tolist(), confidence)
     return result.model_copy(update={"seed": seed})
 
 
@@ -155,16 +168,23 @@ def bootstrap_from_indices(
 
     Percentiles interpolate linearly between order statistics, as `numpy.percentile` does.
     """
-    n = _check_scores(scores_a, scores_b)
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    _check_scores(scores_a, scores_b)
+    _check_confidence(confidence)
     deltas = sorted(
         math.fsum(scores_a[i] for i in row) / len(row)
         - math.fsum(scores_b[i] for i in row) / len(row)
         for row in resamples
     )
+    return _result(scores_a, scores_b, deltas, confidence)
+
+
+def _result(
+    scores_a: Sequence[float], scores_b: Sequence[float], deltas: list[float], confidence: float
+) -> BootstrapResult:
+    """The statistics of sorted resampled deltas."""
     if not deltas:
         raise ValueError("the bootstrap needs at least one resample")
+    n = len(scores_a)
     tail = (1 - confidence) / 2
     return BootstrapResult(
         delta=math.fsum(scores_a) / n - math.fsum(scores_b) / n,
@@ -175,6 +195,11 @@ def bootstrap_from_indices(
         n_resamples=len(deltas),
         seed=None,
     )
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:

@@ -10,7 +10,7 @@ from dagster._core.storage.tags import (
     ASSET_PARTITION_RANGE_START_TAG,
 )
 
-from evals_pipeline.defs.partitions import case_partitions_name, partition_key
+from evals_pipeline.defs.partitions import case_partitions_name, contiguous_ranges, partition_key
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
@@ -23,21 +23,6 @@ def fingerprints(cases: list[ResolvedCase]) -> Fingerprints:
     for case in cases:
         out.setdefault(case.case_key, {})[case.agent] = case.content_hash
     return out
-
-
-def contiguous_runs(changed: set[str], order: list[str]) -> list[list[str]]:
-    """The `changed` case keys split into runs of neighbours in partition `order`: each run is
-    one partition range, so one Dagster run."""
-    runs: list[list[str]] = []
-    last = -2
-    for index, case_key in enumerate(order):
-        if case_key not in changed:
-            continue
-        if index != last + 1:
-            runs.append([])
-        runs[-1].append(case_key)
-        last = index
-    return runs
 
 
 def range_request(
@@ -84,7 +69,7 @@ def changed_runs(
         agent_order = [k for k in order if k in hashes]
         runs += [
             range_request(suite, agent, case_keys, hashes)
-            for case_keys in contiguous_runs(changed, agent_order)
+            for case_keys in contiguous_ranges(changed, agent_order)
         ]
     return runs
 

@@ -15,7 +15,7 @@ from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
-from evals_pipeline.defs.partitions import case_partitions_name, partition_key
+from evals_pipeline.defs.partitions import case_partitions_name, contiguous_ranges, partition_key
 from evals_pipeline.defs.run_recovery import runner_tags
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.report import EvalReport
@@ -39,20 +39,6 @@ def register_cases(
     if new:
         instance.add_dynamic_partitions(name, new)
     return list(instance.get_dynamic_partitions(name))
-
-
-def contiguous_groups(selected: list[str], order: list[str]) -> list[list[str]]:
-    """`selected` split into runs of neighbours in `order`: each group is one partition range."""
-    groups: list[list[str]] = []
-    last = -2
-    for index, name in enumerate(order):
-        if name not in selected:
-            continue
-        if index != last + 1:
-            groups.append([])
-        groups[-1].append(name)
-        last = index
-    return groups
 
 
 @dataclass(frozen=True)
@@ -234,7 +220,7 @@ def _run_jobs(
     options = options or RunOptions()
     budget = options.budget_usd
     run_ids = []
-    for group in contiguous_groups(agents, list(suite.targets)):
+    for group in contiguous_ranges(set(agents), list(suite.targets)):
         echo(f"{suite.slug}: {len(order)} cases x {', '.join(group)}")
         # Agents that are not neighbours run as separate Dagster runs: each gets what the
         # earlier ones left of the run budget.

@@ -18,6 +18,7 @@ class Measured:
     seconds: float
     peak_mb: float
     output: str = ""
+    launched_at: float = 0.0  # epoch seconds, when the command was started
 
 
 PF_FORKNOEXEC = 0x40
@@ -96,7 +97,7 @@ def sampling(root: int, *, below: bool = False) -> Iterator[PeakSampler]:
 
 def measure(argv: list[str], *, env: dict[str, str], cwd: Path) -> Measured:
     """Run `argv` to the end (its output kept); fail with its output if it does not exit 0."""
-    start = time.perf_counter()
+    launched_at, start = time.time(), time.perf_counter()
     process = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
@@ -106,4 +107,4 @@ def measure(argv: list[str], *, env: dict[str, str], cwd: Path) -> Measured:
     text = output.decode(errors="replace")
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{text[-3000:]}")
-    return Measured(seconds=seconds, peak_mb=sampler.peak_mb, output=text)
+    return Measured(seconds=seconds, peak_mb=sampler.peak_mb, output=text, launched_at=launched_at)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 from benchmarks import REPO
@@ -32,12 +31,10 @@ def ours(workload: Workload, tmp: Path) -> Measured:
 
 def versus_floor(workload: Workload, tmp: Path) -> Outcome:
     """Both runs, with their start-up: from the command's launch to its first agent's start."""
-    launched = time.time()
     bare = floor(workload, tmp)
-    floor_start = first_start(tmp / STARTED_FILE) - launched
-    launched = time.time()
+    floor_start = first_start(tmp / STARTED_FILE) - bare.launched_at
     framework = ours(workload, tmp)
-    ours_start = first_start(tmp / "suite" / STARTED_FILE) - launched
+    ours_start = first_start(tmp / "suite" / STARTED_FILE) - framework.launched_at
     return Outcome(
         parts={"floor": bare, "ours": framework},
         seconds=framework.seconds,

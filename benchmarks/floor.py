@@ -10,18 +10,22 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from benchmarks.workloads import GRADERS, HERE, STARTED_FILE, Workload
+from benchmarks.workloads import GRADERS, HERE, Workload
 
 
-def run_case(index: int, workload: Workload, folder: Path) -> float:
-    """One case: the agent writes its output, each grader scores it; returns the mean score."""
+def run_case(
+    index: int, workload: Workload, folder: Path, started_file: Path | None = None
+) -> float:
+    """One case: the agent writes its output (and notes its start in `started_file`), each
+    grader scores it; returns the mean score."""
     case = folder / f"case-{index}"
     case.mkdir()
     prompt, output = case / "prompt.md", case / "output.json"
     prompt.write_text(f"Benchmark case {index}.")
     agent = [sys.executable, str(HERE / "fake_agent.py"), "--prompt-file", str(prompt)]
     agent += ["--output", str(output), "--transcript-mb", str(workload.transcript_mb)]
-    agent += ["--started-file", str(Path.cwd() / STARTED_FILE)]  # beside the benchmark
+    if started_file is not None:
+        agent += ["--started-file", str(started_file)]
     subprocess.run(agent, check=True, cwd=case)
     messages = json.loads(output.read_text())["output"]
     payload = json.dumps({"output": messages[-1]["content"], "output_path": str(output)})
@@ -39,13 +43,17 @@ def run_case(index: int, workload: Workload, folder: Path) -> float:
     return sum(scores) / len(scores)
 
 
-def run_floor(workload: Workload) -> None:
+def run_floor(workload: Workload, started_file: Path | None = None) -> None:
     """Every case of `workload`, bare; fails loudly if any case does not score 1."""
     with (
         tempfile.TemporaryDirectory(prefix="evals-floor-") as tmp,
         ThreadPoolExecutor(workload.workers) as pool,
     ):
-        scores = list(pool.map(lambda i: run_case(i, workload, Path(tmp)), range(workload.cases)))
+        scores = list(
+            pool.map(
+                lambda i: run_case(i, workload, Path(tmp), started_file), range(workload.cases)
+            )
+        )
     if scores != [1.0] * workload.cases:
         raise SystemExit(f"floor of {workload.name}: not every case scored 1: {scores}")
 
@@ -53,4 +61,5 @@ def run_floor(workload: Workload) -> None:
 if __name__ == "__main__":
     from benchmarks.workloads import WORKLOADS
 
-    run_floor(WORKLOADS[sys.argv[1]])
+    # `python -m benchmarks.floor W0 [STARTED_FILE]`
+    run_floor(WORKLOADS[sys.argv[1]], Path(sys.argv[2]) if len(sys.argv) > 2 else None)

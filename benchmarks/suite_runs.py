@@ -15,7 +15,7 @@ from benchmarks.workloads import STARTED_FILE, Workload
 
 
 def floor(workload: Workload, tmp: Path) -> Measured:
-    argv = [sys.executable, "-m", "benchmarks.floor", workload.name]
+    argv = [sys.executable, "-m", "benchmarks.floor", workload.name, str(tmp / STARTED_FILE)]
     return measure(argv, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp)
 
 

@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache, cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from evals_pipeline.models.case import ResolvedCase
@@ -37,7 +37,8 @@ def to_snake_case_deep(value: Any) -> Any:
     return value
 
 
-@cache  # a transcript repeats a few keys thousands of times
+@lru_cache(maxsize=4096)  # a transcript repeats a few keys thousands of times; bounded, since
+# tool inputs bring keys of their own and a worker lives long
 def _snake(key: str) -> str:
     if key[:1].isupper() and key[:1].isascii():
         return key

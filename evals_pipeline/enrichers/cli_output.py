@@ -8,7 +8,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals_pipeline.models.messages import Message, TokenUsage, iso_to_ms, message_from_wire
+from evals_pipeline.models.messages import (
+    Message,
+    TokenUsage,
+    iso_to_ms,
+    message_from_wire,
+    messages_from_wire,
+)
 
 __all__ = [
     "TRUNCATED_JSON",
@@ -66,7 +72,7 @@ def parse_output_document(text: str) -> ParsedOutput:
     raw_messages = doc.get("output", doc.get("output_messages"))
     try:
         if isinstance(raw_messages, list):
-            messages = [message_from_wire(m) for m in raw_messages]
+            messages = messages_from_wire(raw_messages)
         elif isinstance(raw_messages, str):
             messages = [Message(role="assistant", content=raw_messages)]
         else:
@@ -99,11 +105,14 @@ def answer_warnings(parse_warnings: list[str]) -> list[str]:
 
 def parse_message_lines(text: str) -> ParsedOutput:
     """A recorded session as JSONL, one message per line; a bad line is a warning, not a crash."""
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    try:  # the usual case, every line a message: validated in one call
+        return ParsedOutput(messages=messages_from_wire([json.loads(line) for _, line in lines]))
+    except (json.JSONDecodeError, ValidationError, TypeError, AttributeError):
+        pass
     messages: list[Message] = []
     warnings: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in lines:
         try:
             messages.append(message_from_wire(json.loads(line)))
         except (json.JSONDecodeError, ValidationError, TypeError, AttributeError) as exc:

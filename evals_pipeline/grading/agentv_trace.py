@@ -17,7 +17,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.messages import Message, ToolCall
+from evals_pipeline.models.messages import MESSAGE_LIST, Message
 from evals_pipeline.models.session import Session
 from evals_pipeline.suites.prompt import result_input
 
@@ -58,36 +58,36 @@ def iso(epoch_ms: int | None) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{epoch_ms % 1000:03d}Z"
 
 
-def wire_message(message: Message) -> dict[str, Any]:
-    """A message as AgentV's provider Message on the wire: absent values and empty tool lists
-    left out, times as ISO strings, no per-message token usage (AgentV's cli provider drops it)."""
-    out: dict[str, Any] = {"role": message.role}
-    if message.name is not None:
-        out["name"] = message.name
-    if message.content is not None:
-        out["content"] = message.content
-    if message.tool_calls:
-        out["tool_calls"] = [_wire_tool_call(call) for call in message.tool_calls]
-    _put_times(out, message.start_time_ms, message.end_time_ms, message.duration_ms)
-    if message.metadata is not None:
-        out["metadata"] = message.metadata
-    return out
+def wire_messages(messages: list[Message], *, snake_case: bool = False) -> list[dict[str, Any]]:
+    """Messages as AgentV's provider Message on the wire: absent values and empty tool lists
+    left out, times as ISO strings, no per-message token usage (AgentV's cli provider drops it);
+    with `snake_case`, the keys inside content, metadata and tool inputs and outputs converted
+    as `to_snake_case_deep` converts them. The models are dumped in one pydantic-core call."""
+    dumped = MESSAGE_LIST.dump_python(messages, exclude_defaults=True, exclude=_NO_USAGE)
+    return [_wire(message, snake_case) for message in dumped]
 
 
-def _wire_tool_call(call: ToolCall) -> dict[str, Any]:
-    out: dict[str, Any] = {"tool": call.tool}
-    for key in ("input", "output", "id", "status"):
-        value = getattr(call, key)
-        if value is not None:
-            out[key] = value
-    _put_times(out, call.start_time_ms, call.end_time_ms, call.duration_ms)
-    return out
+_NO_USAGE = {"__all__": {"token_usage"}}
+_ISO_NAMES = {"start_time_ms": "start_time", "end_time_ms": "end_time"}
+_FREE_FORM = ("content", "metadata", "input", "output")  # the values whose keys are not ours
 
 
-def _put_times(out: dict[str, Any], start: int | None, end: int | None, took: int | None) -> None:
-    for key, value in (("start_time", iso(start)), ("end_time", iso(end)), ("duration_ms", took)):
-        if value is not None:
-            out[key] = value
+def _wire(dumped: dict[str, Any], snake_case: bool) -> dict[str, Any]:
+    """A dumped message or tool call in wire form (its times ISO, in place of the ms fields)."""
+    if not _ISO_NAMES.keys().isdisjoint(dumped):
+        dumped = {
+            _ISO_NAMES.get(key, key): iso(value) if key in _ISO_NAMES else value
+            for key, value in dumped.items()
+        }
+    calls = dumped.get("tool_calls")
+    if calls:
+        dumped["tool_calls"] = [_wire(call, snake_case) for call in calls]
+    if snake_case:
+        for key in _FREE_FORM:
+            value = dumped.get(key)
+            if value is not None and not isinstance(value, str):
+                dumped[key] = to_snake_case_deep(value)
+    return dumped
 
 
 def transcript(input_messages: list[Message], output: list[Message]) -> list[Message]:
@@ -165,17 +165,12 @@ class AgentVTrace:
     @cached_property
     def wire_messages(self) -> list[dict[str, Any]]:
         """The `messages` field: the transcript as AgentV Message objects, keys snake_case."""
-        converted: list[dict[str, Any]] = to_snake_case_deep(
-            [wire_message(m) for m in self.messages]
-        )
-        return converted
+        return wire_messages(self.messages, snake_case=True)
 
     @cached_property
     def wire_trace(self) -> dict[str, Any]:
         """The `trace` field, keys snake_case (its messages are `wire_messages`, converted once)."""
-        converted: dict[str, Any] = to_snake_case_deep(self.trace(_MESSAGES_SLOT))
-        converted["messages"] = self.wire_messages
-        return converted
+        return self.trace(self.wire_messages)
 
     @cached_property
     def encoded_messages(self) -> str:
@@ -201,12 +196,13 @@ class AgentVTrace:
         order = ("event_count", "tool_calls", "error_count", "tool_durations", "llm_call_count")
         return {key: s[key] for key in order if key in s}
 
-    def trace(self, wire_messages: Any) -> dict[str, Any]:
-        """The `trace` field: the summary, the transcript, its events, metrics and provenance."""
+    def trace(self, wire_messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The `trace` field: the summary, the transcript, its events, metrics and provenance,
+        keys snake_case (`wire_messages` already are; the events are made from them)."""
         session, case = self._session, self._case
-        trace: dict[str, Any] = {**self.summary.fields}
+        trace: dict[str, Any] = to_snake_case_deep(self.summary.fields)  # tool names are keys
         trace["messages"] = wire_messages
-        trace["events"] = trace_events(self.messages, self._answer, self.end_ms)
+        trace["events"] = trace_events(wire_messages, self._answer, self.end_ms)
         metrics = {
             "token_usage": session.token_usage.model_dump(mode="json")
             if session.token_usage
@@ -226,9 +222,10 @@ class AgentVTrace:
 
 
 def trace_events(
-    messages: list[Message], answer: str, end_ms: int | None = None
+    messages: list[dict[str, Any]], answer: str, end_ms: int | None = None
 ) -> list[dict[str, Any]]:
-    """AgentV's event stream: each message, each tool call and its result, the final answer."""
+    """AgentV's event stream from wire messages (`wire_messages`): each message, each tool call
+    and its result, the final answer."""
     events: list[dict[str, Any]] = []
 
     def add(event: dict[str, Any]) -> None:
@@ -240,20 +237,20 @@ def trace_events(
                 "event_id": f"message-{index}",
                 "ordinal": len(events),
                 "type": "message",
-                "timestamp": iso(message.start_time_ms),
-                "duration_ms": message.duration_ms,
+                "timestamp": message.get("start_time"),
+                "duration_ms": message.get("duration_ms"),
                 "message": _trace_message(message),
                 "metadata": {"message_index": index},
             }
         )
-        for tool_index, call in enumerate(message.tool_calls):
+        for tool_index, call in enumerate(message.get("tool_calls", ())):
             call_id = f"message-{index}-tool-{tool_index}"
             tool = {
-                "name": call.tool,
-                "call_id": call.id,
-                "input": call.input,
-                "output": call.output,
-                "status": call.status or "ok",
+                "name": call["tool"],
+                "call_id": call.get("id"),
+                "input": call.get("input"),
+                "output": call.get("output"),
+                "status": call.get("status") or "ok",
             }
             where = {"message_index": index, "tool_index": tool_index}
             add(
@@ -262,13 +259,13 @@ def trace_events(
                     "parent_event_id": f"message-{index}",
                     "ordinal": len(events),
                     "type": "tool_call",
-                    "timestamp": iso(call.start_time_ms),
-                    "duration_ms": call.duration_ms,
+                    "timestamp": call.get("start_time"),
+                    "duration_ms": call.get("duration_ms"),
                     "tool": {k: v for k, v in tool.items() if v is not None},
                     "metadata": where,
                 }
             )
-            if call.output is not None:
+            if tool["output"] is not None:
                 result = {k: tool[k] for k in ("name", "call_id", "output", "status")}
                 add(
                     {
@@ -276,25 +273,25 @@ def trace_events(
                         "parent_event_id": call_id,
                         "ordinal": len(events),
                         "type": "tool_result",
-                        "timestamp": iso(call.end_time_ms),
+                        "timestamp": call.get("end_time"),
                         "tool": {k: v for k, v in result.items() if v is not None},
                         "metadata": where,
                     }
                 )
     final = next(
-        (i for i in reversed(range(len(messages))) if messages[i].role == "assistant"),
+        (i for i in reversed(range(len(messages))) if messages[i]["role"] == "assistant"),
         None,
     )
     if final is not None:
         last = messages[final]
-        stamp = last.end_time_ms if last.end_time_ms is not None else last.start_time_ms
+        stamp = last.get("end_time", last.get("start_time"))
         add(
             {
                 "event_id": "final-response",
                 "parent_event_id": f"message-{final}",
                 "ordinal": len(events),
                 "type": "final_response",
-                "timestamp": iso(stamp if stamp is not None else end_ms),
+                "timestamp": stamp if stamp is not None else iso(end_ms),
                 "message": {**_trace_message(last), "content": answer},
                 "metadata": {"message_index": final},
             }
@@ -302,16 +299,13 @@ def trace_events(
     return events
 
 
-def _trace_message(message: Message) -> dict[str, Any]:
+_TRACE_MESSAGE_KEYS = ("role", "name", "content", "metadata")
+
+
+def _trace_message(message: dict[str, Any]) -> dict[str, Any]:
     """AgentV's `toTraceMessage`: role, name, content, metadata (its cli provider keeps no
     per-message token usage, so neither does this)."""
-    fields = {
-        "role": message.role,
-        "name": message.name,
-        "content": message.content,
-        "metadata": message.metadata,
-    }
-    return {key: value for key, value in fields.items() if value is not None}
+    return {key: message[key] for key in _TRACE_MESSAGE_KEYS if key in message}
 
 
 def _answer_only(answer: str) -> list[Message]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from evals_pipeline.enrichers import enrich_run
 from evals_pipeline.enrichers.streams import detect_stream_kind
-from evals_pipeline.grading.agentv_trace import summarize, trace_events, transcript, wire_message
+from evals_pipeline.grading.agentv_trace import summarize, trace_events, transcript, wire_messages
 from evals_pipeline.grading.code_grader.run import parse_grader_output
 from evals_pipeline.grading.evaluation import Evaluation
 from evals_pipeline.models.assertions import AssertionBase, CodeGraderAssertion
@@ -107,20 +107,21 @@ def assert_payload(answer: Answer) -> dict[str, Any]:
     prompt = [Message(role="user", content=answer.input)]
     messages = transcript(prompt, output)
     summary = summarize(messages).fields
+    wire = wire_messages(messages)
     trace = {
         "eventCount": summary["event_count"],
         "toolCalls": summary["tool_calls"],
         "errorCount": summary["error_count"],
         "llmCallCount": summary["llm_call_count"],
-        "messages": [wire_message(m) for m in messages],
-        "events": [_camel_event(e) for e in trace_events(messages, answer.output)],
+        "messages": wire,
+        "events": [_camel_event(e) for e in trace_events(wire, answer.output)],
         "metadata": {},
     }
     return {
         "output": answer.output,
         "answer": answer.output,
-        "messages": [wire_message(m) for m in output],
-        "input": [wire_message(m) for m in prompt],
+        "messages": wire_messages(output),
+        "input": wire_messages(prompt),
         "question": answer.input,
         "criteria": "",
         "expected_output": [],

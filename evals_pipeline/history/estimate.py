@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
 
-import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
 
 from evals_pipeline.history.entries import suite_entries
 from evals_pipeline.history.outcomes import CASES_FILE
+from evals_pipeline.storage.parquet import read_parquet
 
 ESTIMATE_RUNS = 3
 """How many of the suite's last reports an estimate reads."""
@@ -66,7 +66,7 @@ def read_past_runs(folder: Path) -> list[PastRun]:
     path = folder / CASES_FILE
     if not path.exists():
         return []
-    table = pq.read_table(path, columns=["case_key", "agent", "cost_usd", "duration_ms"])
+    table = read_parquet(path, columns=["case_key", "agent", "cost_usd", "duration_ms"])
     return [
         PastRun(r["case_key"], r["agent"], r["cost_usd"], r["duration_ms"])
         for r in table.to_pylist()

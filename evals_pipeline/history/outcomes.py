@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from evals_pipeline.models.grade import CaseGrade, Verdict
+from evals_pipeline.storage.parquet import read_parquet
 
 CASES_FILE = "cases.parquet"
 _COLUMNS = ["case_key", "test_id", "agent", "score", "verdict", "error"]
@@ -71,4 +71,4 @@ def read_outcomes(folder: Path) -> list[CaseOutcome]:
     path = folder / CASES_FILE
     if not path.exists():
         return []
-    return _from_table(pq.read_table(path, columns=_COLUMNS))
+    return _from_table(read_parquet(path, columns=_COLUMNS))

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from evals_pipeline.models.report import EvalReport
+from evals_pipeline.storage.parquet import read_parquet
 
 # Characters XML 1.0 cannot hold (control characters from terminals, ANSI escapes' ESC).
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -39,7 +38,7 @@ def render_junit(reports: Sequence[tuple[EvalReport, Path]]) -> str:
     host = socket.gethostname()
     for report, folder in reports:
         reasons = {(f.agent, f.test_id): f.reason for f in report.failures}
-        rows = pq.read_table(folder / "cases.parquet", columns=_CASE_COLUMNS).to_pylist()
+        rows = read_parquet(folder / "cases.parquet", columns=_CASE_COLUMNS).to_pylist()
         stderr = _grader_stderr(folder)
         stamp = datetime.fromtimestamp(report.created_ms / 1000, tz=UTC)
         for agent in [a.agent for a in report.agents]:
@@ -114,7 +113,7 @@ def _grader_stderr(folder: Path) -> dict[tuple[str, str], list[str]]:
     out: dict[tuple[str, str], list[str]] = {}
     if not path.exists():
         return out
-    for row in pq.read_table(path, columns=["agent", "case_key", "grader", "stderr"]).to_pylist():
+    for row in read_parquet(path, columns=["agent", "case_key", "grader", "stderr"]).to_pylist():
         if row["stderr"]:
             out.setdefault((row["agent"], row["case_key"]), []).append(
                 f"[{row['grader']}] {row['stderr'].rstrip()}"

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from evals_pipeline.secrets import run_redactor
+from evals_pipeline.storage.parquet import read_parquet
 
 RECORDS_SCHEMA = pa.schema([("partition_key", pa.string()), ("record_json", pa.string())])
 
@@ -39,6 +40,6 @@ def write_records(
 
 def read_records(path: str | Path, partition_keys: set[str] | None = None) -> list[tuple[str, Any]]:
     """The (partition key, record JSON text) pairs of `path`, optionally only those keys."""
-    table = pq.read_table(path, schema=RECORDS_SCHEMA)
+    table = read_parquet(path, schema=RECORDS_SCHEMA)
     pairs = zip(table["partition_key"].to_pylist(), table["record_json"].to_pylist(), strict=True)
     return [(k, v) for k, v in pairs if partition_keys is None or k in partition_keys]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evals_pipeline.grading.agentv_trace import compact_json, iso, to_snake_case_deep, wire_message
+from evals_pipeline.grading.agentv_trace import compact_json, iso, to_snake_case_deep, wire_messages
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
@@ -50,12 +50,12 @@ def stdin_payload(
     payload: dict[str, Any] = to_snake_case_deep(
         {
             "criteria": case.criteria,
-            "expected_output": [wire_message(m) for m in case.expected_output],
+            "expected_output": wire_messages(case.expected_output),
             "output": output["output"],
             "messages": None,  # set below: already converted
             **({"output_path": output["output_path"]} if "output_path" in output else {}),
             "input_files": input_files(case.input),
-            "input": [wire_message(_agentv_file_blocks(m)) for m in case.input],
+            "input": wire_messages([_agentv_file_blocks(m) for m in case.input]),
             "metadata": case.metadata,
             "trace": None,  # set below: already converted
             "trace_summary": trace.summary_fields(),

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
+
+from evals_pipeline.storage.parquet import read_parquet
 
 TEXT_LIMIT = 4_000
 TOOL_LIMIT = 2_000
@@ -146,7 +147,7 @@ def read_transcript(path: str | None) -> dict[str, Any]:
     if not Path(path).is_file():
         out["error"] = f"{path} is not there any more"
         return out
-    table = pq.read_table(
+    table = read_parquet(
         path, columns=["index", "role", "name", "content", "tool_calls", "duration_ms"]
     )
     if table.num_rows == 0:
@@ -205,7 +206,7 @@ def milestone_events(path: str | None, seqs: list[int]) -> dict[int, str]:
     """What happened at each milestone's event, one short line each ("Bash: python test.py")."""
     if not path or not seqs or not Path(path).is_file():
         return {}
-    table = pq.read_table(path, columns=["seq", "kind", "tool", "text", "tool_input_json"])
+    table = read_parquet(path, columns=["seq", "kind", "tool", "text", "tool_input_json"])
     table = table.filter(pc.is_in(table["seq"], value_set=pa.array(seqs, type=pa.int32())))
     lines: dict[int, str] = {}
     for row in table.to_pylist():

@@ -17,6 +17,7 @@ from evals_pipeline.enrichers.cli_output import (
 )
 from evals_pipeline.enrichers.milestones import compute_milestones
 from evals_pipeline.enrichers.streams import parse_stream
+from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import Message, TokenUsage, final_answer
 from evals_pipeline.models.run import AgentRun
@@ -101,6 +102,11 @@ def enrich_run(run: AgentRun, session_dir: Path) -> Session:
     session keeps the transcript of what it did.
     """
     session_dir.mkdir(parents=True, exist_ok=True)
+    with gc_paused():  # a long transcript's messages: many objects, all kept, none cyclic
+        return _enrich(run, session_dir)
+
+
+def _enrich(run: AgentRun, session_dir: Path) -> Session:
     if run.stream_kind:
         return _from_stream(run, session_dir, parse_agent_stream(run))
     parsed = ParsedOutput(messages=[]) if run.failed else _parse_output(run)

@@ -144,6 +144,19 @@ def summarize(output: list[Message]) -> Summary:
     return Summary(fields, min(starts, default=None), max(ends, default=None))
 
 
+@dataclass(frozen=True)
+class TranscriptFields:
+    """What a trial's code-grader payloads take from its transcript, kept once the messages
+    and their encodings are forgotten: `messages` inline or `messages_json_path`, `trace`
+    inline or null and `trace_path`, the summary and the span."""
+
+    messages: dict[str, Any]
+    trace: dict[str, Any]
+    trace_summary: dict[str, Any]
+    start_ms: int | None
+    end_ms: int | None
+
+
 class AgentVTrace:
     """The transcript, trace and trace summary of one session as AgentV hands them to graders.
 
@@ -178,17 +191,12 @@ class AgentVTrace:
         return compact_json(self.wire_messages)
 
     @cached_property
-    def encoded_trace(self) -> str:
-        """`wire_trace` as compact JSON, with `encoded_messages` spliced in, not encoded again."""
+    def encoded_trace(self) -> tuple[str, str, str]:
+        """`wire_trace` as compact JSON in three parts, the middle one `encoded_messages`
+        (spliced in, not encoded again); joined only by whoever needs one string."""
         trace = {**self.wire_trace, "messages": _MESSAGES_SLOT}
         before, after = compact_json(trace).split(compact_json(_MESSAGES_SLOT), 1)
-        return before + self.encoded_messages + after
-
-    def release(self) -> None:
-        """Forget the converted and encoded copies of the transcript (made again if asked):
-        once the payload holds them or their files, a trial's graders need nothing more."""
-        for name in ("wire_messages", "wire_trace", "encoded_messages", "encoded_trace"):
-            self.__dict__.pop(name, None)
+        return before, self.encoded_messages, after
 
     def summary_fields(self) -> dict[str, Any]:
         """The `trace_summary` field, keys in AgentV's order."""

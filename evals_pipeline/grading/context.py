@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from evals_pipeline.grading.agentv_trace import AgentVTrace
+from evals_pipeline.grading.agentv_trace import AgentVTrace, TranscriptFields
 from evals_pipeline.llm.client import LlmClient
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message, ToolCall, final_answer
@@ -35,9 +35,9 @@ class GradingContext:
         self.case = case
         self.session = session
         self.llm = llm
-        self.transcript_fields: tuple[dict[str, Any], dict[str, Any]] | None = None
-        """The payload's `messages` and `trace` fields (inline or by path), once made
-        (code_grader/payload.py): every code grader of the trial gets the same."""
+        self.transcript_fields: TranscriptFields | None = None
+        """The payload's fields made from the transcript, once made (code_grader/payload.py):
+        every code grader of the trial gets the same."""
 
     @cached_property
     def messages(self) -> list[Message]:
@@ -58,6 +58,13 @@ class GradingContext:
     def agentv_trace(self) -> AgentVTrace:
         """The transcript and trace AgentV would hand a code grader, built once per trial."""
         return AgentVTrace(self.case, self.session, self.messages, self.output)
+
+    def release_transcript(self) -> None:
+        """Forget the messages and everything made from them (read again if a later grader
+        asks): once the code graders' payload fields are made, a long session's models and
+        encodings would otherwise stay in memory for as long as the trial's graders run."""
+        for name in ("messages", "agentv_trace", "tool_calls"):
+            self.__dict__.pop(name, None)
 
     @cached_property
     def tool_calls(self) -> list[ToolCall]:

@@ -105,37 +105,55 @@ def write_messages(messages: list[Message], path: Path) -> Path:
     return path
 
 
-def _message_fields(row: dict[str, Any]) -> dict[str, Any]:
-    """One Parquet row as Message fields (JSON columns decoded)."""
-    content = _load(row["content_json"]) if row["content_json"] is not None else row["content"]
-    return {
-        "role": row["role"],
-        "name": row["name"],
-        "content": content,
-        "tool_calls": [
-            {
-                "tool": c["tool"],
-                "id": c["id"],
-                "input": _load(c["input_json"]),
-                "output": _load(c["output_json"]),
-                "status": c["status"],
-                "start_time_ms": c["start_time_ms"],
-                "end_time_ms": c["end_time_ms"],
-                "duration_ms": c["duration_ms"],
-            }
-            for c in row["tool_calls"] or []
-        ],
-        "start_time_ms": row["start_time_ms"],
-        "end_time_ms": row["end_time_ms"],
-        "duration_ms": row["duration_ms"],
-        "token_usage": row["token_usage"],
-        "metadata": _load(row["metadata_json"]),
-    }
+def _tool_calls(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    return [
+        {
+            "tool": c["tool"],
+            "id": c["id"],
+            "input": _load(c["input_json"]),
+            "output": _load(c["output_json"]),
+            "status": c["status"],
+            "start_time_ms": c["start_time_ms"],
+            "end_time_ms": c["end_time_ms"],
+            "duration_ms": c["duration_ms"],
+        }
+        for c in rows or ()
+    ]
 
 
 def read_messages(path: str | Path) -> list[Message]:
-    """Read every message of a session's Parquet file, in order."""
+    """Read every message of a session's Parquet file, in order: column by column (JSON columns
+    decoded only where they hold a value), then validated in one call (10,000 messages of a
+    10 MB session: ~50 ms)."""
     table = read_parquet(path, schema=MESSAGES_SCHEMA)
-    # One validation call for the whole list: pydantic-core does it about 3x faster than a
-    # model per row (10,000 messages of a 10 MB session: 0.05 s).
-    return MESSAGE_LIST.validate_python([_message_fields(row) for row in table.to_pylist()])
+    columns = {name: table.column(name).to_pylist() for name in MESSAGES_SCHEMA.names}
+    content = [
+        text if encoded is None else json.loads(encoded)
+        for text, encoded in zip(columns["content"], columns["content_json"], strict=True)
+    ]
+    fields = [
+        {
+            "role": role,
+            "name": name,
+            "content": value,
+            "tool_calls": _tool_calls(calls) if calls else [],
+            "start_time_ms": start,
+            "end_time_ms": end,
+            "duration_ms": took,
+            "token_usage": usage,
+            "metadata": _load(metadata),
+        }
+        for role, name, value, calls, start, end, took, usage, metadata in zip(
+            columns["role"],
+            columns["name"],
+            content,
+            columns["tool_calls"],
+            columns["start_time_ms"],
+            columns["end_time_ms"],
+            columns["duration_ms"],
+            columns["token_usage"],
+            columns["metadata_json"],
+            strict=True,
+        )
+    ]
+    return MESSAGE_LIST.validate_python(fields)

@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from evals_pipeline.grading.agentv_trace import compact_json, iso, to_snake_case_deep, wire_messages
+from evals_pipeline.gc_pause import gc_paused
+from evals_pipeline.grading.agentv_trace import (
+    TranscriptFields,
+    compact_json,
+    iso,
+    to_snake_case_deep,
+    wire_messages,
+)
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
@@ -42,10 +49,11 @@ def stdin_payload(
     """The payload for any program AgentV feeds the session on stdin (a code grader, an
     executable prompt template): `config` is that program's, `messages_json` asks for the
     transcript as a JSON file too."""
-    case, session, trace = ctx.case, ctx.session, ctx.agentv_trace
+    case, session = ctx.case, ctx.session
     usage = session.token_usage
     output = _output_fields(ctx)
-    messages, traced = (dict(fields) for fields in _transcript_fields(ctx))
+    fields = _transcript_fields(ctx)
+    messages, traced = dict(fields.messages), dict(fields.trace)
     # AgentV's own fields, in its order, keys converted as its toSnakeCaseDeep converts them.
     payload: dict[str, Any] = to_snake_case_deep(
         {
@@ -58,12 +66,12 @@ def stdin_payload(
             "input": wire_messages([_agentv_file_blocks(m) for m in case.input]),
             "metadata": case.metadata,
             "trace": None,  # set below: already converted
-            "trace_summary": trace.summary_fields(),
+            "trace_summary": fields.trace_summary,
             "token_usage": usage.model_dump(mode="json") if usage else None,
             "cost_usd": session.cost_usd,
             "duration_ms": session.duration_ms,
-            "start_time": iso(trace.start_ms),
-            "end_time": iso(trace.end_ms),
+            "start_time": iso(fields.start_ms),
+            "end_time": iso(fields.end_ms),
             "file_changes": session.file_changes,
             # Every run here has a folder (an empty one when the suite configures no workspace);
             # AgentV sends null then, having run the agent in the eval's folder.
@@ -85,8 +93,8 @@ def stdin_payload(
     if messages_json and "messages_json_path" not in payload:
         payload["messages_json_path"] = str(messages_json_copy(ctx))
     payload.update(traced)
-    payload["start_time_ms"] = trace.start_ms
-    payload["end_time_ms"] = trace.end_ms
+    payload["start_time_ms"] = fields.start_ms
+    payload["end_time_ms"] = fields.end_ms
     payload["test_id"] = case.test_id
     payload["agent"] = case.agent
     return payload
@@ -111,14 +119,21 @@ def messages_json_copy(ctx: GradingContext) -> Path:
 _ENCODING = threading.Lock()
 
 
-def _transcript_fields(ctx: GradingContext) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The `messages` and `trace` fields, made once per trial. Trials are encoded one at a time
-    and their converted copies forgotten once made: concurrent trials of long sessions then
-    hold their messages and paths, not four 60 MB encodings of a 10 MB session at once."""
+def _transcript_fields(ctx: GradingContext) -> TranscriptFields:
+    """The fields made from the transcript, once per trial. Trials are encoded one at a time
+    and their messages and encodings forgotten once made: concurrent trials of long sessions
+    then hold these fields and paths, not four 60 MB encodings of a 10 MB session at once."""
     if ctx.transcript_fields is None:
-        with _ENCODING:
-            ctx.transcript_fields = (_messages_fields(ctx), _trace_fields(ctx))
-        ctx.agentv_trace.release()
+        with _ENCODING, gc_paused():  # ~100,000 objects made for one long session, none cyclic
+            trace = ctx.agentv_trace
+            ctx.transcript_fields = TranscriptFields(
+                messages=_messages_fields(ctx),
+                trace=_trace_fields(ctx),
+                trace_summary=trace.summary_fields(),
+                start_ms=trace.start_ms,
+                end_ms=trace.end_ms,
+            )
+        ctx.release_transcript()
     return ctx.transcript_fields
 
 
@@ -133,7 +148,7 @@ def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
 def _trace_fields(ctx: GradingContext) -> dict[str, Any]:
     """`trace` inline when small, else null plus `trace_path`."""
     trace = ctx.agentv_trace
-    if len(trace.encoded_trace) <= INLINE_OUTPUT_LIMIT:
+    if sum(map(len, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
         return {"trace": trace.wire_trace}
     path = _write_once(_sidecar(ctx.session, ".trace.json"), lambda: trace.encoded_trace)
     return {"trace": None, "trace_path": str(path)}
@@ -159,11 +174,14 @@ def _sidecar(session: Session, suffix: str) -> Path:
     return Path(session.messages_path).with_suffix(suffix)
 
 
-def _write_once(path: Path, render: Callable[[], str]) -> Path:
-    """Write `render()` to `path` unless it exists; atomic, since graders run concurrently."""
+def _write_once(path: Path, render: Callable[[], str | Iterable[str]]) -> Path:
+    """Write `render()` (a string, or parts written one after another, never joined in memory)
+    to `path` unless it exists; atomic, since graders run concurrently."""
     if not path.exists():
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(render(), encoding="utf-8")
+        rendered = render()
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.writelines([rendered] if isinstance(rendered, str) else rendered)
         os.replace(tmp, path)
     return path.absolute()
 

@@ -25,7 +25,7 @@ from evals_pipeline.models.messages import Message, ToolCall
 from evals_pipeline.models.report import DimensionRate, EvalReport
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting import build_report, write_report
-from evals_pipeline.reporting.html import write_html_report
+from evals_pipeline.reporting.html import transcript, write_html_report
 from evals_pipeline.reporting.html.transcript import MESSAGE_BUDGET, TEXT_LIMIT, TOOL_LIMIT
 from evals_pipeline.statistics import PairedTable, mcnemar, wilson_interval
 from evals_pipeline.storage.messages import write_messages
@@ -304,6 +304,38 @@ def test_case_files_hold_the_case_trimmed(tmp_path: Path) -> None:
     never = case_data(folder, "codex", "t4")
     assert never["verdict"] is None and never["trials"] == []
     assert never["case"]["input"][0]["text"]["text"] == "never run"
+
+
+def test_small_and_large_transcripts_are_trimmed_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small session is trimmed in plain Python, a large one in Arrow: the page gets the same
+    messages either way (each way run on both sessions here)."""
+    small = [
+        Message(role="user", content="héllo wörld 😀 " + "ü" * TEXT_LIMIT),
+        Message(
+            role="assistant",
+            tool_calls=[
+                ToolCall(tool="Bash", input={"command": "ls"}, output="ö" * (TOOL_LIMIT + 7)),
+                ToolCall(tool="Read", input="a plain string", output=None),
+            ],
+        ),
+        Message(role="assistant", content="done"),
+    ]
+    paths = [
+        str(write_messages(small, tmp_path / "small" / "messages.parquet")),
+        str(big_session(tmp_path / "big", "claude", "t3").messages_path),
+    ]
+    by_python = {}
+    for path in paths:
+        monkeypatch.setattr(transcript, "SMALL_TABLE", 10**12)
+        by_python[path] = transcript.read_transcript(path)
+        monkeypatch.setattr(transcript, "SMALL_TABLE", -1)
+        assert transcript.read_transcript(path) == by_python[path]
+    first = by_python[paths[0]]["messages"]
+    assert first[0]["content"]["cut"] == len("héllo wörld 😀 ") and first[2]["tool_calls"] == []
+    assert first[1]["tool_calls"][0]["output"]["cut"] > 0
+    assert by_python[paths[1]]["omitted"] > 0
 
 
 def test_a_missing_messages_file_is_named_not_fatal(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.session import Session
-from evals_pipeline.reporting.html.case_files import case_detail, write_case_file
+from evals_pipeline.reporting.html.case_files import CASES_DIR, case_detail, write_case_file
 from evals_pipeline.reporting.html.context import build_context
 from evals_pipeline.reporting.html.page import render_page
 
@@ -38,6 +38,8 @@ def write_html_report(
     sessions_of: dict[tuple[str, str], list[Session]] = defaultdict(list)
     for s in sessions:
         sessions_of[(s.agent, s.case_key)].append(s)
+    for agent in {cell.agent for row in context.matrix for cell in row.cells}:
+        (folder / CASES_DIR / agent).mkdir(parents=True, exist_ok=True)
     for row in context.matrix:
         for cell in row.cells:
             key = (cell.agent, row.case_key)

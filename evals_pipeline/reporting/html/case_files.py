@@ -213,9 +213,9 @@ def case_detail(
 
 
 def write_case_file(folder: Path, agent: str, case_key: str, detail: dict[str, Any]) -> Path:
-    """Write one case's detail as `cases/<agent>/<case_key>.js` under the report `folder`."""
+    """Write one case's detail as `cases/<agent>/<case_key>.js` under the report `folder`
+    (its `cases/<agent>` folder made beforehand: once per agent, not once per case)."""
     path = folder / case_file(agent, case_key)
-    path.parent.mkdir(parents=True, exist_ok=True)
     payload = json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
     key = json.dumps(case_id(agent, case_key))
     path.write_text(f"window.{CALLBACK}({key}, {payload});\n", encoding="utf-8")

@@ -15,13 +15,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
-from evals_pipeline.storage.parquet import read_parquet
+import pyarrow.parquet as pq
 
 TEXT_LIMIT = 4_000
 TOOL_LIMIT = 2_000
 MESSAGE_BUDGET = 80_000
 DIFF_LIMIT = 60_000
+SMALL_TABLE = 256_000
+"""A transcript of at most this many bytes (as Arrow holds it) is trimmed in plain Python."""
+MESSAGE_COLUMNS = ["index", "role", "name", "content", "tool_calls", "duration_ms"]
 
 
 def trim(text: str | None, limit: int) -> dict[str, Any]:
@@ -132,8 +134,10 @@ def read_transcript(path: str | None) -> dict[str, Any]:
     "path", "error"}.
 
     Columns are measured and cut in Arrow; only the kept rows, already cut, become Python
-    objects, so a 10 MB session costs about what a small one does. When the trimmed messages
-    exceed MESSAGE_BUDGET, `omitted` messages are left out after the first `omitted_after`.
+    objects, so a 10 MB session costs about what a small one does. A small session (most of
+    them: a report of 10,000 cases reads 10,000) is trimmed the same way in plain Python, which
+    costs a tenth of Arrow's per-call overhead. When the trimmed messages exceed
+    MESSAGE_BUDGET, `omitted` messages are left out after the first `omitted_after`.
     """
     out: dict[str, Any] = {
         "messages": [],
@@ -147,11 +151,65 @@ def read_transcript(path: str | None) -> dict[str, Any]:
     if not Path(path).is_file():
         out["error"] = f"{path} is not there any more"
         return out
-    table = read_parquet(
-        path, columns=["index", "role", "name", "content", "tool_calls", "duration_ms"]
-    )
+    table = _read(path, MESSAGE_COLUMNS)
     if table.num_rows == 0:
         return out
+    trimmed = _trimmed_small if table.nbytes <= SMALL_TABLE else _trimmed
+    messages, rows, split = trimmed(table)
+    out["messages"] = messages
+    out["omitted"] = table.num_rows - rows
+    out["omitted_after"] = split
+    return out
+
+
+def _read(path: str, columns: list[str]) -> pa.Table:
+    """The file's `columns` it has, read on this thread: pyarrow's thread pool and pre-buffering
+    cost more than they save on a file of a few KB (~0.3 ms a file, and a report reads one or
+    two per case)."""
+    with pq.ParquetFile(path, pre_buffer=False) as file:
+        present = set(file.schema_arrow.names)
+        return file.read(columns=[c for c in columns if c in present], use_threads=False)
+
+
+def _trimmed_small(table: pa.Table) -> tuple[list[dict[str, Any]], int, int]:
+    """_trimmed on a table small enough to hold as Python objects: the same messages."""
+    rows = table.to_pylist()
+    content = [len(row["content"] or "") for row in rows]
+    calls = [
+        sum(
+            min(len(call["input_json"] or ""), TOOL_LIMIT)
+            + min(len(call["output_json"] or ""), TOOL_LIMIT)
+            for call in row["tool_calls"] or ()
+        )
+        for row in rows
+    ]
+    kept, split = _kept(np.array(content), np.array(calls))
+    raw_limit = 2 * TOOL_LIMIT + 2
+    messages: list[dict[str, Any]] = []
+    for position in kept:
+        row = rows[position]
+        text = (row["content"] or "")[:TEXT_LIMIT]
+        tool_calls: list[dict[str, Any]] = []
+        for call in row["tool_calls"] or ():
+            item: dict[str, Any] = {name: call[name] for name in ("tool", "status", "duration_ms")}
+            for name in ("input", "output"):
+                raw = call[f"{name}_json"]
+                head = None if raw is None else raw[:raw_limit]
+                item[name] = _decoded(head, len(raw or ""), TOOL_LIMIT)
+            tool_calls.append(item)
+        messages.append(
+            {
+                **{name: row[name] for name in ("index", "role", "name", "duration_ms")},
+                "content": {"text": text, "cut": max(0, content[position] - len(text))},
+                "tool_calls": tool_calls,
+            }
+        )
+    return messages, len(kept), split
+
+
+def _trimmed(table: pa.Table) -> tuple[list[dict[str, Any]], int, int]:
+    """The kept messages of `table`, cut, with how many rows were kept and where the left-out
+    middle goes; measured and cut in Arrow."""
     # The stored `content` is the message as text (structured content flattened), so it is
     # what the page shows; tool inputs and outputs are JSON.
     content_length = _lengths(_column(table, "content"))
@@ -196,17 +254,14 @@ def read_transcript(path: str | None) -> dict[str, Any]:
         for name, (heads, lengths) in io.items():
             call[name] = _decoded(heads[k], int(lengths[k]), TOOL_LIMIT)
         messages[owner]["tool_calls"].append(call)
-    out["messages"] = messages
-    out["omitted"] = table.num_rows - len(rows)
-    out["omitted_after"] = split
-    return out
+    return messages, len(rows), split
 
 
 def milestone_events(path: str | None, seqs: list[int]) -> dict[int, str]:
     """What happened at each milestone's event, one short line each ("Bash: python test.py")."""
     if not path or not seqs or not Path(path).is_file():
         return {}
-    table = read_parquet(path, columns=["seq", "kind", "tool", "text", "tool_input_json"])
+    table = _read(path, ["seq", "kind", "tool", "text", "tool_input_json"])
     table = table.filter(pc.is_in(table["seq"], value_set=pa.array(seqs, type=pa.int32())))
     lines: dict[int, str] = {}
     for row in table.to_pylist():

@@ -145,13 +145,13 @@ def paired_bootstrap(
         raise ValueError(f"n_resamples must be ≥ 1, got {n_resamples}")
     _check_confidence(confidence)
     rng = np.random.default_rng(seed)
-    a = np.asarray(scores_a, dtype=float)
-    b = np.asarray(scores_b, dtype=float)
+    # A row's mean_A - mean_B as the mean of its paired differences: one gather, not two.
+    differences = np.asarray(scores_a, dtype=float) - np.asarray(scores_b, dtype=float)
     deltas = np.empty(n_resamples)
     rows = max(1, RESAMPLE_CELLS // n)
     for start in range(0, n_resamples, rows):
         idx = rng.integers(0, n, size=(min(rows, n_resamples - start), n))
-        deltas[start : start + len(idx)] = a[idx].mean(axis=1) - b[idx].mean(axis=1)
+        deltas[start : start + len(idx)] = differences[idx].mean(axis=1)
     deltas.sort()
     result = _result(scores_a, scores_b, deltas.tolist(), confidence)
     return result.model_copy(update={"seed": seed})

@@ -4,6 +4,7 @@ eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and th
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -49,6 +50,7 @@ from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
+from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
@@ -267,6 +269,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
                 pairwise=pairwise,
                 sessions=sessions,
                 cases=cases,
+                previous=_previous_folder(report),
             )
             root.publish(folder)
             required = required_test_ids(resolved)
@@ -276,6 +279,12 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
             )
 
     return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]
+
+
+def _previous_folder(report: EvalReport) -> Path | None:
+    """The folder of the report this one is compared with, whose unchanged case pages it keeps."""
+    since = report.since_previous
+    return Path(since.before.folder) if since is not None else None
 
 
 def _labels_file(loaded: LoadedSuite) -> str | None:

@@ -47,12 +47,14 @@ def write_report(
     pairwise: Sequence[CasePairwise] = (),
     sessions: Sequence[Session] = (),
     cases: Sequence[ResolvedCase] = (),
+    previous: Path | None = None,
 ) -> ReportFiles:
     """Write the Markdown summary, the Parquet tables, results.jsonl, report.json and report.html
     (its case pages under `cases/` show the `sessions`' transcripts and the `cases`' inputs).
 
     `dimensions.parquet` and `pairwise.parquet` are written only when the judgments or the
-    pairwise verdicts give them rows; their paths are None otherwise.
+    pairwise verdicts give them rows; their paths are None otherwise. Case pages unchanged since
+    the report in `previous` (an earlier report's folder) are linked from it.
     """
     folder.mkdir(parents=True, exist_ok=True)
     # The cases hold the secrets a suite interpolated (their steps need them); no report does.
@@ -78,7 +80,15 @@ def write_report(
     pq.write_table(graders_table(report.suite, ordered), files.graders_parquet, compression="zstd")
     files.results_jsonl.write_text(render_results_jsonl(report.suite, ordered, report.created_ms))
     files.report_json.write_text(report.model_dump_json(indent=2))
-    write_html_report(report, ordered, folder, sessions=sessions, cases=cases, judgments=judgments)
+    write_html_report(
+        report,
+        ordered,
+        folder,
+        sessions=sessions,
+        cases=cases,
+        judgments=judgments,
+        previous=previous,
+    )
     dimensions = dimensions_table(
         report.suite, sorted(judgments, key=lambda j: (j.agent, j.test_id))
     )

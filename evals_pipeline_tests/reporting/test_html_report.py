@@ -338,6 +338,55 @@ def test_small_and_large_transcripts_are_trimmed_alike(
     assert by_python[paths[1]]["omitted"] > 0
 
 
+def test_unchanged_case_pages_are_carried_over_from_the_previous_report(tmp_path: Path) -> None:
+    """A page whose records and session files are unchanged is the earlier report's own file;
+    a changed grade, a rewritten messages file or other page-making code makes it again."""
+    cases = suite_cases(tmp_path)
+    small = [Message(role="user", content="start"), Message(role="assistant", content="done")]
+    sessions = [
+        Session(
+            case_key=key,
+            agent="claude",
+            messages_path=str(write_messages(small, tmp_path / key / "messages.parquet")),
+        )
+        for key in ("t1", "t3")
+    ]
+
+    def written(folder: str, graded: list[CaseGrade], previous: str | None = None) -> Path:
+        report = build_report("demo", graded, agents=["claude", "codex"])
+        before = tmp_path / previous if previous else None
+        write_report(
+            report, graded, tmp_path / folder, sessions=sessions, cases=cases, previous=before
+        )
+        return tmp_path / folder / "cases"
+
+    def page(folder: Path, case_key: str, agent: str = "claude") -> Path:
+        return folder / agent / f"{case_key}.js"
+
+    first = written("first", grades())
+    second = written("second", grades(), previous="first")
+    for key in ("t1", "t2", "t3", "t4"):
+        assert page(second, key).read_text() == page(first, key).read_text()
+        assert page(second, key).samefile(page(first, key))  # linked, not made again
+    # a changed grade and a rewritten transcript remake their pages only
+    changed = [passing("claude", "t3") if g.test_id == "t3" else g for g in grades()]
+    write_messages([*small, Message(role="user", content="more")], tmp_path / "t1/messages.parquet")
+    third = written("third", changed, previous="second")
+    assert page(third, "t2").samefile(page(second, "t2"))
+    for key in ("t1", "t3"):
+        assert not page(third, key).samefile(page(second, key))
+    assert case_data(third.parent, "claude", "t3")["verdict"] == "pass"
+    [trial] = case_data(third.parent, "claude", "t1")["trials"]
+    assert trial["session"]["transcript"]["messages"][-1]["content"]["text"] == "more"
+    assert page(second, "t1").read_text() == page(first, "t1").read_text()  # earlier ones kept
+    # pages of other code are not reused
+    index = json.loads((third / "pages.json").read_text())
+    (third / "pages.json").write_text(json.dumps({**index, "code": "other"}))
+    fourth = written("fourth", changed, previous="third")
+    assert not page(fourth, "t2").samefile(page(third, "t2"))
+    assert page(fourth, "t2").read_text() == page(third, "t2").read_text()
+
+
 def test_a_missing_messages_file_is_named_not_fatal(tmp_path: Path) -> None:
     graded = [failing("claude", "t3")]
     gone = Session(case_key="t3", agent="claude", messages_path=str(tmp_path / "gone.parquet"))

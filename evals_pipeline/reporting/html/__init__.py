@@ -1,9 +1,10 @@
 """The HTML report: `report.html`, self-contained, beside summary.md and report.json, and one
-small script per (case, agent) under `cases/` that its case pages load on demand
-(docs/report.md, "report.html")."""
+small script per (case, agent) under `cases/` that its case pages load on demand, carried over
+from the previous report when unchanged (docs/report.md, "report.html")."""
 
 from __future__ import annotations
 
+import shutil
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.html.case_files import CASES_DIR, case_detail, write_case_file
 from evals_pipeline.reporting.html.context import build_context
 from evals_pipeline.reporting.html.page import render_page
+from evals_pipeline.reporting.html.page_cache import PageCache, page_key
 
 __all__ = ["write_html_report"]
 
@@ -28,8 +30,10 @@ def write_html_report(
     sessions: Sequence[Session] = (),
     cases: Sequence[ResolvedCase] = (),
     judgments: Sequence[CaseJudgment] = (),
+    previous: Path | None = None,
 ) -> Path:
-    """Write `report.html` and `cases/<agent>/<case_key>.js` for every cell of its matrix."""
+    """Write `report.html` and `cases/<agent>/<case_key>.js` for every cell of its matrix; a
+    page unchanged since the report in `previous` is linked from there (page_cache.py)."""
     context = build_context(report, grades, cases)
     grade_of = {(g.agent, g.case_key): g for g in grades}
     case_of = {(c.agent, c.case_key): c for c in cases}
@@ -38,18 +42,28 @@ def write_html_report(
     sessions_of: dict[tuple[str, str], list[Session]] = defaultdict(list)
     for s in sessions:
         sessions_of[(s.agent, s.case_key)].append(s)
+    if (folder / CASES_DIR).exists():
+        # Pages of an earlier write here may be links to another report's: never written over.
+        shutil.rmtree(folder / CASES_DIR)
     for agent in {cell.agent for row in context.matrix for cell in row.cells}:
         (folder / CASES_DIR / agent).mkdir(parents=True, exist_ok=True)
+    same = previous is not None and previous.resolve() == folder.resolve()
+    pages = PageCache(folder, None if same else previous)
     for row in context.matrix:
         for cell in row.cells:
             key = (cell.agent, row.case_key)
-            detail = case_detail(
-                grade_of.get(key), case_of.get(key), sessions_of.get(key, []), judgment_of.get(key)
-            )
+            grade, case = grade_of.get(key), case_of.get(key)
+            sessions_here, judgment = sessions_of.get(key, []), judgment_of.get(key)
+            reason = reasons.get((cell.agent, row.test_id))
+            page = page_key((grade, case, judgment), sessions_here, row.test_id, reason)
+            if pages.reuse(cell.agent, row.case_key, page):
+                continue
+            detail = case_detail(grade, case, sessions_here, judgment)
             detail["test_id"] = row.test_id
             detail["agent"] = cell.agent
-            detail["reason"] = reasons.get((cell.agent, row.test_id))
+            detail["reason"] = reason
             write_case_file(folder, cell.agent, row.case_key, detail)
+    pages.save()
     path = folder / "report.html"
     path.write_text(render_page(context), encoding="utf-8")
     return path

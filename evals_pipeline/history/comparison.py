@@ -8,10 +8,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
 
+from evals_pipeline.history.bootstraps import Bootstraps
 from evals_pipeline.history.entries import read_report
 from evals_pipeline.history.outcomes import CaseOutcome, read_outcomes
 from evals_pipeline.models.history import AgentDelta, CaseChange, RunComparison, RunEntry
-from evals_pipeline.statistics import mcnemar, paired_bootstrap, paired_table
+from evals_pipeline.statistics import mcnemar, paired_table
 
 DEFAULT_SEED = 12345
 BOOTSTRAP_RESAMPLES = 10_000
@@ -29,9 +30,12 @@ def compare_runs(
     reasons: Reasons,
     seed: int = DEFAULT_SEED,
     n_resamples: int = BOOTSTRAP_RESAMPLES,
+    bootstraps: Bootstraps | None = None,
 ) -> RunComparison:
     """`after` against `before`; `reasons` are the newer run's failure reasons (report.json
-    `failures`), the one line shown for each regression."""
+    `failures`), the one line shown for each regression. The paired bootstraps are drawn
+    through `bootstraps` (those already drawn are read back; new ones are added to it)."""
+    known = bootstraps if bootstraps is not None else Bootstraps()
     old = _by_agent(before_outcomes)
     new = _by_agent(after_outcomes)
     order = [a.agent for a in after.agents] + [a.agent for a in before.agents]
@@ -41,7 +45,7 @@ def compare_runs(
         if agent not in old and agent not in new:
             continue
         delta, changed = _agent_delta(
-            agent, old.get(agent, {}), new.get(agent, {}), reasons, seed, n_resamples
+            agent, old.get(agent, {}), new.get(agent, {}), reasons, seed, n_resamples, known
         )
         deltas.append(delta)
         changes.extend(changed)
@@ -51,7 +55,8 @@ def compare_runs(
 
 
 def compare_stored(before: RunEntry, after: RunEntry, *, seed: int = DEFAULT_SEED) -> RunComparison:
-    """Two report folders compared from their cases.parquet and the newer one's report.json."""
+    """Two report folders compared from their cases.parquet and the newer one's report.json (and
+    the bootstraps its own comparison drew, when it was compared with the same report)."""
     report = read_report(Path(after.folder))
     reasons = {(f.agent, f.test_id): f.reason for f in report.failures} if report else {}
     return compare_runs(
@@ -61,6 +66,7 @@ def compare_stored(before: RunEntry, after: RunEntry, *, seed: int = DEFAULT_SEE
         read_outcomes(Path(after.folder)),
         reasons=reasons,
         seed=seed,
+        bootstraps=Bootstraps.read(Path(after.folder)),
     )
 
 
@@ -105,6 +111,7 @@ def _agent_delta(
     reasons: Reasons,
     seed: int,
     n_resamples: int,
+    bootstraps: Bootstraps,
 ) -> tuple[AgentDelta, list[CaseChange]]:
     paired = sorted(set(old) & set(new), key=lambda k: (new[k].test_id, k))
     changes: list[CaseChange] = []
@@ -125,7 +132,7 @@ def _agent_delta(
     after_pass = [new[k].passed for k in paired]
     before_pass = [old[k].passed for k in paired]
     test = mcnemar(paired_table(after_pass, before_pass))
-    boot = paired_bootstrap(
+    boot = bootstraps.paired(
         [new[k].success for k in paired],
         [old[k].success for k in paired],
         seed=seed,

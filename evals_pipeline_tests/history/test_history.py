@@ -3,7 +3,9 @@ binomial computed here, the previous report (previous nightly), trend, the regre
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +16,7 @@ from evals_pipeline.history import (
     previous_entry,
     trend,
 )
+from evals_pipeline.history.bootstraps import BOOTSTRAPS_FILE, Bootstraps
 from evals_pipeline.models.history import AgentRunFigures, RunEntry, Trigger
 from evals_pipeline.models.report import AgentSummary, EvalReport
 from evals_pipeline.reporting import render_markdown
@@ -114,3 +117,46 @@ def test_markdown_has_since_the_previous_run() -> None:
     assert "Since the previous run" not in render_markdown(
         report.model_copy(update={"since_previous": None})
     )
+
+
+def test_a_comparisons_bootstraps_are_read_back_for_the_same_inputs(tmp_path: Path) -> None:
+    """The bootstraps a report's comparison drew are kept in its folder; comparing the same
+    outcomes again reads them (a planted value shows it), other outcomes draw their own."""
+    before = [outcome(f"t{i}", "pass") for i in range(8)]
+    after = [outcome(f"t{i}", "fail", 0.0) if i < 3 else outcome(f"t{i}", "pass") for i in range(8)]
+    drawn = Bootstraps()
+    first = compare_runs(entry("a", 1), before, entry("b", 2), after, reasons={}, bootstraps=drawn)
+    drawn.write(tmp_path)
+    again = compare_runs(
+        entry("a", 1),
+        before,
+        entry("b", 2),
+        after,
+        reasons={},
+        bootstraps=Bootstraps.read(tmp_path),
+    )
+    assert again == first
+    stored = json.loads((tmp_path / BOOTSTRAPS_FILE).read_text())
+    [key] = stored
+    (tmp_path / BOOTSTRAPS_FILE).write_text(json.dumps({key: {**stored[key], "delta": 0.5}}))
+    planted = compare_runs(
+        entry("a", 1),
+        before,
+        entry("b", 2),
+        after,
+        reasons={},
+        bootstraps=Bootstraps.read(tmp_path),
+    )
+    assert planted.agents[0].bootstrap is not None and planted.agents[0].bootstrap.delta == 0.5
+    other = compare_runs(
+        entry("a", 1),
+        after,
+        entry("b", 2),
+        before,
+        reasons={},
+        bootstraps=Bootstraps.read(tmp_path),
+    )
+    assert other.agents[0].bootstrap is not None
+    assert other.agents[0].bootstrap.delta == pytest.approx(3 / 8)
+    (tmp_path / BOOTSTRAPS_FILE).write_text("{half")
+    assert Bootstraps.read(tmp_path).known == {}

@@ -92,8 +92,8 @@ def latest_uris(
         DagsterEventType.ASSET_MATERIALIZATION,
         wanted if len(wanted) <= FILTERED_KEYS else None,
     )
-    ids = {partition: i for partition, i in ids.items() if partition in wanted}
-    run_of = _run_ids(storage, sorted(set(ids.values())))
+    run_of = _run_ids(storage, sorted({i for p, i in ids.items() if p in wanted}))
+    ids = {partition: i for partition, i in ids.items() if i in run_of and partition in wanted}
     first_of_run: dict[str, int] = {}
     for storage_id in sorted(ids.values()):
         first_of_run.setdefault(run_of[storage_id], storage_id)

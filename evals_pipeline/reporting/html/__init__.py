@@ -53,7 +53,8 @@ def write_html_report(
         for cell in row.cells:
             key = (cell.agent, row.case_key)
             grade, case = grade_of.get(key), case_of.get(key)
-            sessions_here, judgment = sessions_of.get(key, []), judgment_of.get(key)
+            judgment = judgment_of.get(key)
+            sessions_here = sorted(sessions_of.get(key, []), key=lambda s: s.trial)
             reason = reasons.get((cell.agent, row.test_id))
             page = page_key((grade, case, judgment), sessions_here, row.test_id, reason)
             if pages.reuse(cell.agent, row.case_key, page):

@@ -2,6 +2,7 @@
 eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and the domain."""
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
+import gc
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -232,6 +233,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
         comparisons, over the latest records of every partition."""
+        gc.unfreeze()  # the inputs' records, frozen while loaded (io_manager.py), as others
         with gc_paused():  # 10,000 cases' records and their report: no collector passes
             registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
             current = reload_suite(path)

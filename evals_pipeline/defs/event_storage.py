@@ -9,8 +9,12 @@ Dagster's cost per case).
   which create the runs of sensors, backfills and the UI, never load our code location).
   Postgres' storage writes such a batch at once, Dagster's sqlite storage one by one; this one
   at once.
-- Dagster checks that the dynamic partitions table exists before each key it looks up; the
-  answer is remembered here.
+- Dagster opens every connection on a new SQLAlchemy engine, so no statement is ever found in
+  SQLAlchemy's compiled cache; here each database keeps its engine (still without a pool).
+- Dagster checks that the dynamic partitions table exists before each key it looks up, and
+  looks each key of a run's range up with a query of its own; the table's existence is
+  remembered here, and a partition's keys for PARTITION_KEYS_SECONDS (a key not among them is
+  looked up again at once, so one just added is always found).
 - `case_passes` check evaluations, one per partition, are not batched by Dagster: they are held
   here and written together before the run's next other event (the step's output or end, at
   the latest), or every CHECK_BATCH of them. A process killed in between loses the held checks'
@@ -21,6 +25,8 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
@@ -31,13 +37,21 @@ from dagster._core.events import ASSET_EVENTS, DagsterEventType
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+from dagster._core.storage.sql import create_engine
+from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster._serdes import ConfigurableClassData
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import NullPool
 
 from evals_pipeline.defs.event_volume import batched_event_writes
 
 CHECK_BATCH = 500
 """Held check evaluations are written at the latest when this many wait."""
+PARTITION_KEYS_SECONDS = 2.0
+"""How long a dynamic partition's keys, once read, answer `has_dynamic_partition` (a key
+deleted by another process meanwhile is still found for that long)."""
+ENGINES = 8
+"""Databases whose engines are kept (the index, and the shards of the latest runs)."""
 
 
 class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
@@ -50,6 +64,9 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         self._held_lock = threading.Lock()
         self._batch = threading.local()  # the index connection a batch write is using
         self._tables: set[str] = set()
+        self._engines: OrderedDict[str, Engine] = OrderedDict()
+        self._keys: dict[str, tuple[float, frozenset[str]]] = {}
+        self._keys_lock = threading.Lock()
         super().__init__(base_dir, inst_data)  # it opens the index: the above must be there
 
     @classmethod
@@ -66,6 +83,47 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
                 return False
             self._tables.add(table_name)
         return True
+
+    @contextmanager
+    def _connect(self, shard: str) -> Iterator[Connection]:
+        # Dagster's own, but on the shard's kept engine rather than a new one per connection.
+        with self._db_lock:
+            engine = self._engines.pop(shard, None) or create_engine(
+                self.conn_string_for_shard(shard),
+                poolclass=NullPool,
+                connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS},
+            )
+            self._engines[shard] = engine
+            while len(self._engines) > ENGINES:
+                self._engines.popitem(last=False)[1].dispose()
+            if shard not in self._initialized_dbs:
+                self._initdb(engine)
+                self._initialized_dbs.add(shard)
+            with engine.connect() as conn, conn.begin():
+                yield conn
+
+    def has_dynamic_partition(self, partitions_def_name: str, partition_key: str) -> bool:
+        with self._keys_lock:
+            read_at, keys = self._keys.get(partitions_def_name, (0.0, frozenset()))
+            if partition_key in keys and time.monotonic() - read_at < PARTITION_KEYS_SECONDS:
+                return True
+            keys = frozenset(self.get_dynamic_partitions(partitions_def_name))
+            self._keys[partitions_def_name] = (time.monotonic(), keys)
+            return partition_key in keys
+
+    def add_dynamic_partitions(
+        self, partitions_def_name: str, partition_keys: Sequence[str]
+    ) -> None:
+        super().add_dynamic_partitions(partitions_def_name, partition_keys)
+        self._forget_keys(partitions_def_name)
+
+    def delete_dynamic_partition(self, partitions_def_name: str, partition_key: str) -> None:
+        super().delete_dynamic_partition(partitions_def_name, partition_key)
+        self._forget_keys(partitions_def_name)
+
+    def _forget_keys(self, partitions_def_name: str) -> None:
+        with self._keys_lock:
+            self._keys.pop(partitions_def_name, None)
 
     def index_connection(self) -> AbstractContextManager[Connection]:
         # Inside a batch write, Dagster's per-event helpers reuse the batch's transaction.

@@ -179,3 +179,30 @@ def test_a_daemon_created_run_plans_each_partition_in_one_batch(
         assert {p: run_id for p, (run_id, _) in attempts.items()} == {
             f"echo|{c}": run.run_id for c in cases
         }
+
+
+def test_dynamic_partition_keys_are_read_once_and_never_miss_a_new_or_deleted_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dagster looks each key of a run's range up; the keys are read once and trusted briefly,
+    while a key added or deleted through this storage, or added by another process, is seen at
+    once."""
+    ours = BatchingSqliteEventLogStorage(str(tmp_path / "runs"))
+    other = BatchingSqliteEventLogStorage(str(tmp_path / "runs"))  # another process's instance
+    ours.add_dynamic_partitions("cases", [f"case-{i}" for i in range(50)])
+    reads: list[str] = []
+    read = ours.get_dynamic_partitions
+    monkeypatch.setattr(
+        ours, "get_dynamic_partitions", lambda name: reads.append(name) or read(name)
+    )
+
+    assert all(ours.has_dynamic_partition("cases", f"case-{i}") for i in range(50))
+    assert reads == ["cases"]
+    other.add_dynamic_partitions("cases", ["case-new"])
+    assert ours.has_dynamic_partition("cases", "case-new")  # a miss reads the keys again
+    assert not ours.has_dynamic_partition("elsewhere", "case-1")
+    ours.delete_dynamic_partition("cases", "case-3")
+    assert not ours.has_dynamic_partition("cases", "case-3")
+    other.delete_dynamic_partition("cases", "case-4")
+    monkeypatch.setattr("evals_pipeline.defs.event_storage.PARTITION_KEYS_SECONDS", 0.0)
+    assert not ours.has_dynamic_partition("cases", "case-4")  # once the keys are stale

@@ -10,7 +10,10 @@ Dagster's cost per case).
   Postgres' storage writes such a batch at once, Dagster's sqlite storage one by one; this one
   at once.
 - Dagster opens every connection on a new SQLAlchemy engine, so no statement is ever found in
-  SQLAlchemy's compiled cache; here each database keeps its engine (still without a pool).
+  SQLAlchemy's compiled cache, and closes it after each event, which checkpoints the WAL to
+  disk; here each database keeps its engine and one open connection.
+- A new run's database is a copy of an empty one Dagster set up (once per Dagster version),
+  not set up anew (tables, indexes and a migration stamp: ~0.2 s per run).
 - Dagster checks that the dynamic partitions table exists before each key it looks up, and
   looks each key of a run's range up with a query of its own; the table's existence is
   remembered here, and a partition's keys for PARTITION_KEYS_SECONDS (a key not among them is
@@ -24,6 +27,8 @@ Dagster's cost per case).
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
 import threading
 import time
 from collections import OrderedDict
@@ -36,12 +41,16 @@ import yaml
 from dagster._core.events import ASSET_EVENTS, DagsterEventType
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
-from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
+    INDEX_SHARD_NAME,
+    SqliteEventLogStorage,
+)
 from dagster._core.storage.sql import create_engine
 from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster._serdes import ConfigurableClassData
+from dagster.version import __version__ as dagster_version
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.pool import NullPool
+from sqlalchemy.pool import NullPool, QueuePool
 
 from evals_pipeline.defs.event_volume import batched_event_writes
 
@@ -90,17 +99,68 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         with self._db_lock:
             engine = self._engines.pop(shard, None) or create_engine(
                 self.conn_string_for_shard(shard),
-                poolclass=NullPool,
-                connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS},
+                # One connection kept open (used by one thread at a time: the lock above):
+                # closing the last connection to a WAL database checkpoints it, a flush to
+                # disk per event.
+                poolclass=QueuePool,
+                pool_size=1,
+                max_overflow=2,
+                connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
             )
             self._engines[shard] = engine
             while len(self._engines) > ENGINES:
                 self._engines.popitem(last=False)[1].dispose()
             if shard not in self._initialized_dbs:
-                self._initdb(engine)
+                if not self._copy_of_template(shard):
+                    self._initdb(engine)
                 self._initialized_dbs.add(shard)
             with engine.connect() as conn, conn.begin():
                 yield conn
+
+    def _copy_of_template(self, shard: str) -> bool:
+        """Create a new run's database as a copy of a set-up empty one: Dagster's set-up
+        (tables, indexes, the stamp of its migrations, read from their scripts) costs ~0.2 s
+        per run, a copy ~1 ms. False when the database is there (Dagster checks it, as usual)
+        or another process is creating it."""
+        path = Path(self.path_for_shard(shard))
+        if shard == INDEX_SHARD_NAME or path.exists():
+            return False
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            shutil.copyfile(self._run_shard_template(), tmp)
+            os.link(tmp, path)  # never over a database another process made meanwhile
+        except OSError:
+            return False
+        finally:
+            tmp.unlink(missing_ok=True)
+        return True
+
+    def _run_shard_template(self) -> Path:
+        """An empty run database set up by Dagster's own code, one per Dagster version (its
+        migrations come with it), made once in the event log's folder."""
+        template = Path(self._base_dir) / f".run-template-{dagster_version}.db"
+        if not template.exists():
+            tmp = template.with_name(f".{template.name}.{os.getpid()}.tmp")
+            engine = create_engine(f"sqlite:///{tmp}", poolclass=NullPool)
+            try:
+                self._initdb(engine)
+            finally:
+                engine.dispose()  # the last connection closed: its WAL is in the file
+            os.replace(tmp, template)
+        return template
+
+    def wipe(self) -> None:
+        self._dispose_engines()  # its files are deleted: no connection may outlive them
+        super().wipe()
+
+    def dispose(self) -> None:
+        self._dispose_engines()
+        super().dispose()
+
+    def _dispose_engines(self) -> None:
+        with self._db_lock:
+            while self._engines:
+                self._engines.popitem()[1].dispose()
 
     def has_dynamic_partition(self, partitions_def_name: str, partition_key: str) -> bool:
         with self._keys_lock:

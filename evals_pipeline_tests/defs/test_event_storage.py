@@ -6,12 +6,16 @@ which partitions are in progress."""
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import os
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import dagster as dg
 import pytest
 from dagster._core.execution.api import create_execution_plan
+from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
@@ -206,3 +210,34 @@ def test_dynamic_partition_keys_are_read_once_and_never_miss_a_new_or_deleted_ke
     other.delete_dynamic_partition("cases", "case-4")
     monkeypatch.setattr("evals_pipeline.defs.event_storage.PARTITION_KEYS_SECONDS", 0.0)
     assert not ours.has_dynamic_partition("cases", "case-4")  # once the keys are stale
+
+
+def test_a_new_runs_database_is_what_dagster_sets_up_and_a_wipe_leaves_no_stale_connection(
+    tmp_path: Path,
+) -> None:
+    """Run databases are copies of an empty one Dagster set up: the same tables, indexes,
+    migration stamp and WAL journal as Dagster's own set-up; the kept connections go with a
+    wipe, so what is written after it is not lost in a deleted file."""
+    ours = BatchingSqliteEventLogStorage(str(tmp_path / "ours"))
+    theirs = SqliteEventLogStorage(str(tmp_path / "theirs"))
+    row = {"run_id": "run-1", "event": "{}", "dagster_event_type": None}
+    for storage in (ours, theirs):
+        with storage.run_connection("run-1") as conn:
+            conn.execute(SqlEventLogStorageTable.insert().values(**row))
+
+    def described(storage: SqliteEventLogStorage) -> list[object]:
+        with closing(sqlite3.connect(storage.path_for_shard("run-1"))) as db:
+            return [
+                db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
+                db.execute("SELECT version_num FROM alembic_version").fetchall(),
+                db.execute("PRAGMA journal_mode").fetchall(),
+                db.execute("SELECT run_id FROM event_logs").fetchall(),
+            ]
+
+    assert described(ours) == described(theirs)
+    assert [p.name for p in (tmp_path / "ours").glob(".run-template-*.db")]
+    ours.wipe()
+    with ours.run_connection("run-1") as conn:
+        conn.execute(SqlEventLogStorageTable.insert().values(**{**row, "run_id": "run-2"}))
+    with closing(sqlite3.connect(ours.path_for_shard("run-1"))) as db:
+        assert db.execute("SELECT run_id FROM event_logs").fetchall() == [("run-2",)]

@@ -52,7 +52,7 @@ from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
-from evals_pipeline.reporting import build_report, load_labels, write_report
+from evals_pipeline.reporting import build_report, load_labels
 from evals_pipeline.reporting.not_run import not_run_cases
 from evals_pipeline.results.fingerprint import suite_fingerprint
 from evals_pipeline.suites import (
@@ -259,6 +259,8 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
                 root.local,
                 outcomes_from_grades(grades),
             )
+            from evals_pipeline.reporting import write_report  # loaded when it is needed
+
             files = write_report(
                 report,
                 grades,

@@ -14,10 +14,12 @@ Dagster's cost per case).
   disk; here each database keeps its engine and one open connection.
 - A new run's database is a copy of an empty one Dagster set up (once per Dagster version),
   not set up anew (tables, indexes and a migration stamp: ~0.2 s per run).
-- Dagster checks that the dynamic partitions table exists before each key it looks up, and
-  looks each key of a run's range up with a query of its own; the table's existence is
-  remembered here, and a partition's keys for PARTITION_KEYS_SECONDS (a key not among them is
-  looked up again at once, so one just added is always found).
+- Dagster reflects the asset table's columns for every asset event it stores, checks that the
+  dynamic partitions table exists before each key it looks up, and looks each key of a run's
+  range up with a query of its own. Here the column and the table, once seen, are remembered,
+  and a partition's keys for PARTITION_KEYS_SECONDS (a key not among them is looked up again
+  at once, so one just added is always found).
+- A batch's events are serialized once for the run's database and the cross-run index.
 - `case_passes` check evaluations, one per partition, are not batched by Dagster: they are held
   here and written together before the run's next other event (the step's output or end, at
   the latest), or every CHECK_BATCH of them. A process killed in between loses the held checks'
@@ -73,6 +75,7 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         self._held_lock = threading.Lock()
         self._batch = threading.local()  # the index connection a batch write is using
         self._tables: set[str] = set()
+        self._asset_key_index_cols = False
         self._engines: OrderedDict[str, Engine] = OrderedDict()
         self._keys: dict[str, tuple[float, frozenset[str]]] = {}
         self._keys_lock = threading.Lock()
@@ -185,6 +188,13 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         with self._keys_lock:
             self._keys.pop(partitions_def_name, None)
 
+    def _has_asset_key_index_cols_on_connection(self, conn: Connection) -> bool:
+        # Asked for every asset event, each time reflecting the table's columns; a column, once
+        # there, stays: a yes is remembered.
+        if not self._asset_key_index_cols:
+            self._asset_key_index_cols = super()._has_asset_key_index_cols_on_connection(conn)
+        return self._asset_key_index_cols
+
     def index_connection(self) -> AbstractContextManager[Connection]:
         # Inside a batch write, Dagster's per-event helpers reuse the batch's transaction.
         shared = getattr(self._batch, "conn", None)
@@ -233,13 +243,14 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         """Insert `events` (one run's) into the run's shard, then into the cross-run index, and
         yield the index transaction with their ids for the rest of the mirroring, as
         `store_event` does one by one."""
+        rows = [self._event_to_row(e) for e in events]  # each event serialized once, for both
         with self.run_connection(events[0].run_id) as conn:
-            conn.execute(self.prepare_insert_event_batch(events))
+            conn.execute(SqlEventLogStorageTable.insert(), rows)
         insert = SqlEventLogStorageTable.insert().returning(
             SqlEventLogStorageTable.c.id, sort_by_parameter_order=True
         )
         with super().index_connection() as conn:
-            ids = [row[0] for row in conn.execute(insert, [self._event_to_row(e) for e in events])]
+            ids = [row[0] for row in conn.execute(insert, rows)]
             self._batch.conn = conn
             try:
                 yield conn, ids

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shlex
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -177,10 +178,16 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+_QUOTING = re.compile(r"[\"'\\]")
+_BLANKS = re.compile(r"[ \t\r\n]+")  # shlex's whitespace: str.split() would split on more
+
+
 @functools.lru_cache(maxsize=4096)  # cases repeat the same commands and paths
 def _tokens(text: str) -> tuple[str, ...]:
     if "\n" in text or len(text) > 4096:  # prose (a prompt), not a command or a path
         return ()
+    if not _QUOTING.search(text):  # shlex.split's words, without its char-by-char lexer
+        return tuple(word for word in _BLANKS.split(text) if word)
     try:
         return tuple(shlex.split(text))
     except ValueError:

@@ -6,6 +6,7 @@ dates stay strings, and only `true`/`false` are booleans.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any, NamedTuple
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from evals_pipeline.suites import parse_cache
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 
 DataPath = tuple[str | int, ...]
@@ -358,4 +360,35 @@ def read_yaml_file(path: Path) -> YamlDocument:
                 )
             ]
         ) from None
-    return parse_yaml(text, file)
+    return _parse_kept(text, file)
+
+
+def _parse_kept(text: str, file: str) -> YamlDocument:
+    """parse_yaml, through parse_cache for a large file. A file with problems is not kept: its
+    errors are made again each time."""
+    if len(text) < parse_cache.MIN_CHARS:
+        return parse_yaml(text, file)
+    key = parse_cache.cache_key(text, file, _parser_identity())
+    kept = parse_cache.load(key, file)
+    if kept is not None:
+        data, keys, values = kept
+        positions = Positions(
+            keys={path: Mark._make(mark) for path, mark in keys.items()},
+            values={path: Mark._make(mark) for path, mark in values.items()},
+        )
+        return YamlDocument(file=file, data=data, positions=positions)
+    doc = parse_yaml(text, file)
+    tables = (
+        doc.data,
+        {path: tuple(mark) for path, mark in doc.positions.keys.items()},
+        {path: tuple(mark) for path, mark in doc.positions.values.items()},
+    )
+    parse_cache.store(key, file, tables)
+    return doc
+
+
+@functools.cache
+def _parser_identity() -> str:
+    """PyYAML's version and this module's file: a kept parse is of this parser."""
+    me = Path(__file__).stat()
+    return f"{yaml.__version__}:{yaml.__with_libyaml__}:{me.st_size}:{me.st_mtime_ns}"

@@ -6,6 +6,7 @@ file, line and column of what the user wrote and a concrete fix.
 
 from __future__ import annotations
 
+import marshal
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -106,13 +107,23 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     warnings, renamed = rewrite_suite_aliases(doc)
     warnings += drop_ignored_top_level_keys(doc)
     load_env_files(file)
-    warnings += unset_variables(doc)
-    doc.data = interpolate(doc.data)
+    if _may_hold_placeholders(doc.data):
+        warnings += unset_variables(doc)
+        doc.data = interpolate(doc.data)
     tests = doc.data.get("tests")
     for test in tests if isinstance(tests, list) else []:
         if isinstance(test, dict):
             fill_test(test)
     return doc, warnings, issues + renamed
+
+
+def _may_hold_placeholders(data: object) -> bool:
+    """Whether some string may hold `${{ VAR }}`: one scan of the data's bytes (marshal keeps
+    each string's UTF-8 whole) spares two walks of a 10,000-test suite that has none."""
+    try:
+        return b"${{" in marshal.dumps(data)
+    except ValueError:  # a value marshal cannot write (a `!!timestamp`): walk it
+        return True
 
 
 def load_suite(path: str | Path) -> LoadedSuite:

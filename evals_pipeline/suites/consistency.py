@@ -37,15 +37,15 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
     tests = doc.data.get("tests") if isinstance(doc.data, dict) else None
     if not isinstance(tests, list):
         return issues
-    seen: dict[str, tuple[str, int]] = {}
+    seen: dict[str, tuple[str, int]] = {}  # partition key -> first test id, its index
     for index, test in enumerate(tests):
         test_id = test.get("id") if isinstance(test, dict) else None
         if not isinstance(test_id, str) or not test_id:
             continue  # validation reports a missing or non-text id
-        mark = doc.positions.value(("tests", index, "id"))
         try:
             key = slugify(test_id)
         except ValueError:
+            mark = doc.positions.value(("tests", index, "id"))
             issues.append(
                 SuiteIssue(
                     mark.file or doc.file,
@@ -57,7 +57,10 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
             )
             continue
         if key in seen:
-            first_id, first_line = seen[key]
+            # Positions are read only for a problem: a suite's may be kept unread (parse_cache).
+            mark = doc.positions.value(("tests", index, "id"))
+            first_id, first_index = seen[key]
+            first_line = doc.positions.value(("tests", first_index, "id")).line
             if first_id == test_id:
                 message = (
                     f"duplicate test id '{test_id}' (line {mark.line}): "
@@ -78,7 +81,7 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
                 )
             )
             continue
-        seen[key] = (test_id, mark.line)
+        seen[key] = (test_id, index)
     return issues
 
 

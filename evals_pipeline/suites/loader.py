@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import marshal
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -117,7 +118,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     return doc, warnings, issues + renamed
 
 
-def _may_hold_placeholders(data: object) -> bool:
+def _may_hold_placeholders(data: Any) -> bool:
     """Whether some string may hold `${{ VAR }}`: one scan of the data's bytes (marshal keeps
     each string's UTF-8 whole) spares two walks of a 10,000-test suite that has none."""
     try:

@@ -27,6 +27,9 @@ _FOLDER = "parsed-suites"
 
 Tables = tuple[Any, dict[Any, Any], dict[Any, Any]]
 """A parse as plain values: (data, key positions, value positions)."""
+Kept = tuple[Any, bytes]
+"""A kept parse: its data, and its positions still marshalled (`positions` reads them): a suite
+that loads without a problem never looks at them."""
 
 _lock = threading.Lock()
 _memory: OrderedDict[str, bytes] = OrderedDict()
@@ -38,7 +41,7 @@ def cache_key(text: str, file: str, parser: str) -> str:
     return digest.hexdigest()
 
 
-def load(key: str, file: str) -> Tables | None:
+def load(key: str, file: str) -> Kept | None:
     """The parse stored under `key`, as new objects (the caller may change them); None if none."""
     with _lock:
         blob = _memory.get(key)
@@ -50,16 +53,27 @@ def load(key: str, file: str) -> Tables | None:
             return None
         _remember(key, blob)
     try:
-        stored: Tables = marshal.loads(blob)
+        data, positions = marshal.loads(blob)
+        return marshal.loads(data), positions
     except (ValueError, EOFError, TypeError):  # a damaged file: parse again, and replace it
         return None
-    return stored
+
+
+def positions(blob: bytes) -> tuple[dict[Any, Any], dict[Any, Any]]:
+    """The key and value positions of a kept parse."""
+    keys, values = marshal.loads(blob)
+    return keys, values
 
 
 def store(key: str, file: str, tables: Tables) -> None:
     """Keep a parse; values marshal cannot write (a `!!timestamp`) leave it unkept."""
+    data, keys, values = tables
     try:
-        blob = key.encode() + b"\n" + marshal.dumps(tables)
+        blob = (
+            key.encode()
+            + b"\n"
+            + marshal.dumps((marshal.dumps(data), marshal.dumps((keys, values))))
+        )
     except ValueError:
         return
     _remember(key, blob[len(key) + 1 :])

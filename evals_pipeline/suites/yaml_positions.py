@@ -106,6 +106,22 @@ class Positions:
             self.values[target] = self.values[source]
 
 
+class _KeptPositions(Positions):
+    """A kept parse's positions, read from their marshalled form when first used (by a problem
+    to report or a renamed key to re-file): most loads never need them."""
+
+    def __init__(self, marks: bytes) -> None:  # keys and values not set: __getattr__ reads them
+        self._marks = marks
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in ("keys", "values"):
+            raise AttributeError(name)
+        keys, values = parse_cache.positions(self._marks)
+        self.keys = {path: Mark._make(mark) for path, mark in keys.items()}
+        self.values = {path: Mark._make(mark) for path, mark in values.items()}
+        return getattr(self, name)
+
+
 @dataclass
 class YamlDocument:
     """Parsed data (plain dicts, lists and scalars) and the positions of its nodes."""
@@ -371,12 +387,8 @@ def _parse_kept(text: str, file: str) -> YamlDocument:
     key = parse_cache.cache_key(text, file, _parser_identity())
     kept = parse_cache.load(key, file)
     if kept is not None:
-        data, keys, values = kept
-        positions = Positions(
-            keys={path: Mark._make(mark) for path, mark in keys.items()},
-            values={path: Mark._make(mark) for path, mark in values.items()},
-        )
-        return YamlDocument(file=file, data=data, positions=positions)
+        data, marks = kept
+        return YamlDocument(file=file, data=data, positions=_KeptPositions(marks))
     doc = parse_yaml(text, file)
     tables = (
         doc.data,

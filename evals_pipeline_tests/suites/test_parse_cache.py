@@ -94,3 +94,19 @@ def test_a_damaged_kept_parse_is_parsed_again(project: Project, instance: Path) 
     kept.write_bytes(header + b"\nnot marshal data")
     forget_in_memory()
     assert len(resolve_cases(load_suite(path))) == TESTS
+
+
+def test_duplicate_ids_name_both_lines_when_the_parse_was_kept(
+    project: Project, instance: Path
+) -> None:
+    text = large_suite().replace("  - id: case-2999\n", "  - id: case-7\n")
+    path = project.write("big.eval.yaml", text)
+    lines = text.splitlines()
+    first, second = (i + 1 for i, line in enumerate(lines) if line == "  - id: case-7")
+    for _ in range(2):
+        with pytest.raises(SuiteError) as caught:
+            load_suite(path)
+        [issue] = [i for i in caught.value.issues if "duplicate test id" in i.message]
+        assert issue.line == second
+        assert f"already used at line {first}" in issue.message
+        forget_in_memory()

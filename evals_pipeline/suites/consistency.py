@@ -252,13 +252,15 @@ def llm_grader_issues(
     targets: Mapping[str, TargetSpec],
     default_agents: Sequence[str],
     judges: Mapping[str, LlmTargetSpec],
+    problems: list[GraderProblem] | None = None,
 ) -> list[SuiteIssue]:
-    """LLM graders that cannot run: an unknown target, no grader target, a missing prompt file.
+    """LLM graders that cannot run: an unknown target, no grader target, a missing prompt file
+    (`problems`: grader_problems' of these arguments, when the caller has them already).
 
     Also code graders using the target proxy (`target: true`) without a grader target.
     """
-    base_dir = Path(doc.file).parent
-    problems = grader_problems(suite, base_dir, targets, default_agents, judges)
+    if problems is None:
+        problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
     return [problem.at(doc) for problem in problems if not (problem.warning or problem.at_run)]
 
 
@@ -268,10 +270,13 @@ def llm_grader_warnings(
     targets: Mapping[str, TargetSpec],
     default_agents: Sequence[str],
     judges: Mapping[str, LlmTargetSpec],
+    problems: list[GraderProblem] | None = None,
 ) -> list[SuiteIssue]:
     """llm-graders naming a target that is not defined: AgentV loads the suite and that grader
-    scores 0 when it runs ('target ... not found in targets'); said at load so users learn early."""
-    problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
+    scores 0 when it runs ('target ... not found in targets'); said at load so users learn early.
+    `problems` as for llm_grader_issues."""
+    if problems is None:
+        problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
     return [problem.at(doc) for problem in problems if problem.warning]
 
 

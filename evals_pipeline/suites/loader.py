@@ -18,8 +18,10 @@ from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
 from evals_pipeline.models.workspace import ResolvedHooks
 from evals_pipeline.suites.aliases import rewrite_suite_aliases
 from evals_pipeline.suites.consistency import (
+    GraderProblem,
     dependency_issues,
     duplicate_test_ids,
+    grader_problems,
     llm_grader_issues,
     llm_grader_warnings,
     malformed_tool_calls,
@@ -177,12 +179,20 @@ def _load_suite(file: Path) -> LoadedSuite:
     if suite is None:
         raise SuiteError(issues)
     selection = Selection()
+    graders: list[GraderProblem] | None = None
     if catalog is not None:
         selection = select_targets(suite, doc, catalog)
         issues += selection.issues
         issues += judging_issues(suite, doc, selection.judges)
+        graders = grader_problems(
+            suite,
+            Path(doc.file).parent,
+            selection.targets,
+            selection.default_agents,
+            selection.judges,
+        )  # once for the issues and (below) the warnings
         issues += llm_grader_issues(
-            suite, doc, selection.targets, selection.default_agents, selection.judges
+            suite, doc, selection.targets, selection.default_agents, selection.judges, graders
         )
     elif not targets_unreadable:
         issues.append(no_targets_issue(doc))
@@ -208,7 +218,7 @@ def _load_suite(file: Path) -> LoadedSuite:
             warnings
             + (catalog.warnings if catalog is not None else [])
             + llm_grader_warnings(
-                suite, doc, selection.targets, selection.default_agents, selection.judges
+                suite, doc, selection.targets, selection.default_agents, selection.judges, graders
             )
             + ungradable_tests(
                 suite, doc, selection.targets, selection.default_agents, selection.judges

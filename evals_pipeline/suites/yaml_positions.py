@@ -37,21 +37,25 @@ class Mark(NamedTuple):
     file: str | None = None
 
 
-def _mark(node: Node) -> Mark:
-    return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
+RawMark = tuple[int, int, str | None]
+"""A Mark as the tables keep it: a plain tuple, cheaper to make and to keep (parse_cache)."""
+
+
+def _mark(node: Node) -> RawMark:
+    return (node.start_mark.line + 1, node.start_mark.column + 1, None)
 
 
 @dataclass
 class Positions:
     """Where each key and value of a parsed document sits, by data path (`("tests", 0, "id")`)."""
 
-    keys: dict[DataPath, Mark] = field(default_factory=dict)
-    values: dict[DataPath, Mark] = field(default_factory=dict)
+    keys: dict[DataPath, RawMark] = field(default_factory=dict)
+    values: dict[DataPath, RawMark] = field(default_factory=dict)
 
     def key(self, path: DataPath) -> Mark:
         """The key's position, else its value's, else the nearest enclosing node's."""
         if path in self.keys:
-            return self.keys[path]
+            return Mark._make(self.keys[path])
         return self.value(path)
 
     def value(self, path: DataPath) -> Mark:
@@ -59,7 +63,7 @@ class Positions:
         for end in range(len(path), -1, -1):
             found = self.values.get(path[:end])
             if found is not None:
-                return found
+                return Mark._make(found)
         return Mark(1, 1)
 
     def move(self, old: DataPath, new: DataPath, index_offset: int = 0) -> None:
@@ -81,8 +85,8 @@ class Positions:
         for mine, theirs in ((self.keys, other.keys), (self.values, other.values)):
             for path in [p for p in mine if p[: len(prefix)] == prefix and len(p) > len(prefix)]:
                 del mine[path]
-            for path, mark in theirs.items():
-                mine[prefix + path] = Mark(mark.line + line_offset, mark.column, mark.file or file)
+            for path, (line, column, named) in theirs.items():
+                mine[prefix + path] = (line + line_offset, column, named or file)
 
     def remove_item(self, items: DataPath, index: int) -> None:
         """Forget item `index` of the list at `items` and shift the later items up by one."""
@@ -116,9 +120,7 @@ class _KeptPositions(Positions):
     def __getattr__(self, name: str) -> Any:
         if name not in ("keys", "values"):
             raise AttributeError(name)
-        keys, values = parse_cache.positions(self._marks)
-        self.keys = {path: Mark._make(mark) for path, mark in keys.items()}
-        self.values = {path: Mark._make(mark) for path, mark in values.items()}
+        self.keys, self.values = parse_cache.positions(self._marks)
         return getattr(self, name)
 
 
@@ -252,8 +254,8 @@ class _Builder:
         self._stack: set[int] = set()
 
     def issue(self, node: Node, message: str, fix: str) -> None:
-        mark = _mark(node)
-        self.issues.append(SuiteIssue(self.file, mark.line, mark.column, message, fix))
+        line, column, _ = _mark(node)
+        self.issues.append(SuiteIssue(self.file, line, column, message, fix))
 
     def build(self, node: Node, path: DataPath) -> Any:
         self.positions.values[path] = _mark(node)
@@ -296,10 +298,10 @@ class _Builder:
                 continue
             key = key_node.value
             if key in own:
-                first = self.positions.keys[(*path, key)]
+                first_line = self.positions.keys[(*path, key)][0]
                 self.issue(
                     key_node,
-                    f"duplicate key '{key}' (first at line {first.line})",
+                    f"duplicate key '{key}' (first at line {first_line})",
                     f"keep one '{key}' in this mapping",
                 )
                 continue
@@ -390,12 +392,7 @@ def _parse_kept(text: str, file: str) -> YamlDocument:
         data, marks = kept
         return YamlDocument(file=file, data=data, positions=_KeptPositions(marks))
     doc = parse_yaml(text, file)
-    tables = (
-        doc.data,
-        {path: tuple(mark) for path, mark in doc.positions.keys.items()},
-        {path: tuple(mark) for path, mark in doc.positions.values.items()},
-    )
-    parse_cache.store(key, file, tables)
+    parse_cache.store(key, file, (doc.data, doc.positions.keys, doc.positions.values))
     return doc
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 MIN_CHARS = 256 * 1024
 """Smaller files parse in a few milliseconds: not worth a hash and a file."""
-_KEPT_IN_MEMORY = 4
+_FILES_IN_MEMORY = 8
 _DEFAULT_INSTANCE = ".evals/dagster"  # the CLI's instance folder when DAGSTER_HOME is unset
 _FOLDER = "parsed-suites"
 
@@ -32,7 +32,7 @@ Kept = tuple[Any, bytes]
 that loads without a problem never looks at them."""
 
 _lock = threading.Lock()
-_memory: OrderedDict[str, bytes] = OrderedDict()
+_memory: OrderedDict[str, tuple[str, bytes]] = OrderedDict()  # file -> its newest key, parse
 
 
 def cache_key(text: str, file: str, parser: str) -> str:
@@ -44,14 +44,15 @@ def cache_key(text: str, file: str, parser: str) -> str:
 def load(key: str, file: str) -> Kept | None:
     """The parse stored under `key`, as new objects (the caller may change them); None if none."""
     with _lock:
-        blob = _memory.get(key)
-        if blob is not None:
-            _memory.move_to_end(key)
-    if blob is None:
-        blob = _read(key, file)
-        if blob is None:
+        kept_key, blob = _memory.get(file, ("", b""))
+        if kept_key == key:
+            _memory.move_to_end(file)
+    if kept_key != key:
+        read = _read(key, file)
+        if read is None:
             return None
-        _remember(key, blob)
+        blob = read
+        _remember(key, file, blob)
     try:
         data, positions = marshal.loads(blob)
         return marshal.loads(data), positions
@@ -76,14 +77,16 @@ def store(key: str, file: str, tables: Tables) -> None:
         )
     except ValueError:
         return
-    _remember(key, blob[len(key) + 1 :])
+    _remember(key, file, blob[len(key) + 1 :])
     _write(file, blob)
 
 
-def _remember(key: str, blob: bytes) -> None:
+def _remember(key: str, file: str, blob: bytes) -> None:
+    """Keep the file's newest parse in memory (one per file: an edit replaces it)."""
     with _lock:
-        _memory[key] = blob
-        while len(_memory) > _KEPT_IN_MEMORY:
+        _memory[file] = (key, blob)
+        _memory.move_to_end(file)
+        while len(_memory) > _FILES_IN_MEMORY:
             _memory.popitem(last=False)
 
 

@@ -1,6 +1,7 @@
-"""Parses of large YAML files kept while their text is unchanged, so the commands and the code
-location that read one suite file in turn parse it once (1.3 s for 10,000 tests; read back in
-0.4 s).
+"""The data of large YAML files' parses, kept while their text is unchanged, so the commands and
+the code location that read one suite file in turn parse it once (1.3 s for 10,000 tests; read
+back in 0.1 s). Positions are not kept: only a problem to report needs them, and the text is then
+parsed again (yaml_positions.py).
 
 A parse is a pure function of the file's name, its text and the parser: the key hashes all three,
 so an edited file (or another parser) is always parsed again. Kept in this process and, when the
@@ -25,11 +26,8 @@ _FILES_IN_MEMORY = 8
 _DEFAULT_INSTANCE = ".evals/dagster"  # the CLI's instance folder when DAGSTER_HOME is unset
 _FOLDER = "parsed-suites"
 
-Tables = tuple[Any, dict[Any, Any], dict[Any, Any]]
-"""A parse as plain values: (data, key positions, value positions)."""
-Kept = tuple[Any, bytes]
-"""A kept parse: its data, and its positions still marshalled (`positions` reads them): a suite
-that loads without a problem never looks at them."""
+Kept = tuple[Any]
+"""A kept parse's data (in a tuple: the data itself may be None)."""
 
 _lock = threading.Lock()
 _memory: OrderedDict[str, tuple[str, bytes]] = OrderedDict()  # file -> its newest key, parse
@@ -54,31 +52,19 @@ def load(key: str, file: str) -> Kept | None:
         blob = read
         _remember(key, file, blob)
     try:
-        data, positions = marshal.loads(blob)
-        return marshal.loads(data), positions
+        return (marshal.loads(blob),)
     except (ValueError, EOFError, TypeError):  # a damaged file: parse again, and replace it
         return None
 
 
-def positions(blob: bytes) -> tuple[dict[Any, Any], dict[Any, Any]]:
-    """The key and value positions of a kept parse."""
-    keys, values = marshal.loads(blob)
-    return keys, values
-
-
-def store(key: str, file: str, tables: Tables) -> None:
-    """Keep a parse; values marshal cannot write (a `!!timestamp`) leave it unkept."""
-    data, keys, values = tables
+def store(key: str, file: str, data: Any) -> None:
+    """Keep a parse's data; values marshal cannot write (a `!!timestamp`) leave it unkept."""
     try:
-        blob = (
-            key.encode()
-            + b"\n"
-            + marshal.dumps((marshal.dumps(data), marshal.dumps((keys, values))))
-        )
+        blob = marshal.dumps(data)
     except ValueError:
         return
-    _remember(key, file, blob[len(key) + 1 :])
-    _write(file, blob)
+    _remember(key, file, blob)
+    _write(file, key.encode() + b"\n" + blob)
 
 
 def _remember(key: str, file: str, blob: bytes) -> None:

@@ -111,16 +111,17 @@ class Positions:
 
 
 class _KeptPositions(Positions):
-    """A kept parse's positions, read from their marshalled form when first used (by a problem
-    to report or a renamed key to re-file): most loads never need them."""
+    """The positions of a kept parse (parse_cache), found by parsing its text again when first
+    used (by a problem to report or a renamed key to re-file): most loads never need them."""
 
-    def __init__(self, marks: bytes) -> None:  # keys and values not set: __getattr__ reads them
-        self._marks = marks
+    def __init__(self, text: str, file: str) -> None:  # no keys nor values: __getattr__ finds them
+        self._text, self._file = text, file
 
     def __getattr__(self, name: str) -> Any:
         if name not in ("keys", "values"):
             raise AttributeError(name)
-        self.keys, self.values = parse_cache.positions(self._marks)
+        parsed = parse_yaml(self._text, self._file).positions
+        self.keys, self.values = parsed.keys, parsed.values
         return getattr(self, name)
 
 
@@ -389,10 +390,9 @@ def _parse_kept(text: str, file: str) -> YamlDocument:
     key = parse_cache.cache_key(text, file, _parser_identity())
     kept = parse_cache.load(key, file)
     if kept is not None:
-        data, marks = kept
-        return YamlDocument(file=file, data=data, positions=_KeptPositions(marks))
+        return YamlDocument(file=file, data=kept[0], positions=_KeptPositions(text, file))
     doc = parse_yaml(text, file)
-    parse_cache.store(key, file, (doc.data, doc.positions.keys, doc.positions.values))
+    parse_cache.store(key, file, doc.data)
     return doc
 
 

@@ -7,6 +7,7 @@ dates stay strings, and only `true`/`false` are booleans.
 from __future__ import annotations
 
 import functools
+import marshal
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -398,6 +399,7 @@ def _parse_kept(text: str, file: str) -> YamlDocument:
 
 @functools.cache
 def _parser_identity() -> str:
-    """PyYAML's version and this module's file: a kept parse is of this parser."""
+    """PyYAML's version, this module's file and the marshal format: a kept parse is of this
+    parser, and readable."""
     me = Path(__file__).stat()
-    return f"{yaml.__version__}:{yaml.__with_libyaml__}:{me.st_size}:{me.st_mtime_ns}"
+    return f"{yaml.__version__}:{yaml.__with_libyaml__}:{me.st_size}:{me.st_mtime_ns}:{marshal.version}"

@@ -93,6 +93,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     agents = list(loaded.targets)
     workers = loaded.suite.execution.workers
     partitions = suite_partitions(suite, agents, path)
+    resolved_now = resolve_cases(loaded)  # once for the fingerprint and the graders' pool
     layer: dict[str, Any] = {
         "key_prefix": [suite],
         "group_name": suite,
@@ -101,7 +102,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         "backfill_policy": SINGLE_RUN,
         "automation_condition": nightly(),
         # The suite file, the files it names and its graders: a change marks partitions stale.
-        "code_version": suite_fingerprint(loaded),
+        "code_version": suite_fingerprint(loaded, resolved_now),
     }
 
     def upstream(name: str) -> dg.AssetIn:
@@ -164,7 +165,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     @dg.asset(
         name="grades",
         ins={"cases": upstream("cases"), "sessions": upstream("sessions")},
-        pool=grader_pool(loaded),
+        pool=grader_pool(loaded, resolved_now),
         check_specs=[case_passes_spec(dg.AssetKey([suite, "grades"]), partitions)],
         **layer,
     )

@@ -231,7 +231,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
         comparisons, over the latest records of every partition."""
-        with gc_paused():  # 10,000 cases' records and their report: no collector passes
+        with gc_paused(kept=True):  # 10,000 cases' records and their report: no collector passes
             registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
             current = reload_suite(path)
             resolved = resolve_cases(current)

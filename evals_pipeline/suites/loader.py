@@ -132,7 +132,7 @@ def _may_hold_placeholders(data: Any) -> bool:
 def load_suite(path: str | Path) -> LoadedSuite:
     """Load and check one eval file; raises SuiteError listing every problem found."""
     file = Path(path).expanduser().resolve()
-    with gc_paused():
+    with gc_paused(kept=True):
         return _load_suite(file)
 
 

@@ -6,6 +6,7 @@ load time, the tick time and the tick's outcome as one JSON line."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -41,4 +42,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    # The code server that ticks a sensor lives on; this stand-in's teardown (freeing the
+    # definitions of 10,000 cases, ~1.5 s) is no part of what a user waits for.
+    os._exit(code)

@@ -23,6 +23,7 @@ class Workload:
     transcript_mb: float
     workers: int
     default: bool = True  # in the set `make bench` runs without W=
+    start_up: bool = False  # also measure Dagster's own start-up beside it (dagster_floor.py)
 
     def write(self, folder: Path) -> Path:
         """The workload's suite in `folder` (with its agent and grader); returns the eval file."""
@@ -61,7 +62,7 @@ class Workload:
 WORKLOADS = {
     w.name: w
     for w in (
-        Workload("W0", "10 cases, no transcript (the fixed start-up)", 10, 0.0, 4),
+        Workload("W0", "10 cases, no transcript (the fixed start-up)", 10, 0.0, 4, start_up=True),
         Workload("W1", "200 cases, no transcript, 4 workers", 200, 0.0, 4),
         Workload("W2", "10 cases x 10 MB transcript, 4 workers", 10, 10.0, 4),
         # The long one (~15 min here): run it by name, `make bench W=W3`.

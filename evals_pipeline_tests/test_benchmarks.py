@@ -20,6 +20,7 @@ from benchmarks.outcome import Outcome
 from benchmarks.registration import registration
 from benchmarks.reporting import reporting
 from benchmarks.run import BENCHES, Bench, main
+from benchmarks.suite_runs import dagster_start
 from benchmarks.workloads import GRADERS, Workload
 from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite, resolve_cases
@@ -37,6 +38,12 @@ def test_the_floor_runs_the_agent_and_every_grader(tmp_path: Path) -> None:
     assert run_case(0, TINY, tmp_path) == 1.0
     output = tmp_path / "case-0" / "output.json"
     assert output.stat().st_size > 100_000  # the 0.1 MB transcript
+
+
+def test_dagsters_own_start_up_runs_its_first_asset_on_a_set_up_home(tmp_path: Path) -> None:
+    started = dagster_start(tmp_path)
+    assert started > 0  # its first asset ran, after the launch
+    assert (tmp_path / "dagster-floor" / "dagster" / "dagster.yaml").is_file()
 
 
 def test_memory_is_sampled_over_the_whole_process_tree(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and the domain."""
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
-import gc
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,7 +54,7 @@ from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
-from evals_pipeline.reporting import build_report, load_labels, write_report
+from evals_pipeline.reporting import build_report, load_labels
 from evals_pipeline.reporting.not_run import not_run_cases
 from evals_pipeline.results.fingerprint import suite_fingerprint
 from evals_pipeline.suites import (
@@ -96,6 +95,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     agents = list(loaded.targets)
     workers = loaded.suite.execution.workers
     partitions = suite_partitions(suite, agents, path)
+    resolved_now = resolve_cases(loaded)  # once for the fingerprint and the graders' pool
     layer: dict[str, Any] = {
         "key_prefix": [suite],
         "group_name": suite,
@@ -104,7 +104,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         "backfill_policy": SINGLE_RUN,
         "automation_condition": nightly(),
         # The suite file, the files it names and its graders: a change marks partitions stale.
-        "code_version": suite_fingerprint(loaded),
+        "code_version": suite_fingerprint(loaded, resolved_now),
     }
 
     def upstream(name: str) -> dg.AssetIn:
@@ -167,7 +167,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     @dg.asset(
         name="grades",
         ins={"cases": upstream("cases"), "sessions": upstream("sessions")},
-        pool=grader_pool(loaded),
+        pool=grader_pool(loaded, resolved_now),
         check_specs=[case_passes_spec(dg.AssetKey([suite, "grades"]), partitions)],
         **layer,
     )
@@ -233,8 +233,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
         comparisons, over the latest records of every partition."""
-        gc.unfreeze()  # the inputs' records, frozen while loaded (io_manager.py), as others
-        with gc_paused():  # 10,000 cases' records and their report: no collector passes
+        with gc_paused(kept=True):  # 10,000 cases' records and their report: no collector passes
             registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
             current = reload_suite(path)
             resolved = resolve_cases(current)
@@ -263,6 +262,8 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
                 root.local,
                 outcomes_from_grades(grades),
             )
+            from evals_pipeline.reporting import write_report  # loaded when it is needed
+
             files = write_report(
                 report,
                 grades,

@@ -3,7 +3,6 @@ latest record of each partition it needs, found through Dagster's event log."""
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,8 +27,6 @@ from evals_pipeline.storage.root import open_root
 
 IO_MANAGER_KEY = "records_io_manager"
 ALLOW_MISSING = "allow_missing_partitions"
-FREEZE_RECORDS = 1_000
-"""Records loaded at once from which they are moved out of the collector's sight (gc.freeze)."""
 FILTERED_KEYS = 1_000
 """Partition keys (or storage ids) a query names at most; more are filtered here."""
 # What each layer's records are, by the asset's name: validated again on every load.
@@ -161,14 +158,10 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         context.add_output_metadata({"dagster/uri": root.uri(records), "dagster/row_count": rows})
 
     def load_input(self, context: dg.InputContext) -> list[Any]:
-        with gc_paused():  # a record per partition: 10,000 of them for a large suite's report
-            records = self._load(context)
-        if len(records) >= FREEZE_RECORDS:
-            # They live as long as the step: the collector's passes between this step's inputs
-            # need not walk them again (~3 s of a 10,000-case report step). The report thaws
-            # them when its inputs are in (defs/assets.py); a step's process ends anyway.
-            gc.freeze()
-        return records
+        with gc_paused(
+            kept=True
+        ):  # a record per partition: 10,000 of them for a large suite's report
+            return self._load(context)
 
     def _load(self, context: dg.InputContext) -> list[Any]:
         model = RECORD_MODELS[context.asset_key.path[-1]]

@@ -52,13 +52,15 @@ def panel_providers(loaded: LoadedSuite) -> list[str]:
     return sorted({t.provider for t in panel_judges(judging, loaded.judges).values()})
 
 
-def grader_pool(loaded: LoadedSuite) -> str | None:
-    """The pool of the `grades` step: its provider's when every LLM grader calls one provider.
+def grader_pool(loaded: LoadedSuite, cases: list[ResolvedCase] | None = None) -> str | None:
+    """The pool of the `grades` step: its provider's when every LLM grader calls one provider
+    (`cases`: the suite's resolved cases, when the caller has them already).
 
     A step holds one pool, so graders calling two providers run outside the pools and are held
     back only by each target's `max_concurrency`.
     """
-    providers = {t.provider for c in resolve_cases(loaded) for t in c.llm_targets.values()}
+    resolved = resolve_cases(loaded) if cases is None else cases
+    providers = {t.provider for c in resolved for t in c.llm_targets.values()}
     return llm_pool(providers.pop()) if len(providers) == 1 else None
 
 

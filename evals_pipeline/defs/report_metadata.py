@@ -4,12 +4,15 @@ over materializations) for the agents that ran (docs/dagster-ui.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 
 from evals_pipeline.models.report import EvalReport
-from evals_pipeline.reporting import ReportFiles, render_markdown
+from evals_pipeline.reporting import render_markdown
+
+if TYPE_CHECKING:
+    from evals_pipeline.reporting import ReportFiles
 
 MAX_FAILURE_ROWS = 500
 """Failures listed in the table; the rest are in the report (a UI table is for reading)."""

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from functools import cached_property, lru_cache
 from typing import Any
 
+import orjson
+
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import MESSAGE_LIST, Message
 from evals_pipeline.models.session import Session
@@ -46,8 +48,13 @@ def _snake(key: str) -> str:
 
 
 def compact_json(value: Any) -> str:
-    """JSON as JavaScript's JSON.stringify writes it (no spaces), whose length AgentV measures."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """JSON as JavaScript's JSON.stringify writes it (no spaces), whose length
+    AgentV measures. orjson writes a 10 MB transcript ~5x faster than the standard library,
+    which still writes what orjson refuses (integers past 64 bits, lone surrogates)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def iso(epoch_ms: int | None) -> str | None:

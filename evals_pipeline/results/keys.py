@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shlex
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -83,6 +84,18 @@ class FileLookups:
 
     def __init__(self) -> None:
         self._named: dict[tuple[str, str], tuple[str, str] | None] = {}
+        self._in_text: dict[tuple[str, str], list[tuple[str, str]]] = {}
+
+    def in_text(self, text: str, base: Path, base_text: str) -> list[tuple[str, str]]:
+        """The (path, content hash) of each file or folder a string names, in order: the
+        cases' commands, names and paths repeat, so each string is split and looked up once."""
+        key = (text, base_text)
+        found = self._in_text.get(key)
+        if found is None:
+            tokens = _tokens(text.replace("{EVAL_DIR}", base_text))
+            named = (self.named(token, base, base_text) for token in tokens)
+            found = self._in_text[key] = [n for n in named if n is not None]
+        return found
 
     def named(self, token: str, base: Path, base_text: str) -> tuple[str, str] | None:
         """The path and content hash of the file or folder `token` names, if it exists and is
@@ -158,29 +171,39 @@ def _referenced_files(spec: Any, base: Path, files: FileLookups) -> dict[str, st
     """
     found: dict[str, str] = {}
     base_text = str(base)
-    for text in _strings(spec):
-        for token in _tokens(text.replace("{EVAL_DIR}", base_text)):
-            named = files.named(token, base, base_text)
-            if named is not None:
-                found.setdefault(*named)
+    strings: list[str] = []
+    _strings(spec, strings)
+    for text in strings:
+        for named in files.in_text(text, base, base_text):
+            found.setdefault(*named)
     return found
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: Any, out: list[str]) -> None:
+    """Every string in `value`, into `out` (a call per container, not per value: a suite's
+    cases hold millions of values)."""
     if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+        out.append(value)
+        return
+    if not isinstance(value, dict | list):
+        return
+    for item in value.values() if isinstance(value, dict) else value:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict | list):
+            _strings(item, out)
+
+
+_QUOTING = re.compile(r"[\"'\\]")
+_BLANKS = re.compile(r"[ \t\r\n]+")  # shlex's whitespace: str.split() would split on more
 
 
 @functools.lru_cache(maxsize=4096)  # cases repeat the same commands and paths
 def _tokens(text: str) -> tuple[str, ...]:
     if "\n" in text or len(text) > 4096:  # prose (a prompt), not a command or a path
         return ()
+    if not _QUOTING.search(text):  # shlex.split's words, without its char-by-char lexer
+        return tuple(word for word in _BLANKS.split(text) if word)
     try:
         return tuple(shlex.split(text))
     except ValueError:
@@ -190,10 +213,11 @@ def _tokens(text: str) -> tuple[str, ...]:
 def _existing(token: str, base: Path) -> Path | None:
     if not token or token.startswith("-") or ("/" not in token and "." not in token):
         return None
-    path = Path(token) if os.path.isabs(token) else base / token
+    # os.path, not pathlib: most tokens are words of a prompt that name nothing
+    path = token if os.path.isabs(token) else os.path.join(base, token)
     try:
-        return path.resolve() if path.exists() else None
-    except OSError:  # a token too long to be a file name
+        return Path(path).resolve() if os.path.exists(path) else None
+    except (OSError, ValueError):  # a token too long to be a file name, or with a NUL
         return None
 
 

@@ -58,16 +58,23 @@ def _load(value: str | None) -> Any:
     return None if value is None else json.loads(value)
 
 
+_CALL_JSON = ("input", "output")
+"""Tool-call fields stored as JSON text (`input_json`, `output_json`): free-form values."""
+
+
 def _tool_call_row(call: dict[str, Any]) -> dict[str, Any]:
+    """A dumped tool call as its Parquet struct."""
     return {
-        "id": call["id"],
-        "tool": call["tool"],
-        "input_json": _dump(call["input"]),
-        "output_json": _dump(call["output"]),
-        "status": call["status"],
-        "start_time_ms": call["start_time_ms"],
-        "end_time_ms": call["end_time_ms"],
-        "duration_ms": call["duration_ms"],
+        f"{key}_json" if key in _CALL_JSON else key: _dump(value) if key in _CALL_JSON else value
+        for key, value in call.items()
+    }
+
+
+def _tool_call_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """A tool call's Parquet struct as ToolCall fields."""
+    return {
+        key.removesuffix("_json"): _load(value) if key.endswith("_json") else value
+        for key, value in row.items()
     }
 
 
@@ -105,22 +112,6 @@ def write_messages(messages: list[Message], path: Path) -> Path:
     return path
 
 
-def _tool_calls(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    return [
-        {
-            "tool": c["tool"],
-            "id": c["id"],
-            "input": _load(c["input_json"]),
-            "output": _load(c["output_json"]),
-            "status": c["status"],
-            "start_time_ms": c["start_time_ms"],
-            "end_time_ms": c["end_time_ms"],
-            "duration_ms": c["duration_ms"],
-        }
-        for c in rows or ()
-    ]
-
-
 def read_messages(path: str | Path) -> list[Message]:
     """Read every message of a session's Parquet file, in order: column by column (JSON columns
     decoded only where they hold a value), then validated in one call (10,000 messages of a
@@ -136,7 +127,7 @@ def read_messages(path: str | Path) -> list[Message]:
             "role": role,
             "name": name,
             "content": value,
-            "tool_calls": _tool_calls(calls) if calls else [],
+            "tool_calls": [_tool_call_fields(call) for call in calls] if calls else [],
             "start_time_ms": start,
             "end_time_ms": end,
             "duration_ms": took,

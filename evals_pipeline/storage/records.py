@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from evals_pipeline.secrets import run_redactor
-from evals_pipeline.storage.parquet import read_parquet
+from evals_pipeline.storage.parquet import read_parquet, string_array
 
 RECORDS_SCHEMA = pa.schema([("partition_key", pa.string()), ("record_json", pa.string())])
 
@@ -30,12 +30,14 @@ def write_records(
     count."""
     path.parent.mkdir(parents=True, exist_ok=True)
     redactor = run_redactor()
-    rows = [
-        {"partition_key": key, "record_json": export(redactor.json(r.model_dump_json()))}
-        for key, r in records
-    ]
-    pq.write_table(pa.Table.from_pylist(rows, schema=RECORDS_SCHEMA), path, compression="zstd")
-    return len(rows)
+    keys: list[str] = []
+    texts: list[str] = []
+    for key, record in records:
+        keys.append(key)
+        texts.append(export(redactor.json(record.model_dump_json())))
+    columns = [string_array(keys), string_array(texts)]
+    pq.write_table(pa.Table.from_arrays(columns, schema=RECORDS_SCHEMA), path, compression="zstd")
+    return len(keys)
 
 
 def read_records(path: str | Path, partition_keys: set[str] | None = None) -> list[tuple[str, Any]]:

@@ -37,15 +37,15 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
     tests = doc.data.get("tests") if isinstance(doc.data, dict) else None
     if not isinstance(tests, list):
         return issues
-    seen: dict[str, tuple[str, int]] = {}
+    seen: dict[str, tuple[str, int]] = {}  # partition key -> first test id, its index
     for index, test in enumerate(tests):
         test_id = test.get("id") if isinstance(test, dict) else None
         if not isinstance(test_id, str) or not test_id:
             continue  # validation reports a missing or non-text id
-        mark = doc.positions.value(("tests", index, "id"))
         try:
             key = slugify(test_id)
         except ValueError:
+            mark = doc.positions.value(("tests", index, "id"))
             issues.append(
                 SuiteIssue(
                     mark.file or doc.file,
@@ -57,7 +57,10 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
             )
             continue
         if key in seen:
-            first_id, first_line = seen[key]
+            # Positions are read only for a problem: a suite's may be kept unread (parse_cache).
+            mark = doc.positions.value(("tests", index, "id"))
+            first_id, first_index = seen[key]
+            first_line = doc.positions.value(("tests", first_index, "id")).line
             if first_id == test_id:
                 message = (
                     f"duplicate test id '{test_id}' (line {mark.line}): "
@@ -78,7 +81,7 @@ def duplicate_test_ids(doc: YamlDocument) -> list[SuiteIssue]:
                 )
             )
             continue
-        seen[key] = (test_id, mark.line)
+        seen[key] = (test_id, index)
     return issues
 
 
@@ -249,13 +252,15 @@ def llm_grader_issues(
     targets: Mapping[str, TargetSpec],
     default_agents: Sequence[str],
     judges: Mapping[str, LlmTargetSpec],
+    problems: list[GraderProblem] | None = None,
 ) -> list[SuiteIssue]:
-    """LLM graders that cannot run: an unknown target, no grader target, a missing prompt file.
+    """LLM graders that cannot run: an unknown target, no grader target, a missing prompt file
+    (`problems`: grader_problems' of these arguments, when the caller has them already).
 
     Also code graders using the target proxy (`target: true`) without a grader target.
     """
-    base_dir = Path(doc.file).parent
-    problems = grader_problems(suite, base_dir, targets, default_agents, judges)
+    if problems is None:
+        problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
     return [problem.at(doc) for problem in problems if not (problem.warning or problem.at_run)]
 
 
@@ -265,10 +270,13 @@ def llm_grader_warnings(
     targets: Mapping[str, TargetSpec],
     default_agents: Sequence[str],
     judges: Mapping[str, LlmTargetSpec],
+    problems: list[GraderProblem] | None = None,
 ) -> list[SuiteIssue]:
     """llm-graders naming a target that is not defined: AgentV loads the suite and that grader
-    scores 0 when it runs ('target ... not found in targets'); said at load so users learn early."""
-    problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
+    scores 0 when it runs ('target ... not found in targets'); said at load so users learn early.
+    `problems` as for llm_grader_issues."""
+    if problems is None:
+        problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
     return [problem.at(doc) for problem in problems if problem.warning]
 
 

@@ -64,7 +64,7 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
     its grader target and the LLM targets its graders use; a test without assertions gets the
     implicit llm-grader over its criteria when a grader target resolves.
     """
-    with gc_paused():
+    with gc_paused(kept=True):
         return _resolve_cases(loaded, agents)
 
 

@@ -11,6 +11,7 @@ eval file's folder (or the workspace), as in AgentV, so `cwd` is left unset then
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -80,11 +81,12 @@ class _Selector:
     def _index_catalog(self) -> None:
         slugs: dict[str, str] = {}
         for index, spec in enumerate(self.catalog.specs):
-            at = self.catalog.position(index, "name")
+            # Read only for a problem: a suite's positions may be kept unread (parse_cache).
+            at = functools.partial(self.catalog.position, index, "name")
             if spec.name in self.by_name:
                 first = self.catalog.position(self.by_name[spec.name], "name")
                 self._issue(
-                    at,
+                    at(),
                     f"duplicate target name '{spec.name}' (first at line {first.line})",
                     "give each target a unique name",
                 )
@@ -93,14 +95,14 @@ class _Selector:
                 slug = slugify(spec.name)
             except ValueError:
                 self._issue(
-                    at,
+                    at(),
                     f"target name {spec.name!r} has no letters or digits",
                     "name the target with letters, digits and '-'",
                 )
                 continue
             if slug in slugs:
                 self._issue(
-                    at,
+                    at(),
                     f"target names '{slugs[slug]}' and '{spec.name}' both become the agent "
                     f"key '{slug}'",
                     "rename one of them",

@@ -6,6 +6,8 @@ dates stay strings, and only `true`/`false` are booleans.
 
 from __future__ import annotations
 
+import functools
+import marshal
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import Any, NamedTuple
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from evals_pipeline.suites import parse_cache
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 
 DataPath = tuple[str | int, ...]
@@ -35,21 +38,25 @@ class Mark(NamedTuple):
     file: str | None = None
 
 
-def _mark(node: Node) -> Mark:
-    return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
+RawMark = tuple[int, int, str | None]
+"""A Mark as the tables keep it: a plain tuple, cheaper to make and to keep (parse_cache)."""
+
+
+def _mark(node: Node) -> RawMark:
+    return (node.start_mark.line + 1, node.start_mark.column + 1, None)
 
 
 @dataclass
 class Positions:
     """Where each key and value of a parsed document sits, by data path (`("tests", 0, "id")`)."""
 
-    keys: dict[DataPath, Mark] = field(default_factory=dict)
-    values: dict[DataPath, Mark] = field(default_factory=dict)
+    keys: dict[DataPath, RawMark] = field(default_factory=dict)
+    values: dict[DataPath, RawMark] = field(default_factory=dict)
 
     def key(self, path: DataPath) -> Mark:
         """The key's position, else its value's, else the nearest enclosing node's."""
         if path in self.keys:
-            return self.keys[path]
+            return Mark._make(self.keys[path])
         return self.value(path)
 
     def value(self, path: DataPath) -> Mark:
@@ -57,7 +64,7 @@ class Positions:
         for end in range(len(path), -1, -1):
             found = self.values.get(path[:end])
             if found is not None:
-                return found
+                return Mark._make(found)
         return Mark(1, 1)
 
     def move(self, old: DataPath, new: DataPath, index_offset: int = 0) -> None:
@@ -79,8 +86,8 @@ class Positions:
         for mine, theirs in ((self.keys, other.keys), (self.values, other.values)):
             for path in [p for p in mine if p[: len(prefix)] == prefix and len(p) > len(prefix)]:
                 del mine[path]
-            for path, mark in theirs.items():
-                mine[prefix + path] = Mark(mark.line + line_offset, mark.column, mark.file or file)
+            for path, (line, column, named) in theirs.items():
+                mine[prefix + path] = (line + line_offset, column, named or file)
 
     def remove_item(self, items: DataPath, index: int) -> None:
         """Forget item `index` of the list at `items` and shift the later items up by one."""
@@ -102,6 +109,21 @@ class Positions:
             self.keys[target] = self.keys[source]
         if source in self.values:
             self.values[target] = self.values[source]
+
+
+class _KeptPositions(Positions):
+    """The positions of a kept parse (parse_cache), found by parsing its text again when first
+    used (by a problem to report or a renamed key to re-file): most loads never need them."""
+
+    def __init__(self, text: str, file: str) -> None:  # no keys nor values: __getattr__ finds them
+        self._text, self._file = text, file
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in ("keys", "values"):
+            raise AttributeError(name)
+        parsed = parse_yaml(self._text, self._file).positions
+        self.keys, self.values = parsed.keys, parsed.values
+        return getattr(self, name)
 
 
 @dataclass
@@ -234,8 +256,8 @@ class _Builder:
         self._stack: set[int] = set()
 
     def issue(self, node: Node, message: str, fix: str) -> None:
-        mark = _mark(node)
-        self.issues.append(SuiteIssue(self.file, mark.line, mark.column, message, fix))
+        line, column, _ = _mark(node)
+        self.issues.append(SuiteIssue(self.file, line, column, message, fix))
 
     def build(self, node: Node, path: DataPath) -> Any:
         self.positions.values[path] = _mark(node)
@@ -278,10 +300,10 @@ class _Builder:
                 continue
             key = key_node.value
             if key in own:
-                first = self.positions.keys[(*path, key)]
+                first_line = self.positions.keys[(*path, key)][0]
                 self.issue(
                     key_node,
-                    f"duplicate key '{key}' (first at line {first.line})",
+                    f"duplicate key '{key}' (first at line {first_line})",
                     f"keep one '{key}' in this mapping",
                 )
                 continue
@@ -358,4 +380,26 @@ def read_yaml_file(path: Path) -> YamlDocument:
                 )
             ]
         ) from None
-    return parse_yaml(text, file)
+    return _parse_kept(text, file)
+
+
+def _parse_kept(text: str, file: str) -> YamlDocument:
+    """parse_yaml, through parse_cache for a large file. A file with problems is not kept: its
+    errors are made again each time."""
+    if len(text) < parse_cache.MIN_CHARS:
+        return parse_yaml(text, file)
+    key = parse_cache.cache_key(text, file, _parser_identity())
+    kept = parse_cache.load(key, file)
+    if kept is not None:
+        return YamlDocument(file=file, data=kept[0], positions=_KeptPositions(text, file))
+    doc = parse_yaml(text, file)
+    parse_cache.store(key, file, doc.data)
+    return doc
+
+
+@functools.cache
+def _parser_identity() -> str:
+    """PyYAML's version, this module's file and the marshal format: a kept parse is of this
+    parser, and readable."""
+    me = Path(__file__).stat()
+    return f"{yaml.__version__}:{yaml.__with_libyaml__}:{me.st_size}:{me.st_mtime_ns}:{marshal.version}"

@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 
 GIT_TIMEOUT_SECONDS = 300.0
 BASELINE_MESSAGE = "evals-pipeline baseline"
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""Git's tree of no files (SHA-1 repositories: a SHA-256 one never matches it, and is diffed)."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,8 @@ class _GitBaseline(_BaselineRepo):
                 "".join(f"{line}\n" for line in alternates)
             )
 
-        self.stage("", nested)
+        if not _holds_nothing(self.workspace):  # a workspace without a spec has nothing to add
+            self.stage("", nested)
         for path, repo in repos.items():
             if repo.head and not _inner_of_any(path, nested):
                 # A gitlink, as `git add` would record it: the agent's `git status` at the top
@@ -248,6 +251,12 @@ class _GitBaseline(_BaselineRepo):
                 index.unlink()  # an index git cannot reuse here (e.g. split): stage afresh
         self.stage(path, _inner(path, nested), index)
         return self.text("write-tree", index=index)
+
+
+def _holds_nothing(workspace: Path) -> bool:
+    """The workspace has no entry but its `.git` link."""
+    with os.scandir(workspace) as entries:
+        return all(entry.name == ".git" for entry in entries)
 
 
 def _inner_of_any(path: str, roots: list[str]) -> bool:
@@ -292,6 +301,9 @@ class _GitCapture(_BaselineRepo):
         self.trees = {root.path: root for root in baseline.roots}
 
     def changes(self) -> str | None:
+        empty_before = set(self.trees) == {""} and self.trees[""].tree == EMPTY_TREE
+        if empty_before and _holds_nothing(self.workspace):  # no git needed to say so
+            return None
         now = find_nested_repos(self.workspace)
         roots = ["", *sorted((self.trees.keys() | set(now)) - {""})]
         parts = [self._root_diff(root, roots) for root in roots]

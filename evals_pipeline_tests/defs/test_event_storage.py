@@ -6,12 +6,16 @@ which partitions are in progress."""
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import os
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import dagster as dg
 import pytest
 from dagster._core.execution.api import create_execution_plan
+from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
@@ -179,3 +183,61 @@ def test_a_daemon_created_run_plans_each_partition_in_one_batch(
         assert {p: run_id for p, (run_id, _) in attempts.items()} == {
             f"echo|{c}": run.run_id for c in cases
         }
+
+
+def test_dynamic_partition_keys_are_read_once_and_never_miss_a_new_or_deleted_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dagster looks each key of a run's range up; the keys are read once and trusted briefly,
+    while a key added or deleted through this storage, or added by another process, is seen at
+    once."""
+    ours = BatchingSqliteEventLogStorage(str(tmp_path / "runs"))
+    other = BatchingSqliteEventLogStorage(str(tmp_path / "runs"))  # another process's instance
+    ours.add_dynamic_partitions("cases", [f"case-{i}" for i in range(50)])
+    reads: list[str] = []
+    read = ours.get_dynamic_partitions
+    monkeypatch.setattr(
+        ours, "get_dynamic_partitions", lambda name: reads.append(name) or read(name)
+    )
+
+    assert all(ours.has_dynamic_partition("cases", f"case-{i}") for i in range(50))
+    assert reads == ["cases"]
+    other.add_dynamic_partitions("cases", ["case-new"])
+    assert ours.has_dynamic_partition("cases", "case-new")  # a miss reads the keys again
+    assert not ours.has_dynamic_partition("elsewhere", "case-1")
+    ours.delete_dynamic_partition("cases", "case-3")
+    assert not ours.has_dynamic_partition("cases", "case-3")
+    other.delete_dynamic_partition("cases", "case-4")
+    monkeypatch.setattr("evals_pipeline.defs.event_storage.PARTITION_KEYS_SECONDS", 0.0)
+    assert not ours.has_dynamic_partition("cases", "case-4")  # once the keys are stale
+
+
+def test_a_new_runs_database_is_what_dagster_sets_up_and_a_wipe_leaves_no_stale_connection(
+    tmp_path: Path,
+) -> None:
+    """Run databases are copies of an empty one Dagster set up: the same tables, indexes,
+    migration stamp and WAL journal as Dagster's own set-up; the kept connections go with a
+    wipe, so what is written after it is not lost in a deleted file."""
+    ours = BatchingSqliteEventLogStorage(str(tmp_path / "ours"))
+    theirs = SqliteEventLogStorage(str(tmp_path / "theirs"))
+    row = {"run_id": "run-1", "event": "{}", "dagster_event_type": None}
+    for storage in (ours, theirs):
+        with storage.run_connection("run-1") as conn:
+            conn.execute(SqlEventLogStorageTable.insert().values(**row))
+
+    def described(storage: SqliteEventLogStorage) -> list[object]:
+        with closing(sqlite3.connect(storage.path_for_shard("run-1"))) as db:
+            return [
+                db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
+                db.execute("SELECT version_num FROM alembic_version").fetchall(),
+                db.execute("PRAGMA journal_mode").fetchall(),
+                db.execute("SELECT run_id FROM event_logs").fetchall(),
+            ]
+
+    assert described(ours) == described(theirs)
+    assert [p.name for p in (tmp_path / "ours").glob(".run-template-*.db")]
+    ours.wipe()
+    with ours.run_connection("run-1") as conn:
+        conn.execute(SqlEventLogStorageTable.insert().values(**{**row, "run_id": "run-2"}))
+    with closing(sqlite3.connect(ours.path_for_shard("run-1"))) as db:
+        assert db.execute("SELECT run_id FROM event_logs").fetchall() == [("run-2",)]

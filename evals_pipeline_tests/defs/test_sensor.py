@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from evals_pipeline.defs.assets import LAYERS
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import case_partitions_name
-from evals_pipeline.suites import load_suite
+from evals_pipeline.suites import load_suite, parse_cache
 from evals_pipeline_tests.defs.conftest import write_suite
 
 
@@ -173,3 +174,26 @@ def test_a_test_for_one_agent_does_not_split_another_agents_range(
     ]
     assert ranges == [("echo|a1", None), ("echo|c3", None), (None, "silent|a1")]
     assert (second.run_requests or [])[-1].tags["dagster/asset_partition_range_end"] == "silent|c3"
+
+
+def test_a_large_suite_whose_parse_is_kept_still_sees_each_edit(
+    instance: dg.DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Over parse_cache.MIN_CHARS: its parse is kept under the instance folder and in memory.
+    home = tmp_path / "dagster"
+    home.mkdir()
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    tests = [(f"t{i}", f"greeting-{i:04d}") for i in range(3_000)]
+    path = write_suite(tmp_path, tests)
+    assert len(path.read_text()) > parse_cache.MIN_CHARS
+    defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
+    first = tick(defs, instance, None)
+    assert isinstance(first, dg.SensorResult) and not first.run_requests
+    assert list((home / "parsed-suites").iterdir()), "the parse was kept"
+
+    tests[1234] = ("t1234", "greeting-1234 again")
+    write_suite(tmp_path, tests)
+    second = tick(defs, instance, first.cursor)
+    assert isinstance(second, dg.SensorResult)
+    assert run_keys(second) == {"echo|t1234", "silent|t1234"}
+    assert isinstance(tick(defs, instance, second.cursor), dg.SkipReason)

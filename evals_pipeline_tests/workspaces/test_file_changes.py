@@ -14,6 +14,7 @@ from evals_pipeline.workspaces import (
     file_changes,
     prepare_workspace,
 )
+from evals_pipeline.workspaces.baseline import EMPTY_TREE
 from evals_pipeline_tests.workspaces.conftest import SourceRepo, git, hook
 
 
@@ -199,3 +200,21 @@ def test_a_failing_git_diff_falls_back_to_the_baseline_trees(
     sections = diff_sections(file_changes(prepared))
     assert sorted(sections) == ["edit.txt", "repo/f.txt"]
     assert "-v1\n+agent" in sections["repo/f.txt"]
+
+
+def test_a_workspace_without_a_spec_is_an_empty_repository_and_its_changes_still_show(
+    tmp_path: Path, context: HookContext
+) -> None:
+    """No spec: an empty folder committed as git's empty tree; left empty it has no changes
+    (said without running git), and a file the agent writes there is a new file in the diff."""
+    prepared = prepare_workspace(None, tmp_path / "workspace", context, git_cache=tmp_path)
+    assert git(prepared.path, "rev-parse", "HEAD^{tree}") == EMPTY_TREE
+    assert git(prepared.path, "status", "--porcelain") == ""
+    assert file_changes(prepared) is None
+    (prepared.path / "empty-folder").mkdir()
+    assert file_changes(prepared) is None
+    (prepared.path / "empty-folder" / "new.txt").write_text("hello\n")
+    sections = diff_sections(file_changes(prepared))
+    assert list(sections) == ["empty-folder/new.txt"]
+    assert "new file mode" in sections["empty-folder/new.txt"]
+    assert "+hello" in sections["empty-folder/new.txt"]

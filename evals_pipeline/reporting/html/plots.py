@@ -1,117 +1,66 @@
-"""The report's plots as inline SVG, drawn by matplotlib (imported only when a page is drawn).
-
-Text stays text (`svg.fonttype: none`) so it is crisp, selectable and takes the page's font;
-each plot gets its own hash salt, so its element ids are stable and unique within the page.
-"""
+"""The report's plots as inline SVG (drawn by hand on svg.Canvas): pass rates with their
+intervals, cost against pass rate, trial durations, judged dimensions, and the pass-rate trend.
+Each returns None when it has nothing to show."""
 
 from __future__ import annotations
 
-import io
-import re
+import statistics
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime
 
 from evals_pipeline.models.history import RunEntry
 from evals_pipeline.models.report import DimensionRate
 from evals_pipeline.reporting.html.context import AgentRow
+from evals_pipeline.reporting.html.svg import (
+    INK,
+    Canvas,
+    nice_ticks,
+    number_label,
+    percent_label,
+    text_width,
+)
 from evals_pipeline.statistics import wilson_interval
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
 AGENT_COLOURS = ("#4f46e5", "#0891b2", "#c026d3", "#ea580c", "#65a30d", "#0f766e", "#be123c")
-INK, MUTED, GRID = "#1f2937", "#6b7280", "#e5e7eb"
-STYLE: dict[Any, Any] = {
-    "svg.fonttype": "none",
-    "font.family": "sans-serif",
-    "font.sans-serif": ["DejaVu Sans"],
-    "font.size": 9,
-    "axes.edgecolor": GRID,
-    "axes.labelcolor": MUTED,
-    "axes.titlesize": 10,
-    "axes.titleweight": "bold",
-    "axes.titlecolor": INK,
-    "axes.titlelocation": "left",
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "xtick.color": MUTED,
-    "ytick.color": MUTED,
-    "axes.grid": True,
-    "grid.color": GRID,
-    "grid.linewidth": 0.6,
-}
+WIDTH = 432.0  # points: 6 inches
+BAND = 24.0  # points per category row
+PERCENTS = [i / 5 for i in range(6)]
 
 
 def agent_colour(index: int) -> str:
     return AGENT_COLOURS[index % len(AGENT_COLOURS)]
 
 
-def _figure(width: float, height: float) -> tuple[Figure, Axes]:
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, height), layout="constrained")
-    axes = figure.add_subplot()
-    axes.set_axisbelow(True)
-    return figure, axes
-
-
-def _svg(figure: Figure, name: str, label: str) -> str:
-    """The figure as an <svg> element that scales to its container."""
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": name}):
-        figure.savefig(buffer, format="svg", transparent=True)
-    text = buffer.getvalue()
-    text = text[text.index("<svg") :]
-    head, rest = text.split(">", 1)
-    head = re.sub(r'\s(width|height)="[^"]*"', "", head)
-    # The font follows the page; matplotlib names the one it measured with.
-    rest = rest.replace("font-family: 'DejaVu Sans'", "font-family: inherit")
-    rest = re.sub(r"font-family=\"[^\"]*\"", 'font-family="inherit"', rest)
-    return f'{head} class="plot" role="img" aria-label="{label}">{rest}'
-
-
-def _draw(name: str, label: str, width: float, height: float, draw: Any) -> str:
-    import matplotlib
-
-    with matplotlib.rc_context(STYLE):
-        figure, axes = _figure(width, height)
-        draw(axes)
-        return _svg(figure, name, label)
+def _left_margin(names: Sequence[str]) -> float:
+    return 16 + max((text_width(name) for name in names), default=0)
 
 
 def pass_rates(rows: Sequence[AgentRow]) -> str | None:
     """Pass rate per agent with its 95% Wilson interval (errors excluded, as in the table)."""
     shown = [(i, r) for i, r in enumerate(rows) if r.summary.pass_rate is not None and r.ci95]
-
     if not shown:
         return None
-
-    def draw(axes: Axes) -> None:
-        for y, (i, row) in enumerate(shown):
-            rate = row.summary.pass_rate or 0.0
-            low, high = row.ci95 or (rate, rate)
-            colour = agent_colour(i)
-            axes.barh(y, rate, height=0.55, color=colour, alpha=0.85)
-            axes.errorbar(
-                rate, y, xerr=_spread(rate, low, high), fmt="none", ecolor=INK,
-                elinewidth=1.2, capsize=4,
-            )  # fmt: skip
-            inside = rate >= 0.15
-            axes.text(
-                0.015 if inside else rate + 0.015, y, f"{rate:.0%}", va="center", ha="left",
-                color="white" if inside else INK, fontsize=9, fontweight="bold",
-            )  # fmt: skip
-        axes.set_yticks(range(len(shown)), [r.summary.agent for _, r in shown])
-        axes.invert_yaxis()
-        axes.set_xlim(0, 1)
-        axes.xaxis.set_major_formatter(_percent())
-        axes.grid(axis="y", visible=False)
-        axes.set_title("Pass rate, 95% interval")
-
-    return _draw("pass-rates", "Pass rate per agent", 6.0, 0.9 + 0.5 * len(shown), draw)
+    names = [r.summary.agent for _, r in shown]
+    canvas = Canvas(WIDTH, 50 + BAND * len(shown), left=_left_margin(names))
+    canvas.scale_x(0, 1)
+    canvas.scale_y(-0.5, len(shown) - 0.5, downward=True)
+    canvas.title("Pass rate, 95% interval")
+    canvas.x_axis(PERCENTS, percent_label)
+    canvas.categories(names)
+    for y, (i, row) in enumerate(shown):
+        rate = row.summary.pass_rate or 0.0
+        low, high = row.ci95 or (rate, rate)
+        middle, half = canvas.y(y), BAND * 0.55 / 2
+        canvas.rect(
+            canvas.x(0), middle - half, canvas.x(rate), middle + half, agent_colour(i), 0.85
+        )
+        canvas.interval(min(low, rate), max(high, rate), middle, INK)
+        inside = rate >= 0.15
+        canvas.text(
+            canvas.x(0.015 if inside else rate + 0.015), middle + 3, f"{rate:.0%}",
+            colour="white" if inside else INK, weight="bold",
+        )  # fmt: skip
+    return canvas.svg("Pass rate per agent")
 
 
 def cost_vs_pass_rate(rows: Sequence[AgentRow]) -> str | None:
@@ -119,55 +68,61 @@ def cost_vs_pass_rate(rows: Sequence[AgentRow]) -> str | None:
     shown = [(i, r) for i, r in enumerate(rows) if r.summary.pass_rate is not None]
     if not shown or not any(r.summary.cost_usd for _, r in shown):
         return None
-
-    def draw(axes: Axes) -> None:
-        for i, row in shown:
-            rate = row.summary.pass_rate or 0.0
-            low, high = row.ci95 or (rate, rate)
-            axes.errorbar(
-                row.summary.cost_usd, rate, yerr=_spread(rate, low, high), fmt="o",
-                color=agent_colour(i), ecolor=agent_colour(i), elinewidth=1, capsize=3,
-                markersize=7,
-            )  # fmt: skip
-            axes.annotate(
-                row.summary.agent, (row.summary.cost_usd, rate), xytext=(7, 4),
-                textcoords="offset points", color=INK, fontsize=9,
-            )  # fmt: skip
-        axes.set_ylim(-0.03, 1.05)
-        axes.set_xlim(left=0)
-        axes.margins(x=0.25)
-        axes.yaxis.set_major_formatter(_percent())
-        axes.set_xlabel("cost (USD)")
-        axes.set_title("Cost vs pass rate")
-
-    return _draw("cost-vs-pass", "Cost against pass rate per agent", 6.0, 3.0, draw)
+    ticks = nice_ticks(max(r.summary.cost_usd for _, r in shown) * 1.25)
+    canvas = Canvas(WIDTH, 216, left=36, bottom=34, right=16)
+    canvas.scale_x(0, ticks[-1])
+    canvas.scale_y(-0.03, 1.05)
+    canvas.title("Cost vs pass rate")
+    canvas.y_axis(PERCENTS, percent_label)
+    canvas.x_axis(ticks, number_label, "cost (USD)")
+    for i, row in shown:
+        rate = row.summary.pass_rate or 0.0
+        low, high = row.ci95 or (rate, rate)
+        x, colour = canvas.x(row.summary.cost_usd), agent_colour(i)
+        canvas.interval(min(low, rate), max(high, rate), x, colour, vertical=True)
+        canvas.dot(x, canvas.y(rate), colour)
+        canvas.text(x + 7, canvas.y(rate) - 4, row.summary.agent, colour=INK)
+    return canvas.svg("Cost against pass rate per agent")
 
 
 def durations(rows: Sequence[AgentRow]) -> str | None:
-    """Each agent's trial durations: a box per agent with every trial as a dot."""
+    """Each agent's trial durations: a box per agent (quartiles, whiskers to the furthest trial
+    within 1.5 box lengths) with every trial as a dot."""
     shown = [(i, r) for i, r in enumerate(rows) if r.durations_ms]
     if not shown:
         return None
+    names = [r.summary.agent for _, r in shown]
+    data = [sorted(d / 1000 for d in r.durations_ms) for _, r in shown]
+    ticks = nice_ticks(max(v[-1] for v in data))
+    canvas = Canvas(WIDTH, 60 + BAND * len(shown), left=_left_margin(names), bottom=34)
+    canvas.scale_x(0, ticks[-1])
+    canvas.scale_y(-0.5, len(shown) - 0.5, downward=True)
+    canvas.title("Duration")
+    canvas.x_axis(ticks, number_label, "seconds per trial")
+    canvas.categories(names)
+    for y, ((i, _), values) in enumerate(zip(shown, data, strict=True)):
+        colour, middle, half = agent_colour(i), canvas.y(y), BAND * 0.5 / 2
+        q1, median, q3 = _quartiles(values)
+        reach = 1.5 * (q3 - q1)
+        low = min(v for v in values if v >= q1 - reach)
+        high = max(v for v in values if v <= q3 + reach)
+        for end, edge in ((low, q1), (high, q3)):
+            canvas.line(canvas.x(end), middle, canvas.x(edge), middle, colour, 1.0)
+            canvas.line(canvas.x(end), middle - half / 2, canvas.x(end), middle + half / 2, colour)
+        canvas.box(canvas.x(q1), middle - half, canvas.x(q3), middle + half, colour)
+        canvas.line(canvas.x(median), middle - half, canvas.x(median), middle + half, INK, 1.2)
+        for k, value in enumerate(values):
+            jitter = ((k * 37) % 21 - 10) / 60 * BAND
+            canvas.dot(canvas.x(value), middle + jitter, colour, 1.8)
+    return canvas.svg("Trial durations per agent")
 
-    def draw(axes: Axes) -> None:
-        data = [[d / 1000 for d in r.durations_ms] for _, r in shown]
-        boxes = axes.boxplot(
-            data, orientation="horizontal", widths=0.5, patch_artist=True, showfliers=False,
-            medianprops={"color": INK},
-        )  # fmt: skip
-        for box, (i, _) in zip(boxes["boxes"], shown, strict=True):
-            box.set(facecolor=agent_colour(i), alpha=0.25, edgecolor=agent_colour(i))
-        for y, ((i, _), values) in enumerate(zip(shown, data, strict=True), start=1):
-            jitter = [y + ((k * 37) % 21 - 10) / 60 for k in range(len(values))]
-            axes.scatter(values, jitter, s=9, color=agent_colour(i), alpha=0.8, linewidths=0)
-        axes.set_yticks(range(1, len(shown) + 1), [r.summary.agent for _, r in shown])
-        axes.invert_yaxis()
-        axes.set_xlim(left=0)
-        axes.set_xlabel("seconds per trial")
-        axes.grid(axis="y", visible=False)
-        axes.set_title("Duration")
 
-    return _draw("durations", "Trial durations per agent", 6.0, 1.0 + 0.5 * len(shown), draw)
+def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
+    """First quartile, median and third quartile, interpolated as numpy's percentile does."""
+    if len(values) == 1:
+        return values[0], values[0], values[0]
+    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, median, q3
 
 
 def dimensions(rates: Sequence[DimensionRate], agents: Sequence[str]) -> str | None:
@@ -178,82 +133,63 @@ def dimensions(rates: Sequence[DimensionRate], agents: Sequence[str]) -> str | N
         return None
     names = list(dict.fromkeys(r.dimension for r in shown))
     ran = [a for a in agents if any(r.agent == a for r in shown)]
-
-    def draw(axes: Axes) -> None:
-        step = 0.7 / max(len(ran), 1)
-        for j, agent in enumerate(ran):
-            colour = agent_colour(list(agents).index(agent))
-            for k, name in enumerate(names):
-                rate = next((r for r in shown if r.agent == agent and r.dimension == name), None)
-                if rate is None:
-                    continue
-                y = k + (j - (len(ran) - 1) / 2) * step
-                if rate.corrected_rate is not None:
-                    value, (low, high) = rate.corrected_rate, (rate.ci95_low, rate.ci95_high)
-                    face = colour
-                else:
-                    value = rate.observed_rate or 0.0
-                    low, high = wilson_interval(rate.n_passed, rate.n)
-                    face = "white"
-                axes.errorbar(
-                    value, y, xerr=_spread(value, low, high), fmt="o", color=colour,
-                    markerfacecolor=face, ecolor=colour, elinewidth=1.2, capsize=3, markersize=6,
-                    label=agent if k == 0 else None,
-                )  # fmt: skip
-        axes.set_yticks(range(len(names)), names)
-        axes.invert_yaxis()
-        axes.set_xlim(0, 1.02)
-        axes.xaxis.set_major_formatter(_percent())
-        axes.grid(axis="y", visible=False)
-        axes.legend(
-            loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False, fontsize=8,
-            ncols=len(ran),
-        )  # fmt: skip
-        axes.set_title("Judged dimensions, 95% interval")
-
-    return _draw("dimensions", "Judged dimensions per agent", 6.0, 1.3 + 0.5 * len(names), draw)
+    canvas = Canvas(WIDTH, 64 + BAND * len(names), left=_left_margin(names), bottom=40)
+    canvas.scale_x(0, 1.02)
+    canvas.scale_y(-0.5, len(names) - 0.5, downward=True)
+    canvas.title("Judged dimensions, 95% interval")
+    canvas.x_axis(PERCENTS, percent_label)
+    canvas.categories(names)
+    step = 0.7 / max(len(ran), 1)
+    for j, agent in enumerate(ran):
+        colour = agent_colour(list(agents).index(agent))
+        for k, name in enumerate(names):
+            rate = next((r for r in shown if r.agent == agent and r.dimension == name), None)
+            if rate is None:
+                continue
+            y = canvas.y(k + (j - (len(ran) - 1) / 2) * step)
+            if rate.corrected_rate is not None:
+                value, (low, high) = rate.corrected_rate, (rate.ci95_low, rate.ci95_high)
+            else:
+                value = rate.observed_rate or 0.0
+                low, high = wilson_interval(rate.n_passed, rate.n)
+            canvas.interval(min(low, value), max(high, value), y, colour)
+            canvas.dot(canvas.x(value), y, colour, 3.0, hollow=rate.corrected_rate is None)
+    legend = [(agent, agent_colour(list(agents).index(agent))) for agent in ran]
+    canvas.legend(legend, canvas.height - 8)
+    return canvas.svg("Judged dimensions per agent")
 
 
 def trend(entries: Sequence[RunEntry], agents: Sequence[str]) -> str | None:
     """Pass rate per agent over the suite's last reports, oldest first."""
     if len(entries) < 2:
         return None
-    from datetime import UTC, datetime
-
     labels = [
         datetime.fromtimestamp(e.created_ms / 1000, tz=UTC).strftime("%m-%d\n%H:%M")
         for e in entries
     ]
     names = list(dict.fromkeys([*agents, *(f.agent for e in entries for f in e.agents)]))
-
-    def draw(axes: Axes) -> None:
-        for i, agent in enumerate(names):
-            points = [
-                (x, f.pass_rate)
-                for x, e in enumerate(entries)
-                for f in e.agents
-                if f.agent == agent and f.pass_rate is not None and f.cases > 0
-            ]
-            if not points:
-                continue
-            xs, ys = zip(*points, strict=True)
-            axes.plot(xs, ys, marker="o", markersize=4, color=agent_colour(i), label=agent)
-        axes.set_xticks(range(len(entries)), labels, fontsize=7)
-        axes.set_ylim(-0.03, 1.05)
-        axes.yaxis.set_major_formatter(_percent())
-        axes.legend(loc="lower left", frameon=False, fontsize=8, ncols=min(len(names), 4))
-        axes.set_title(f"Pass rate over the last {len(entries)} runs")
-
-    return _draw("trend", "Pass rate per agent over the last runs", 12.0, 2.8, draw)
-
-
-def _spread(value: float, low: float, high: float) -> list[list[float]]:
-    """Error bar lengths below and above `value`; an interval that misses the point (a clipped
-    corrected rate, float rounding at 0% or 100%) draws no bar on that side."""
-    return [[max(0.0, value - low)], [max(0.0, high - value)]]
-
-
-def _percent() -> Any:
-    from matplotlib.ticker import PercentFormatter
-
-    return PercentFormatter(xmax=1, decimals=0)
+    canvas = Canvas(WIDTH * 2, 202, left=36, bottom=48)
+    canvas.scale_x(-0.3, len(entries) - 0.7)
+    canvas.scale_y(-0.03, 1.05)
+    canvas.title(f"Pass rate over the last {len(entries)} runs")
+    canvas.y_axis(PERCENTS, percent_label)
+    bottom = canvas.area[3]
+    for x, label in enumerate(labels):
+        canvas.text(canvas.x(x), bottom + 11, label, anchor="middle", size=7)
+    legend = []
+    for i, agent in enumerate(names):
+        points = [
+            (canvas.x(x), canvas.y(f.pass_rate))
+            for x, e in enumerate(entries)
+            for f in e.agents
+            if f.agent == agent and f.pass_rate is not None and f.cases > 0
+        ]
+        if not points:
+            continue
+        colour = agent_colour(i)
+        canvas.polyline(points, colour)
+        for px, py in points:
+            canvas.dot(px, py, colour, 2.5)
+        legend.append((agent, colour))
+    canvas.legend(legend, canvas.height - 6)
+    return canvas.svg("Pass rate per agent over the last runs")

@@ -17,7 +17,7 @@ from evals_pipeline.history import (
     trend,
 )
 from evals_pipeline.history.bootstraps import BOOTSTRAPS_FILE, Bootstraps
-from evals_pipeline.models.history import AgentRunFigures, RunEntry, Trigger
+from evals_pipeline.models.history import AgentRunFigures, RunComparison, RunEntry, Trigger
 from evals_pipeline.models.report import AgentSummary, EvalReport
 from evals_pipeline.reporting import render_markdown
 
@@ -124,29 +124,20 @@ def test_a_comparisons_bootstraps_are_read_back_for_the_same_inputs(tmp_path: Pa
     outcomes again reads them (a planted value shows it), other outcomes draw their own."""
     before = [outcome(f"t{i}", "pass") for i in range(8)]
     after = [outcome(f"t{i}", "fail", 0.0) if i < 3 else outcome(f"t{i}", "pass") for i in range(8)]
+
+    def compared(bootstraps: Bootstraps) -> RunComparison:
+        return compare_runs(
+            entry("a", 1), before, entry("b", 2), after, reasons={}, bootstraps=bootstraps
+        )
+
     drawn = Bootstraps()
-    first = compare_runs(entry("a", 1), before, entry("b", 2), after, reasons={}, bootstraps=drawn)
+    first = compared(drawn)
     drawn.write(tmp_path)
-    again = compare_runs(
-        entry("a", 1),
-        before,
-        entry("b", 2),
-        after,
-        reasons={},
-        bootstraps=Bootstraps.read(tmp_path),
-    )
-    assert again == first
+    assert compared(Bootstraps.read(tmp_path)) == first
     stored = json.loads((tmp_path / BOOTSTRAPS_FILE).read_text())
     [key] = stored
     (tmp_path / BOOTSTRAPS_FILE).write_text(json.dumps({key: {**stored[key], "delta": 0.5}}))
-    planted = compare_runs(
-        entry("a", 1),
-        before,
-        entry("b", 2),
-        after,
-        reasons={},
-        bootstraps=Bootstraps.read(tmp_path),
-    )
+    planted = compared(Bootstraps.read(tmp_path))
     assert planted.agents[0].bootstrap is not None and planted.agents[0].bootstrap.delta == 0.5
     other = compare_runs(
         entry("a", 1),

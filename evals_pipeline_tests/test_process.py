@@ -174,6 +174,13 @@ def _start_runner(tmp_path: Path, pids: Path) -> tuple[subprocess.Popen[bytes], 
     return runner, _wait_for_pids(pids, 3)
 
 
+def _wait_for_files(folder: Path, pattern: str, limit_seconds: float = 10) -> list[Path]:
+    deadline = time.monotonic() + limit_seconds
+    while not (found := list(folder.glob(pattern))) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return found
+
+
 def _await_dead(pids: list[int], limit_seconds: float = 10) -> None:
     deadline = time.monotonic() + limit_seconds
     while any(map(_alive, pids)) and time.monotonic() < deadline:
@@ -185,7 +192,8 @@ def test_everything_a_killed_runner_started_dies_with_it(
 ) -> None:
     monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
     runner, started = _start_runner(tmp_path, tmp_path / "pids")
-    records = list((tmp_path / "state" / "children").glob("*/*/*.json"))
+    # The runner notes its child once Popen returns; the child may have written its pids first.
+    records = _wait_for_files(tmp_path / "state" / "children", "*/*/*.json")
     assert len(records) == 1 and f'"pid":{started[1]}' in records[0].read_text()
     guard = _guard_of(runner.pid)
     runner.kill()

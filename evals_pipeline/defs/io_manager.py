@@ -158,9 +158,8 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         context.add_output_metadata({"dagster/uri": root.uri(records), "dagster/row_count": rows})
 
     def load_input(self, context: dg.InputContext) -> list[Any]:
-        with gc_paused(
-            kept=True
-        ):  # a record per partition: 10,000 of them for a large suite's report
+        # A record per partition, 10,000 of them for a large suite's report, kept for the step.
+        with gc_paused(kept=True):
             return self._load(context)
 
     def _load(self, context: dg.InputContext) -> list[Any]:

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
+
+from evals_pipeline.storage.parquet import read_parquet
 
 TEXT_LIMIT = 4_000
 TOOL_LIMIT = 2_000
@@ -151,7 +152,7 @@ def read_transcript(path: str | None) -> dict[str, Any]:
     if not Path(path).is_file():
         out["error"] = f"{path} is not there any more"
         return out
-    table = _read(path, MESSAGE_COLUMNS)
+    table = read_parquet(path, columns=MESSAGE_COLUMNS, threads=False)
     if table.num_rows == 0:
         return out
     trimmed = _trimmed_small if table.nbytes <= SMALL_TABLE else _trimmed
@@ -160,15 +161,6 @@ def read_transcript(path: str | None) -> dict[str, Any]:
     out["omitted"] = table.num_rows - rows
     out["omitted_after"] = split
     return out
-
-
-def _read(path: str, columns: list[str]) -> pa.Table:
-    """The file's `columns` it has, read on this thread: pyarrow's thread pool and pre-buffering
-    cost more than they save on a file of a few KB (~0.3 ms a file, and a report reads one or
-    two per case)."""
-    with pq.ParquetFile(path, pre_buffer=False) as file:
-        present = set(file.schema_arrow.names)
-        return file.read(columns=[c for c in columns if c in present], use_threads=False)
 
 
 def _trimmed_small(table: pa.Table) -> tuple[list[dict[str, Any]], int, int]:
@@ -261,7 +253,8 @@ def milestone_events(path: str | None, seqs: list[int]) -> dict[int, str]:
     """What happened at each milestone's event, one short line each ("Bash: python test.py")."""
     if not path or not seqs or not Path(path).is_file():
         return {}
-    table = _read(path, ["seq", "kind", "tool", "text", "tool_input_json"])
+    columns = ["seq", "kind", "tool", "text", "tool_input_json"]
+    table = read_parquet(path, columns=columns, threads=False)
     table = table.filter(pc.is_in(table["seq"], value_set=pa.array(seqs, type=pa.int32())))
     lines: dict[int, str] = {}
     for row in table.to_pylist():

@@ -1,6 +1,7 @@
 """Parquet and Arrow without the costly imports around them: `pq.read_table` imports
-`pyarrow.dataset`, and `pa.array` over a Python list imports pandas, ~0.25 s each in every
-process that does it first (a step, a grader's helper, the first step of a run)."""
+`pyarrow.dataset`, and building an array from Python values (`pa.array`, `Table.from_pylist`,
+even over a numpy array) imports pandas: 0.25-0.5 s each in every process that does it first (a
+step, a grader's helper, the first sessions step and the report of every run)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def string_array(values: Sequence[str | None]) -> pa.Array | pa.ChunkedArray:
 
 def arrow_array(values: Sequence[Any], arrow_type: pa.DataType) -> pa.Array | pa.ChunkedArray:
     """`values` (Python values, None for null) as an Arrow array of `arrow_type`: strings,
-    integers, and structs and lists of them, built from buffers (what `pa.array` makes, without
+    integers, float64, booleans, and structs and lists of them, built from buffers (what `pa.array` makes, without
     the pandas import it costs)."""
     if pa.types.is_string(arrow_type):
         return string_array(values)
@@ -69,6 +70,12 @@ def arrow_array(values: Sequence[Any], arrow_type: pa.DataType) -> pa.Array | pa
             count=count,
         )
         return pa.Array.from_buffers(arrow_type, count, [bitmap, pa.py_buffer(data)], nulls)
+    if pa.types.is_float64(arrow_type):
+        floats = np.fromiter((0.0 if v is None else v for v in values), np.float64, count)
+        return pa.Array.from_buffers(arrow_type, count, [bitmap, pa.py_buffer(floats)], nulls)
+    if pa.types.is_boolean(arrow_type):
+        bits = np.packbits(np.fromiter((bool(v) for v in values), bool, count), bitorder="little")
+        return pa.Array.from_buffers(arrow_type, count, [bitmap, pa.py_buffer(bits)], nulls)
     if pa.types.is_struct(arrow_type):
         children = [
             arrow_array([None if v is None else v.get(field.name) for v in values], field.type)
@@ -93,6 +100,11 @@ def arrow_table(columns: Mapping[str, Sequence[Any]], schema: pa.Schema) -> pa.T
     """`columns` (Python values by name) as a table of `schema`, without pandas (arrow_array)."""
     arrays = [arrow_array(columns[field.name], field.type) for field in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def arrow_rows(rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
+    """`rows` (dicts; a missing key is null) as a table of `schema`, without pandas."""
+    return arrow_table({name: [row.get(name) for row in rows] for name in schema.names}, schema)
 
 
 def _validity(valid: list[bool]) -> tuple[pa.Buffer | None, int]:

@@ -10,7 +10,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evals_pipeline.storage.parquet import arrow_array, arrow_table, read_parquet, string_array
+from evals_pipeline.storage.parquet import (
+    arrow_array,
+    arrow_rows,
+    arrow_table,
+    read_parquet,
+    string_array,
+)
 
 
 @pytest.mark.parametrize(
@@ -31,7 +37,9 @@ NESTED = [
     (CALL, [{"id": "a", "took": 3, "n": None}, None, {"id": None, "took": None, "n": 7}]),
     (pa.list_(CALL), [[{"id": "x", "took": 1, "n": 2}, None], [], None, [{"id": "y"}]]),
     (pa.list_(pa.string()), [["a", None], None, [], ["é"]]),
-    (pa.float64(), [1.5, None]),  # not built from buffers: pyarrow's own conversion
+    (pa.float64(), [1.5, None, -0.0, float("inf")]),
+    (pa.bool_(), [True, None, False, True, False, False, True, True, False]),
+    (pa.date32(), [None]),  # not built from buffers: pyarrow's own conversion
 ]
 
 
@@ -44,11 +52,13 @@ def test_arrow_array_holds_what_pa_array_holds(arrow_type: pa.DataType, values: 
     assert made.to_pylist() == pa.array(values, arrow_type).to_pylist()
 
 
-def test_arrow_table_is_the_schema_in_order() -> None:
+def test_arrow_tables_are_the_schema_in_order() -> None:
     schema = pa.schema([("b", pa.int64()), ("a", pa.list_(CALL))])
     table = arrow_table({"a": [[], None], "b": [1, 2]}, schema)
     assert table.schema == schema
     assert table.to_pylist() == [{"b": 1, "a": []}, {"b": 2, "a": None}]
+    rows = [{"a": [{"id": "x"}], "b": 3}, {"b": 4}]  # a missing key is null
+    assert arrow_rows(rows, schema).equals(pa.Table.from_pylist(rows, schema=schema))
 
 
 def test_a_column_the_file_lacks_reads_as_nulls_in_the_schema_order(tmp_path: Path) -> None:

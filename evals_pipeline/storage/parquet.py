@@ -41,40 +41,44 @@ def read_parquet(
 def string_array(values: Sequence[str | None]) -> pa.Array | pa.ChunkedArray:
     """`values` as an Arrow string column, made from its UTF-8 bytes and offsets: what
     `pa.array(values, pa.string())` makes, without its check for pandas objects."""
-    valid = [value is not None for value in values]
-    encoded = [value.encode() if value is not None else b"" for value in values]
-    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    count = len(values)
+    nulls = _null_count(values)
+    if nulls == count:
+        return pa.nulls(count, pa.string())
+    texts = [value or "" for value in values] if nulls else values
+    joined = "".join(texts)  # type: ignore[arg-type]
+    data = joined.encode()
+    if len(data) == len(joined):  # ASCII: a value's bytes are its characters
+        lengths = np.fromiter(map(len, texts), np.int64, count)  # type: ignore[arg-type]
+    else:
+        encoded = [text.encode() for text in texts]  # type: ignore[union-attr]
+        lengths = np.fromiter(map(len, encoded), np.int64, count)
     offsets = np.concatenate(([0], np.cumsum(lengths)))
     if offsets[-1] > np.iinfo(np.int32).max:  # past 2 GiB in one column: pyarrow chunks it
         return pa.array(values, pa.string())
-    data = pa.py_buffer(b"".join(encoded))
-    bitmap, nulls = _validity(valid)
+    bitmap = _bitmap(values) if nulls else None
     return pa.StringArray.from_buffers(
-        len(encoded), pa.py_buffer(offsets.astype(np.int32)), data, bitmap, nulls
+        count, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data), bitmap, nulls
     )
 
 
 def arrow_array(values: Sequence[Any], arrow_type: pa.DataType) -> pa.Array | pa.ChunkedArray:
     """`values` (Python values, None for null) as an Arrow array of `arrow_type`: strings,
-    integers, float64, booleans, and structs and lists of them, built from buffers (what `pa.array` makes, without
-    the pandas import it costs)."""
+    integers, float64, booleans, and structs and lists of them, built from buffers (what
+    `pa.array` makes, without the pandas import it costs)."""
     if pa.types.is_string(arrow_type):
         return string_array(values)
     count = len(values)
-    bitmap, nulls = _validity([value is not None for value in values])
-    if pa.types.is_integer(arrow_type):
-        kind = "u" if pa.types.is_unsigned_integer(arrow_type) else "i"
-        data = np.fromiter(
-            (0 if value is None else value for value in values),
-            dtype=np.dtype(f"{kind}{arrow_type.bit_width // 8}"),
-            count=count,
-        )
+    nulls = _null_count(values)
+    if nulls == count:
+        return pa.nulls(count, arrow_type)
+    bitmap = _bitmap(values) if nulls else None
+    if pa.types.is_integer(arrow_type) or pa.types.is_float64(arrow_type):
+        filled = [0 if value is None else value for value in values] if nulls else values
+        data = np.array(filled, dtype=arrow_type.to_pandas_dtype())
         return pa.Array.from_buffers(arrow_type, count, [bitmap, pa.py_buffer(data)], nulls)
-    if pa.types.is_float64(arrow_type):
-        floats = np.fromiter((0.0 if v is None else v for v in values), np.float64, count)
-        return pa.Array.from_buffers(arrow_type, count, [bitmap, pa.py_buffer(floats)], nulls)
     if pa.types.is_boolean(arrow_type):
-        bits = np.packbits(np.fromiter((bool(v) for v in values), bool, count), bitorder="little")
+        bits = np.packbits(np.array([bool(v) for v in values]), bitorder="little")
         return pa.Array.from_buffers(arrow_type, count, [bitmap, pa.py_buffer(bits)], nulls)
     if pa.types.is_struct(arrow_type):
         children = [
@@ -107,9 +111,11 @@ def arrow_rows(rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> pa.Table
     return arrow_table({name: [row.get(name) for row in rows] for name in schema.names}, schema)
 
 
-def _validity(valid: list[bool]) -> tuple[pa.Buffer | None, int]:
-    """Arrow's validity bitmap of `valid` (None when nothing is null) and the null count."""
-    nulls = len(valid) - sum(valid)
-    if not nulls:
-        return None, 0
-    return pa.py_buffer(np.packbits(np.array(valid, dtype=bool), bitorder="little")), nulls
+def _null_count(values: Sequence[Any]) -> int:
+    return values.count(None) if isinstance(values, list) else sum(v is None for v in values)
+
+
+def _bitmap(values: Sequence[Any]) -> pa.Buffer:
+    """Arrow's validity bitmap of `values`: a bit per value, set when it is not None."""
+    valid = np.fromiter((value is not None for value in values), bool, len(values))
+    return pa.py_buffer(np.packbits(valid, bitorder="little"))

@@ -20,7 +20,8 @@ from evals_pipeline.storage.parquet import (
 
 
 @pytest.mark.parametrize(
-    "values", [[], [""], ["a", "é✓ — ünïcode", "x" * 10_000, ""], [None, "a", None]]
+    "values",
+    [[], [""], ["a", "é✓ — ünïcode", "x" * 10_000, ""], [None, "a", None], ["é", None], [None]],
 )
 def test_string_array_holds_what_pa_array_holds(values: list[str]) -> None:
     made = string_array(values)

@@ -72,6 +72,19 @@ def test_a_column_the_file_lacks_reads_as_nulls_in_the_schema_order(tmp_path: Pa
     assert read_parquet(path, columns=["a"]).to_pylist() == [{"a": "x"}, {"a": "y"}]
 
 
+COSTLY = "print(sorted({'pandas', 'pyarrow.dataset'} & set(sys.modules)))\n"
+
+
+def costly_imports(script: str, path: Path) -> str:
+    """Which costly modules a fresh process running `script` (with `path` as its argument)
+    imported; the script must pass."""
+    done = subprocess.run(
+        [sys.executable, "-c", script + COSTLY, str(path)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def test_records_are_written_and_read_without_pandas_or_the_dataset_layer(
     tmp_path: Path,
 ) -> None:
@@ -83,15 +96,8 @@ def test_records_are_written_and_read_without_pandas_or_the_dataset_layer(
         "p = Path(sys.argv[1])\n"
         "assert write_records([('a', R(n=1)), ('b', R(n=2))], p) == 2\n"
         "assert read_records(p, {'b'}) == [('b', '{\"n\":2}')]\n"
-        "print(sorted({'pandas', 'pyarrow.dataset'} & set(sys.modules)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "r.parquet")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.strip() == "[]"
+    assert costly_imports(script, tmp_path / "r.parquet") == "[]"
 
 
 def test_a_session_is_written_without_pandas(tmp_path: Path) -> None:
@@ -103,12 +109,5 @@ def test_a_session_is_written_without_pandas(tmp_path: Path) -> None:
         "m = [Message(role='user', content='hi'), Message(role='assistant', content=None,\n"
         "     tool_calls=[ToolCall(tool='Read', input={'p': 1}, output='x', duration_ms=5)])]\n"
         "assert read_messages(write_messages(m, Path(sys.argv[1]))) == m\n"
-        "print(sorted({'pandas', 'pyarrow.dataset'} & set(sys.modules)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "s.parquet")],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert costly_imports(script, tmp_path / "s.parquet") == "[]"

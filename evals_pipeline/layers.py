@@ -13,6 +13,7 @@ from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_ba
 from evals_pipeline.adapters.identity import auth_problem
 from evals_pipeline.enrichers import enrich_run, run_cost
 from evals_pipeline.grading import aggregate_trials, grade_trial
+from evals_pipeline.grading.prefetch import TranscriptPrefetch
 from evals_pipeline.judging import (
     PairReadings,
     TrialVotes,
@@ -288,15 +289,22 @@ def grade_cases(
             llm_targets.setdefault(name, spec)
     tracker = LayerProgress("grades", len(cases), progress, ("pass", "fail", "error"))
 
+    work = [
+        (case, sorted(by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial))
+        for case in cases
+    ]
+
     def grade_all(llm: LlmClients | None) -> list[CaseGrade]:
-        def one(case: ResolvedCase) -> CaseGrade:
-            trials = sorted(
-                by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial
-            )
+        def one(index: int) -> CaseGrade:
+            case, trials = work[index]
             key = case_keys(case, identity).grade if store is not None else None
             grade = _stored_grade(store, case, key, trials)
             if grade is None:
-                graded = [grade_trial(case, s, s.trial, llm=llm) for s in trials]
+                prepared = ahead.take(index)
+                graded = [
+                    grade_trial(case, s, s.trial, llm=llm, ctx=prepared.get(s.trial))
+                    for s in trials
+                ]
                 grade = aggregate_trials(case, graded).model_copy(update={"result_key": key})
                 if store is not None:
                     store.put("grade", grade)
@@ -309,8 +317,11 @@ def grade_cases(
             )
             return grade
 
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, cases))
+        with (
+            TranscriptPrefetch(work, llm, ahead=max(1, workers)) as ahead,
+            ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
+        ):
+            return list(pool.map(one, range(len(work))))
 
     if not llm_targets:
         return grade_all(None)

@@ -31,13 +31,18 @@ NO_GRADERS = (
 
 
 def grade_trial(
-    case: ResolvedCase, session: Session, trial: int = 0, llm: LlmClientSource | None = None
+    case: ResolvedCase,
+    session: Session,
+    trial: int = 0,
+    llm: LlmClientSource | None = None,
+    ctx: GradingContext | None = None,
 ) -> TrialGrade:
     """Run every assertion of `case` on `session` and score the trial by AgentV's rules.
 
     A failed agent run is not graded; a grader that fails makes the trial an error rather than a
     quality verdict, so infrastructure problems never masquerade as agent failures. `llm` gives
-    llm-graders and the target proxy their clients (evals_pipeline.llm.LlmClients).
+    llm-graders and the target proxy their clients (evals_pipeline.llm.LlmClients); `ctx`, the
+    session's context when it was prepared ahead (prefetch.py).
     """
     if session.status != "ok":
         stage: FailureStage = "setup" if session.status == "setup_error" else "agent"
@@ -52,7 +57,7 @@ def grade_trial(
         )
     if not case.assertions:
         return _trial_grade(session, trial, *_ERROR, stage="grader", error=NO_GRADERS)
-    ctx = GradingContext(case, session, llm)
+    ctx = ctx or GradingContext(case, session, llm)
     graders = [
         grade_assertion(spec, partial(evaluate, spec, ctx), threshold=case.threshold)
         for spec in case.assertions

@@ -119,6 +119,12 @@ def messages_json_copy(ctx: GradingContext) -> Path:
 _ENCODING = threading.Lock()
 
 
+def prepare_transcript_fields(ctx: GradingContext) -> None:
+    """Make the trial's transcript fields now, before its first code grader asks (prefetch.py
+    makes the next case's while this one's graders run)."""
+    _transcript_fields(ctx)
+
+
 def _transcript_fields(ctx: GradingContext) -> TranscriptFields:
     """The fields made from the transcript, once per trial. Trials are encoded one at a time
     and their messages and encodings forgotten once made: concurrent trials of long sessions

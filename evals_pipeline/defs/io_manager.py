@@ -21,6 +21,7 @@ from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
+from evals_pipeline.reporting.record_digest import record_digest
 from evals_pipeline.secrets import restore
 from evals_pipeline.storage.records import read_records, write_records
 from evals_pipeline.storage.root import open_root
@@ -42,6 +43,30 @@ RECORD_MODELS: dict[str, type[BaseModel]] = {
 
 Records = list[tuple[str, BaseModel]]
 """What a layer's step returns: each record with the key of the partition it belongs to."""
+
+
+class LoadedRecords(list[Any]):
+    """The records a step loads, with the `record_digest` of each one's stored JSON by `id()` of
+    the record (alive while this list is): the report keys its case pages with them instead of
+    serializing 10,000 cases' records again (reporting/html/page_cache.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.digests: dict[int, bytes] = {}
+
+    def add(self, record: BaseModel, text: str) -> None:
+        self.append(record)
+        self.digests[id(record)] = record_digest(text)
+
+
+def stored_digests(*loaded: Sequence[Any]) -> dict[int, bytes]:
+    """The stored digests of every loaded list among `loaded` (none for other sequences)."""
+    return {
+        k: v
+        for records in loaded
+        if isinstance(records, LoadedRecords)
+        for k, v in records.digests.items()
+    }
 
 
 def keyed(records: Sequence[AgentRun | Session | CaseGrade | CaseJudgment]) -> Records:
@@ -176,18 +201,20 @@ class RecordsIOManager(dg.ConfigurableIOManager):
             )
         wanted = set(uris)
         root = open_root(self.root)
-        records: list[Any] = []
+        records = LoadedRecords()
         for uri in sorted(set(uris.values())):
             path = root.local_path(uri)
             root.fetch_file(path)
             for key, text in read_records(path, wanted):
                 if uris[key] == uri:
+                    shown = root.import_text(text)
                     # A stored case holds [REDACTED:VAR] where the suite interpolated a secret;
                     # the steps that run its command or its graders need the value back.
-                    text = root.import_text(restore(text) if model is ResolvedCase else text)
-                    record = model.model_validate_json(text)
+                    record = model.model_validate_json(
+                        restore(shown) if model is ResolvedCase else shown
+                    )
                     root.fetch_record(record)  # the files it names, here for this step
-                    records.append(record)
+                    records.add(record, shown)  # the digest of the text without the secrets
         return records
 
 

@@ -13,13 +13,14 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.html import case_files, transcript
+from evals_pipeline.reporting.record_digest import record_digest
 
 INDEX = "pages.json"
 
@@ -33,20 +34,31 @@ def code_digest() -> str:
 
 
 def page_key(
-    records: Sequence[BaseModel | None], sessions: Sequence[Session], *fields: str | None
+    records: Sequence[BaseModel | None],
+    sessions: Sequence[Session],
+    *fields: str | None,
+    stored: Mapping[int, bytes] | None = None,
 ) -> str:
-    """The key of one page: its records and fields, and the state of its sessions' files."""
+    """The key of one page: its records and fields, and the state of its sessions' files.
+    `stored` holds `record_digest`s of records as loaded, by `id()` of the record; the others
+    are serialized here."""
+    known = stored or {}
     digest = hashlib.sha256()
     for record in records:
-        digest.update(b"-" if record is None else record.model_dump_json().encode())
+        digest.update(b"-" if record is None else _digest(record, known))
         digest.update(b"\0")
     for session in sessions:
-        digest.update(session.model_dump_json().encode())
+        digest.update(_digest(session, known))
         for path in (session.messages_path, session.events_path):
             digest.update(_file_state(path).encode())
     for field in fields:
         digest.update(b"\0" + (field or "").encode())
     return digest.hexdigest()
+
+
+def _digest(record: BaseModel, known: Mapping[int, bytes]) -> bytes:
+    found = known.get(id(record))
+    return found if found is not None else record_digest(record.model_dump_json())
 
 
 def _file_state(path: str | None) -> str:

@@ -80,6 +80,7 @@ class PageCache:
         self.code = code_digest()
         self.keys: dict[str, str] = {}
         self._previous = previous
+        self._previous_dir, self._folder_dir = os.fspath(previous or ""), os.fspath(folder)
         self._previous_keys: dict[str, str] = {}
         index = previous / case_files.CASES_DIR / INDEX if previous is not None else None
         if index is not None and index.is_file():
@@ -97,8 +98,10 @@ class PageCache:
         self.keys[page] = key
         if self._previous is None or self._previous_keys.get(page) != key:
             return False
+        # Paths as strings: pathlib's joins cost as much as the link itself, 10,000 times.
         relative = case_files.case_file(agent, case_key)
-        source, target = self._previous / relative, self.folder / relative
+        source = f"{self._previous_dir}/{relative}"
+        target = f"{self._folder_dir}/{relative}"
         try:
             os.link(source, target)
         except FileExistsError:

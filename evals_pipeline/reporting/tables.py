@@ -11,6 +11,7 @@ import pyarrow as pa
 from evals_pipeline.models.events import MILESTONE_NAMES
 from evals_pipeline.models.grade import CaseGrade, GraderResult
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
+from evals_pipeline.reporting.columns import rows_table
 
 CASES_SCHEMA = pa.schema(
     [
@@ -135,7 +136,7 @@ def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
                 "warnings": g.warnings,
             }
         )
-    return pa.Table.from_pylist(rows, schema=CASES_SCHEMA)
+    return rows_table(rows, CASES_SCHEMA)
 
 
 def graders_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
@@ -166,7 +167,7 @@ def graders_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
         for t in g.trials
         for parent, r in _with_members(t.graders, None)
     ]
-    return pa.Table.from_pylist(rows, schema=GRADERS_SCHEMA)
+    return rows_table(rows, GRADERS_SCHEMA)
 
 
 def _with_members(
@@ -206,7 +207,7 @@ def dimensions_table(suite: str, judgments: Sequence[CaseJudgment]) -> pa.Table:
         for t in j.trials
         for d in t.dimensions
     ]
-    return pa.Table.from_pylist(rows, schema=DIMENSIONS_SCHEMA)
+    return rows_table(rows, DIMENSIONS_SCHEMA)
 
 
 def pairwise_table(suite: str, pairwise: Sequence[CasePairwise]) -> pa.Table:
@@ -230,4 +231,4 @@ def pairwise_table(suite: str, pairwise: Sequence[CasePairwise]) -> pa.Table:
         for d in (p.overall, *p.per_dimension)
         for r in d.readings
     ]
-    return pa.Table.from_pylist(rows, schema=PAIRWISE_SCHEMA)
+    return rows_table(rows, PAIRWISE_SCHEMA)

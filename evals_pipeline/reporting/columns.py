@@ -6,6 +6,7 @@ process that never uses it, such as the report step. Values are the Python value
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -21,8 +22,16 @@ _NUMPY = {
 
 
 def rows_table(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Table:
-    """What `pa.Table.from_pylist(rows, schema=schema)` makes: a key a row lacks is null."""
-    arrays = [column([row.get(f.name) for row in rows], f.type) for f in schema]
+    """What `pa.Table.from_pylist(rows, schema=schema)` makes of rows that each have every
+    column of `schema` (a KeyError names one that does not)."""
+    names = schema.names
+    if not rows:
+        return schema.empty_table()
+    # Rows into columns in C (itemgetter, zip): 50,000 rows of 18 columns, one by one, took ~1 s.
+    picked = map(itemgetter(*names), rows) if len(names) > 1 else ((row[names[0]],) for row in rows)
+    arrays = [
+        column(values, f.type) for values, f in zip(zip(*picked, strict=True), schema, strict=True)
+    ]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

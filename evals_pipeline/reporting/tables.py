@@ -106,6 +106,9 @@ PAIRWISE_SCHEMA = pa.schema(
 )
 
 
+_NO_MILESTONES: dict[str, int | None] = {f"{name}_ms": None for name in MILESTONE_NAMES}
+
+
 def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
     """One row per (case, agent): the case verdict and the usage of its best trial."""
     rows = []
@@ -132,6 +135,7 @@ def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
                 "duration_ms": best.duration_ms,
                 "llm_calls": best.llm_calls,
                 "tool_calls_json": json.dumps(best.tool_calls),
+                **_NO_MILESTONES,
                 **{f"{m.name}_ms": m.elapsed_ms for m in best.milestones},
                 "warnings": g.warnings,
             }

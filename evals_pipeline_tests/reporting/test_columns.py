@@ -29,11 +29,14 @@ def test_a_column_is_what_pa_array_makes(kind: pa.DataType, values: list[Any]) -
         assert built.equals(pa.array(given, kind)), given
 
 
-def test_rows_missing_a_key_read_as_nulls() -> None:
-    rows = [
+def test_rows_are_the_table_from_pylist_makes() -> None:
+    rows: list[dict[str, Any]] = [
         {"suite": "s", "case_key": "a", "score": 1.0, "trials": 2, "warnings": ["w"]},
         {"suite": "s", "case_key": "b", "error": "boom", "first_file_read_ms": 12},
     ]
     for schema in (CASES_SCHEMA, DIMENSIONS_SCHEMA):
-        built = rows_table(rows, schema)
-        assert built.equals(pa.Table.from_pylist(rows, schema=schema))
+        complete = [{name: row.get(name) for name in schema.names} for row in rows]
+        assert rows_table(complete, schema).equals(pa.Table.from_pylist(rows, schema=schema))
+        assert rows_table([], schema).equals(pa.Table.from_pylist([], schema=schema))
+        with pytest.raises(KeyError):
+            rows_table(rows, schema)

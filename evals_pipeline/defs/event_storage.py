@@ -225,7 +225,7 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
             self._write_held_checks(batch[0].run_id)
             with self._index_batch(batch) as (conn, ids):
                 self._store_asset_event_tags(conn, batch, ids)
-                for event, event_id in zip(batch, ids, strict=True):
+                for event, event_id in _last_per_asset_and_type(batch, ids):
                     self._store_asset_event(conn, event, event_id)
 
     def _write_held_checks(self, run_id: str) -> None:
@@ -256,6 +256,16 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
                 yield conn, ids
             finally:
                 self._batch.conn = None
+
+
+def _last_per_asset_and_type(
+    events: Sequence[EventLogEntry], ids: Sequence[int]
+) -> list[tuple[EventLogEntry, int]]:
+    """The last event of each asset key and event type, in batch order. The asset table has one
+    row per asset and each event type sets the same columns of it, so within a batch the earlier
+    ones' writes are overwritten: Dagster's Postgres storage likewise writes only a batch's last."""
+    last = {(e.dagster_event.asset_key, e.dagster_event_type): i for i, e in enumerate(events)}  # type: ignore[union-attr]
+    return [(events[i], ids[i]) for i in sorted(last.values())]
 
 
 def _is_asset_event(event: EventLogEntry) -> bool:

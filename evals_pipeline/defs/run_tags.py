@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from typing import Any, Self
 
 import dagster as dg
+from dagster._config import Field, IntSource, UserConfigSchema
 from dagster._core.definitions.partitions.context import partition_loading_context
 from dagster._core.run_coordinator import QueuedRunCoordinator, SubmitRunContext
 from dagster._core.storage.dagster_run import DagsterRun
+from dagster._serdes import ConfigurableClassData
 
+from evals_pipeline.defs.backfill_cadence import set_backfill_interval
 from evals_pipeline.defs.partitions import AGENT, split_key
 
 SUITE_TAG = "evals/suite"
@@ -67,7 +71,32 @@ def range_agents(tags: Mapping[str, str], range_keys: Sequence[str] | None = Non
 
 class EvalRunCoordinator(QueuedRunCoordinator):
     """Dagster's run queue, tagging each submitted run with its suite and agents first so that
-    the queue's tag limits and the UI's run filters see them."""
+    the queue's tag limits and the UI's run filters see them.
+
+    Its `backfill_interval_seconds` also sets the backfill daemon's loop (defs/backfill_cadence.py):
+    the daemon process builds the run queue before it starts its loops."""
+
+    @classmethod
+    def config_type(cls) -> UserConfigSchema:
+        queue = super().config_type()
+        assert isinstance(queue, Mapping)  # Dagster's own schema is a dict of fields
+        return {
+            **queue,
+            "backfill_interval_seconds": Field(
+                IntSource,
+                is_required=False,
+                description="How often the backfill daemon looks at backfills (Dagster: 30 s).",
+            ),
+        }
+
+    @classmethod
+    def from_config_value(
+        cls, inst_data: ConfigurableClassData, config_value: Mapping[str, Any]
+    ) -> Self:
+        seconds = config_value.get("backfill_interval_seconds")
+        if seconds is not None:
+            set_backfill_interval(seconds)
+        return super().from_config_value(inst_data, config_value)
 
     def submit_run(self, context: SubmitRunContext) -> DagsterRun:
         run = context.dagster_run

@@ -48,10 +48,18 @@ class Owner:
         return stat.running and stat.start_ticks == self.start_ticks
 
 
+_runner: Owner | None = None
+
+
 def this_runner() -> Owner:
-    """The identity of the running process."""
-    stat = read_stat(os.getpid())
-    return Owner(socket.gethostname(), os.getpid(), stat.start_ticks if stat else 0)
+    """The identity of the running process: read once (every child started asks), and again
+    in a forked child, whose pid differs."""
+    global _runner
+    pid = os.getpid()
+    if _runner is None or _runner.pid != pid:
+        stat = read_stat(pid)
+        _runner = Owner(socket.gethostname(), pid, stat.start_ticks if stat else 0)
+    return _runner
 
 
 def new_token() -> str:

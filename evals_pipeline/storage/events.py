@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from evals_pipeline.models.events import EnrichedEvent
 from evals_pipeline.models.messages import TokenUsage
 from evals_pipeline.secrets import run_redactor
+from evals_pipeline.storage.parquet import arrow_rows, read_parquet
 
 USAGE_TYPE = pa.struct([("input", pa.int64()), ("output", pa.int64()), ("cached", pa.int64())])
 
@@ -58,7 +59,7 @@ def write_events(events: list[EnrichedEvent], path: Path) -> Path:
     """Write `events` to `path` (zstd Parquet, secrets scrubbed) and return the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     redactor = run_redactor()
-    table = pa.Table.from_pylist([redactor.data(_row(e)) for e in events], schema=EVENTS_SCHEMA)
+    table = arrow_rows([redactor.data(_row(e)) for e in events], EVENTS_SCHEMA)
     pq.write_table(table, path, compression="zstd")
     return path
 
@@ -66,7 +67,7 @@ def write_events(events: list[EnrichedEvent], path: Path) -> Path:
 def read_events(path: str | Path) -> list[EnrichedEvent]:
     """Read a session's events back, in order."""
     events = []
-    for row in pq.read_table(path, schema=EVENTS_SCHEMA).to_pylist():
+    for row in read_parquet(path, schema=EVENTS_SCHEMA).to_pylist():
         for field, column in _JSON_FIELDS.items():
             raw = row.pop(column)
             row[field] = None if raw is None else json.loads(raw)

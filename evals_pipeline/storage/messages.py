@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from evals_pipeline.models.messages import MESSAGE_LIST, Message
 from evals_pipeline.secrets import run_redactor
-from evals_pipeline.storage.parquet import read_parquet
+from evals_pipeline.storage.parquet import arrow_table, read_parquet
 
 TOOL_CALL_TYPE = pa.struct(
     [
@@ -102,7 +102,7 @@ def messages_table(messages: list[Message]) -> pa.Table:
         "token_usage": [row["token_usage"] for row in rows],
         "metadata_json": [_dump(row["metadata"]) for row in rows],
     }
-    return pa.Table.from_pydict(run_redactor().data(columns), schema=MESSAGES_SCHEMA)
+    return arrow_table(run_redactor().data(columns), MESSAGES_SCHEMA)
 
 
 def write_messages(messages: list[Message], path: Path) -> Path:

@@ -32,6 +32,8 @@ import os
 import re
 import shutil
 import tarfile
+import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,10 +195,12 @@ class _BaselineRepo:
 
 
 class _GitBaseline(_BaselineRepo):
-    def take(self) -> Baseline:
+    def take(self, *, reuse_empty: bool = True) -> Baseline:
         self.state.mkdir(parents=True, exist_ok=True)
         if self.git_dir.exists():
             shutil.rmtree(self.git_dir)
+        if reuse_empty and not any(self.workspace.iterdir()):
+            return self._copy(_empty_baseline())
         # No template: git's sample hooks and description are a score of files per case to
         # write and delete, and the baseline needs none of them.
         run_git(
@@ -240,6 +244,21 @@ class _GitBaseline(_BaselineRepo):
             roots.append(RootBaseline(path, self._tree(path, nested, index, repos[path]), index))
         return Baseline(self.workspace, self.git_dir, commit=commit, roots=tuple(roots))
 
+    def _copy(self, empty: Baseline) -> Baseline:
+        """The baseline of an empty workspace: a copy of this process's empty baseline."""
+        assert empty.git_dir is not None and empty.commit is not None
+        shutil.copytree(empty.git_dir, self.git_dir)
+        (self.workspace / ".git").write_text(
+            f"gitdir: {os.path.relpath(self.git_dir, self.workspace)}\n"
+        )
+        roots = []
+        for root in empty.roots:
+            index = self.state / root.index.name
+            with contextlib.suppress(FileNotFoundError):
+                shutil.copyfile(root.index, index)
+            roots.append(RootBaseline(root.path, root.tree, index))
+        return Baseline(self.workspace, self.git_dir, commit=empty.commit, roots=tuple(roots))
+
     def _tree(self, path: str, nested: list[str], index: Path, repo: _NestedRepo) -> str:
         if repo.objects is not None and repo.index is not None and repo.index.is_file():
             # The repository's own index knows which files are unchanged since checkout.
@@ -251,6 +270,26 @@ class _GitBaseline(_BaselineRepo):
                 index.unlink()  # an index git cannot reuse here (e.g. split): stage afresh
         self.stage(path, _inner(path, nested), index)
         return self.text("write-tree", index=index)
+
+
+_EMPTY_LOCK = threading.Lock()
+_empty: tuple[tempfile.TemporaryDirectory[str], Baseline] | None = None
+
+
+def _empty_baseline() -> Baseline:
+    """The baseline of an empty workspace, taken once per process in a folder removed at exit.
+    Every workspace without a spec gets a copy (the same commit and tree): three git processes
+    per case, done once."""
+    global _empty
+    with _EMPTY_LOCK:
+        if _empty is None:
+            folder = tempfile.TemporaryDirectory(prefix="evals-pipeline-empty-baseline-")
+            workspace = Path(folder.name) / "workspace"
+            workspace.mkdir()
+            state = Path(folder.name) / "state"
+            taken = _GitBaseline(workspace, state / "baseline.git").take(reuse_empty=False)
+            _empty = (folder, taken)
+        return _empty[1]
 
 
 def _holds_nothing(workspace: Path) -> bool:

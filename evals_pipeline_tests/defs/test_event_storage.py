@@ -121,6 +121,14 @@ def test_a_ranged_run_reads_back_as_dagsters_own_storage_records_it(
     their_latest = theirs.get_latest_materialization_event(dg.AssetKey("grades"))
     assert their_latest is not None and their_latest.dagster_event is not None
     assert latest.dagster_event.partition == their_latest.dagster_event.partition
+    # The asset table (one row per asset, written once per batch here): same last partition.
+    for key in ("runs", "grades"):
+        entries = [i.get_asset_records([dg.AssetKey(key)])[0].asset_entry for i in (ours, theirs)]
+        last = [e.last_materialization_record for e in entries]
+        assert all(r is not None and r.event_log_entry.dagster_event for r in last)
+        partitions = {r.event_log_entry.dagster_event.partition for r in last}  # type: ignore[union-attr]
+        assert len(partitions) == 1 and partitions != {None}
+        assert entries[0].last_run_id == last[0].event_log_entry.run_id  # type: ignore[union-attr]
 
 
 def _checks(instance: dg.DagsterInstance) -> list[tuple[str | None, str]]:

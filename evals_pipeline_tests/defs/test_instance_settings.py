@@ -122,6 +122,51 @@ def test_a_bare_dagster_dev_shares_the_cli_instance_and_tags_its_backfill_runs(
     assert not list(tmp_path.glob(".tmp_dagster_home_*")), "the temporary home is removed"
 
 
+# The daemon's backfill loop, run for one pass as `dagster-daemon run` runs it: the instance is
+# loaded, its run queue built (for the daemons it requires), then the loop starts.
+BACKFILL_PASS = """
+import logging, sys, threading
+from pathlib import Path
+from dagster._core.workspace.context import WorkspaceProcessContext
+from dagster._daemon.backfill import execute_backfill_iteration_loop
+from evals_pipeline.defs.instance import local_instance
+
+class Pause(threading.Event):
+    seconds: list[float] = []
+    def wait(self, timeout=None):  # the loop's pause after a pass; ends the loop
+        self.seconds.append(timeout)
+        return True
+
+instance = local_instance(Path(sys.argv[1]))
+instance.get_required_daemon_types()
+with WorkspaceProcessContext(instance, None) as context:
+    for _ in execute_backfill_iteration_loop(context, logging.getLogger("backfill"), Pause()):
+        if Pause.seconds:
+            break
+print(Pause.seconds[0])
+"""
+
+
+def backfill_pause(home: Path) -> float:
+    """The pause of the real backfill daemon loop after a pass with nothing to do, on `home`."""
+    done = subprocess.run(
+        [str(BIN / "python"), "-c", BACKFILL_PASS, str(home)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return float(done.stdout)
+
+
+def test_the_backfill_daemon_looks_at_backfills_every_two_seconds(tmp_path: Path) -> None:
+    assert 0 <= backfill_pause(tmp_path / "shipped") <= 2
+    # A home with its own settings keeps Dagster's 30 s loop.
+    (tmp_path / "own").mkdir()
+    (tmp_path / "own" / "dagster.yaml").write_text("telemetry: {enabled: false}\n")
+    assert backfill_pause(tmp_path / "own") > 20
+
+
 def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPatch) -> None:
     for name in ("HOST", "USERNAME", "PASSWORD", "DB"):
         monkeypatch.setenv(f"DAGSTER_PG_{name}", "evals")

@@ -10,15 +10,55 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evals_pipeline.storage.parquet import read_parquet, string_array
+from evals_pipeline.storage.parquet import (
+    arrow_array,
+    arrow_rows,
+    arrow_table,
+    read_parquet,
+    string_array,
+)
 
 
-@pytest.mark.parametrize("values", [[], [""], ["a", "é✓ — ünïcode", "x" * 10_000, ""]])
+@pytest.mark.parametrize(
+    "values", [[], [""], ["a", "é✓ — ünïcode", "x" * 10_000, ""], [None, "a", None]]
+)
 def test_string_array_holds_what_pa_array_holds(values: list[str]) -> None:
     made = string_array(values)
     made.validate(full=True)
     assert made.type == pa.string()
     assert made.equals(pa.array(values, pa.string()))
+
+
+CALL = pa.struct([("id", pa.string()), ("took", pa.int64()), ("n", pa.int32())])
+NESTED = [
+    (pa.int64(), [1, None, -(2**40), 0]),
+    (pa.int32(), [None, None]),
+    (pa.uint8(), [255, 0]),
+    (CALL, [{"id": "a", "took": 3, "n": None}, None, {"id": None, "took": None, "n": 7}]),
+    (pa.list_(CALL), [[{"id": "x", "took": 1, "n": 2}, None], [], None, [{"id": "y"}]]),
+    (pa.list_(pa.string()), [["a", None], None, [], ["é"]]),
+    (pa.float64(), [1.5, None, -0.0, float("inf")]),
+    (pa.bool_(), [True, None, False, True, False, False, True, True, False]),
+    (pa.date32(), [None]),  # not built from buffers: pyarrow's own conversion
+]
+
+
+@pytest.mark.parametrize(("arrow_type", "values"), NESTED)
+def test_arrow_array_holds_what_pa_array_holds(arrow_type: pa.DataType, values: list) -> None:
+    made = arrow_array(values, arrow_type)
+    made.validate(full=True)
+    assert made.type == arrow_type
+    assert made.equals(pa.array(values, arrow_type))
+    assert made.to_pylist() == pa.array(values, arrow_type).to_pylist()
+
+
+def test_arrow_tables_are_the_schema_in_order() -> None:
+    schema = pa.schema([("b", pa.int64()), ("a", pa.list_(CALL))])
+    table = arrow_table({"a": [[], None], "b": [1, 2]}, schema)
+    assert table.schema == schema
+    assert table.to_pylist() == [{"b": 1, "a": []}, {"b": 2, "a": None}]
+    rows = [{"a": [{"id": "x"}], "b": 3}, {"b": 4}]  # a missing key is null
+    assert arrow_rows(rows, schema).equals(pa.Table.from_pylist(rows, schema=schema))
 
 
 def test_a_column_the_file_lacks_reads_as_nulls_in_the_schema_order(tmp_path: Path) -> None:
@@ -50,4 +90,24 @@ def test_records_are_written_and_read_without_pandas_or_the_dataset_layer(
         text=True,
         check=True,
     )
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_session_is_written_without_pandas(tmp_path: Path) -> None:
+    """Every run's sessions step writes one; pandas' import costs ~0.5 s there."""
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from evals_pipeline.models.messages import Message, ToolCall\n"
+        "from evals_pipeline.storage.messages import read_messages, write_messages\n"
+        "m = [Message(role='user', content='hi'), Message(role='assistant', content=None,\n"
+        "     tool_calls=[ToolCall(tool='Read', input={'p': 1}, output='x', duration_ms=5)])]\n"
+        "assert read_messages(write_messages(m, Path(sys.argv[1]))) == m\n"
+        "print(sorted({'pandas', 'pyarrow.dataset'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "s.parquet")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

@@ -11,6 +11,7 @@ from evals_pipeline.models.workspace import ResolvedHooks, ResolvedRepo, Resolve
 from evals_pipeline.workspaces import (
     HookContext,
     PreparedWorkspace,
+    baseline,
     file_changes,
     prepare_workspace,
 )
@@ -218,3 +219,32 @@ def test_a_workspace_without_a_spec_is_an_empty_repository_and_its_changes_still
     assert list(sections) == ["empty-folder/new.txt"]
     assert "new file mode" in sections["empty-folder/new.txt"]
     assert "+hello" in sections["empty-folder/new.txt"]
+
+
+def test_empty_workspaces_copy_one_baseline_and_keep_their_own_repositories(
+    tmp_path: Path, context: HookContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The empty baseline is taken once per process (its git processes run once); each
+    workspace gets its own copy, so what one agent commits stays out of the others."""
+    calls: list[list[str]] = []
+    real = baseline.run_git
+    monkeypatch.setattr(
+        baseline, "run_git", lambda args, **kw: calls.append(args) or real(args, **kw)
+    )
+    first, second = (
+        prepare_workspace(None, tmp_path / name, context, git_cache=tmp_path)
+        for name in ("first", "second")
+    )
+    before = len(calls)
+    third = prepare_workspace(None, tmp_path / "third", context, git_cache=tmp_path)
+    assert len(calls) == before  # a copy: no git process
+    heads = {git(p.path, "rev-parse", "HEAD") for p in (first, second, third)}
+    assert len(heads) == 1
+    (first.path / "mine.txt").write_text("first's\n")
+    git(first.path, "add", "mine.txt")
+    git(first.path, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "agent")
+    assert git(second.path, "rev-parse", "HEAD") == heads.pop()
+    assert git(second.path, "status", "--porcelain") == ""
+    (second.path / "theirs.txt").write_text("second's\n")
+    assert list(diff_sections(file_changes(second))) == ["theirs.txt"]
+    assert list(diff_sections(file_changes(first))) == ["mine.txt"]

@@ -30,6 +30,8 @@ IO_MANAGER_KEY = "records_io_manager"
 ALLOW_MISSING = "allow_missing_partitions"
 FILTERED_KEYS = 1_000
 """Partition keys (or storage ids) a query names at most; more are filtered here."""
+DENSE_IDS = 4
+"""Storage ids read as one range when it holds at most this many events per id wanted."""
 # What each layer's records are, by the asset's name: validated again on every load.
 RECORD_MODELS: dict[str, type[BaseModel]] = {
     "cases": ResolvedCase,
@@ -138,14 +140,24 @@ def latest_uris(
 
 
 def _run_ids(storage: SqlEventLogStorage, storage_ids: Sequence[int]) -> dict[int, str]:
-    """The run of each event, by storage id (a few thousand ids per query)."""
+    """The run of each event, by storage id (`storage_ids` sorted): one read of their range when
+    they lie close together (a step stores its events in one batch), else a few thousand ids per
+    query (ten IN queries of 1,000 ids cost ~0.1 s per layer of a 10,000-case report)."""
     table = SqlEventLogStorageTable
     found: dict[int, str] = {}
+    if not storage_ids:
+        return found
+    low, high = storage_ids[0], storage_ids[-1]
     with storage.index_connection() as conn:
+        if high - low < DENSE_IDS * len(storage_ids):
+            wanted = set(storage_ids)
+            query = db.select(table.c.id, table.c.run_id).where(table.c.id.between(low, high))
+            found.update((int(i), str(r)) for i, r in conn.execute(query).all() if i in wanted)
+            return found
         for start in range(0, len(storage_ids), FILTERED_KEYS):
             chunk = storage_ids[start : start + FILTERED_KEYS]
             query = db.select(table.c.id, table.c.run_id).where(table.c.id.in_(chunk))
-            found.update((int(i), str(run_id)) for i, run_id in conn.execute(query))
+            found.update((int(i), str(run_id)) for i, run_id in conn.execute(query).all())
     return found
 
 

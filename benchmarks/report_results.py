@@ -21,9 +21,10 @@ from dagster._core.events import DagsterEvent, DagsterEventType, StepMaterializa
 from dagster._core.events.log import EventLogEntry
 
 from evals_pipeline.defs.partitions import partition_key
-from evals_pipeline.defs.resources import step_folder, storage_root_from_env
+from evals_pipeline.defs.resources import step_folder
 from evals_pipeline.storage.records import RECORDS_SCHEMA, read_records
 from evals_pipeline.storage.root import open_root
+from evals_pipeline.storage_env import storage_root_from_env
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
 TEMPLATE_CASE = "case-0"

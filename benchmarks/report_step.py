@@ -16,8 +16,8 @@ def main() -> int:
     import dagster as dg
 
     from evals_pipeline.defs.history import TRIGGER_TAG
-    from evals_pipeline.defs.resources import storage_root_from_env
     from evals_pipeline.defs.suite_run import run_definitions
+    from evals_pipeline.storage_env import storage_root_from_env
     from evals_pipeline.suites import load_suite
 
     suite = load_suite(os.environ["EVALS_PIPELINE_SUITES"])

@@ -24,9 +24,9 @@ def cli_instance() -> DagsterInstance:
 def storage_folder(args: argparse.Namespace, suites: list[str] | None = None) -> Path:
     """The storage root's local folder, with the report files of `suites` (default: all) that
     the history reads fetched into it when the root is an object store."""
-    from evals_pipeline.defs.resources import storage_root, storage_root_from_env
-    from evals_pipeline.history import mirror_reports
+    from evals_pipeline.history.entries import mirror_reports
     from evals_pipeline.storage.root import open_root
+    from evals_pipeline.storage_env import storage_root, storage_root_from_env
 
     url = storage_root(args.storage) if args.storage else storage_root_from_env()
     return mirror_reports(open_root(url), suites)

@@ -21,22 +21,23 @@ from evals_pipeline.cli.exits import (
 )
 from evals_pipeline.cli.locations import cli_instance, storage_folder
 from evals_pipeline.cli.selection import load_suites, select_agents, select_cases, tags_match
-from evals_pipeline.suites import LoadedSuite, RunOptions
 
 if TYPE_CHECKING:
     from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.models.report import EvalReport
+    from evals_pipeline.suites import LoadedSuite
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
-    from evals_pipeline.defs.resources import storage_root_from_env
     from evals_pipeline.defs.run_recovery import recover_on_start
     from evals_pipeline.defs.suite_run import run_suite
     from evals_pipeline.history import read_outcomes
     from evals_pipeline.progress_bars import PlainProgress, progress_display
     from evals_pipeline.reporting import render_text_table
     from evals_pipeline.reporting.reuse import reuse_line
+    from evals_pipeline.storage_env import storage_root_from_env
+    from evals_pipeline.suites import RunOptions
 
     loaded = load_suites(args.suites)
     if isinstance(loaded, int):

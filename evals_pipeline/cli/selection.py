@@ -10,15 +10,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from evals_pipeline.cli.exits import EXIT_USAGE
-from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, slugify
 
 if TYPE_CHECKING:
     from evals_pipeline.models.case import ResolvedCase
+    from evals_pipeline.suites import LoadedSuite
 
 
 def load_suites(paths: Sequence[str], *, to_run: bool = True) -> list[LoadedSuite] | int:
     """Load suites, printing their errors and warnings. `to_run`: the targets must resolve too
     (every command but `validate`, which, as `agentv validate`, checks the files only)."""
+    # The suite models load with the command that reads a suite, not with every command (~1 s).
+    from evals_pipeline.suites import SuiteError, load_suite
+
     loaded, failed = [], False
     for path in paths:
         try:
@@ -38,6 +41,8 @@ def load_suites(paths: Sequence[str], *, to_run: bool = True) -> list[LoadedSuit
 
 
 def select_agents(suite: LoadedSuite, names: list[str]) -> list[str] | str:
+    from evals_pipeline.suites import slugify
+
     if not names:
         return list(suite.targets)
     chosen = []

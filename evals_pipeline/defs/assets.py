@@ -16,12 +16,17 @@ from evals_pipeline.defs.history import (
     regression_check_spec,
     report_trigger,
 )
-from evals_pipeline.defs.io_manager import ALLOW_MISSING, IO_MANAGER_KEY, Records, keyed
+from evals_pipeline.defs.io_manager import (
+    ALLOW_MISSING,
+    IO_MANAGER_KEY,
+    Records,
+    keyed,
+    stored_digests,
+)
 from evals_pipeline.defs.judging import (
     build_judgments,
     build_pairwise_verdicts,
     grader_pool,
-    reload_suite,
 )
 from evals_pipeline.defs.partition_metadata import (
     add_partition_metadata,
@@ -37,13 +42,13 @@ from evals_pipeline.defs.partitions import (
 )
 from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
+from evals_pipeline.defs.report_scope import ReportScope
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.history import (
     HISTORY_FILES,
     REPORT_ASSET,
     outcomes_from_grades,
-    required_test_ids,
     with_history,
 )
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
@@ -193,6 +198,7 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
 
     judgments = build_judgments(loaded, layer)
 
+    scope = ReportScope.of(resolved_now)  # not resolved again in the report's body
     report_ins: dict[str, dg.AssetIn] = {
         name: dg.AssetIn(
             key=[suite, name],
@@ -235,11 +241,9 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
         comparisons, over the latest records of every partition."""
         with gc_paused(kept=True):  # 10,000 cases' records and their report: no collector passes
             registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
-            current = reload_suite(path)
-            resolved = resolve_cases(current)
             # Pairs of the matrix a test leaves out (it names its own targets) are not "not run".
-            expected = sum(1 for c in resolved if c.case_key in registered and c.agent in agents)
-            labels_file = _labels_file(current)
+            expected = scope.expected(cases, registered, agents)
+            labels_file = _labels_file(loaded)
             labels = load_labels(labels_file) if labels_file else None
             pairwise = more.get("pairwise_verdicts", [])
             report = build_report(
@@ -273,9 +277,10 @@ def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
                 sessions=sessions,
                 cases=cases,
                 previous=_previous_folder(report),
+                stored=stored_digests(grades, judgments, sessions, cases),
             )
             root.publish(folder)
-            required = required_test_ids(resolved)
+            required = scope.required_tests(cases)
             return dg.MaterializeResult(
                 metadata={**report_metadata(report, files), "dagster/uri": root.uri(folder)},
                 check_results=[regression_check_result(report, required)],

@@ -14,8 +14,9 @@ from evals_pipeline.defs.assets import LAYERS, build_suite_assets
 from evals_pipeline.defs.automation import automation_sensor
 from evals_pipeline.defs.executor import executor_from_env
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
-from evals_pipeline.defs.resources import EvalStorage, storage_root_from_env
+from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.defs.sensors import build_cases_sensor
+from evals_pipeline.storage_env import storage_root_from_env
 from evals_pipeline.suites import LoadedSuite, SuiteError, discover_suites, load_suite
 
 DEFAULT_SUITES = "examples"

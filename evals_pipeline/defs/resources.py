@@ -3,26 +3,16 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import dagster as dg
 
 from evals_pipeline.results import ResultStore
-from evals_pipeline.storage.root import StorageRoot, is_url, open_root
+from evals_pipeline.storage.root import StorageRoot, open_root
 
-DEFAULT_STORAGE = ".evals/storage"
-
-
-def storage_root_from_env() -> str:
-    """EVALS_PIPELINE_STORAGE (a folder or a URL such as `s3://bucket/prefix`), else
-    `.evals/storage` under the working directory; folders made absolute."""
-    return storage_root(os.environ.get("EVALS_PIPELINE_STORAGE", DEFAULT_STORAGE))
-
-
-def storage_root(value: str) -> str:
-    """A storage root as given: a URL as is, a folder made absolute."""
-    return value if is_url(value) else str(Path(value).resolve())
+# Found in storage_env.py (no Dagster, for commands that only read reports); importable here too.
+from evals_pipeline.storage_env import storage_root as storage_root
+from evals_pipeline.storage_env import storage_root_from_env as storage_root_from_env
 
 
 def step_folder(root: str, asset_key: dg.AssetKey, run_id: str) -> Path:

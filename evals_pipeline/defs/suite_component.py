@@ -16,7 +16,7 @@ from dagster.components.resolved.context import ResolutionContext
 
 from evals_pipeline.defs.automation import nightly, nightly_cron, nightly_label, report_refresh
 from evals_pipeline.defs.definitions import load_suites, storage_resources, suite_definitions
-from evals_pipeline.defs.resources import storage_root, storage_root_from_env
+from evals_pipeline.storage_env import storage_root, storage_root_from_env
 from evals_pipeline.suites import LoadedSuite
 
 REPORT = "eval_report"

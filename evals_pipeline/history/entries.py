@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evals_pipeline.history.outcomes import CASES_FILE
-from evals_pipeline.models.history import AgentRunFigures, RunEntry
+from evals_pipeline.models.history import AgentRunFigures, RunEntry, Trigger
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.storage.root import StorageRoot
 
@@ -53,9 +53,37 @@ def read_report(folder: Path) -> EvalReport | None:
         return None
 
 
+class _AgentHead(AgentRunFigures):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _ReportHead(BaseModel):
+    """What a history entry reads of a report.json: these fields validated, the rest skipped
+    (the report of a 10,000-case suite holds MBs of changes and failures; every `compare` and
+    every report's history read each earlier report)."""
+
+    suite: str
+    created_ms: int
+    run_id: str | None = None
+    trigger: Trigger = "unknown"
+    agents: list[_AgentHead]
+
+
 def read_entry(folder: Path) -> RunEntry | None:
-    report = read_report(folder)
-    return None if report is None else entry_for(report, folder)
+    """The history entry of a report folder; None when its report.json is missing or not a
+    report."""
+    try:
+        head = _ReportHead.model_validate_json((folder / REPORT_FILE).read_bytes())
+    except (OSError, ValidationError):
+        return None
+    return RunEntry(
+        suite=head.suite,
+        run_id=head.run_id,
+        created_ms=head.created_ms,
+        trigger=head.trigger,
+        folder=str(folder),
+        agents=[AgentRunFigures(**a.model_dump()) for a in head.agents],
+    )
 
 
 def mirror_reports(root: StorageRoot, suites: list[str] | None = None) -> Path:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.history import AgentDelta, CaseChange, RunComparison
+
+if TYPE_CHECKING:
+    from evals_pipeline.models.case import ResolvedCase
 
 
 @dataclass(frozen=True)

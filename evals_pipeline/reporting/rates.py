@@ -159,34 +159,57 @@ def dimension_rates(
         by_agent.setdefault(j.agent, []).append(j)
     rows = []
     for agent in [a for a in agents if a in by_agent]:
+        counts = _counts(by_agent[agent], dimensions)  # one pass over them for every dimension
         for dimension in dimensions:
             rows.append(
-                _rate(agent, dimension, by_agent[agent], by_dimension.get(dimension), calibration)
+                _rate(agent, dimension, counts[dimension], by_dimension.get(dimension), calibration)
             )
     return rows
+
+
+@dataclass
+class _Counts:
+    n: int = 0  # trials judged on the dimension
+    k: int = 0  # of them passed
+    environmental: int = 0
+    undecided: int = 0
+
+
+def _counts(
+    judgments: Sequence[CaseJudgment], dimensions: Sequence[Dimension]
+) -> dict[Dimension, _Counts]:
+    """Each dimension's trial counts; a trial's first verdict on a dimension is the one counted."""
+    counts = {dimension: _Counts() for dimension in dimensions}
+    for j in judgments:
+        for t in j.trials:
+            if t.failure is not None and t.failure.tier == "environmental":
+                for c in counts.values():
+                    c.environmental += 1
+                continue
+            if not t.judged:
+                continue
+            first: dict[str, DimensionJudgment] = {}
+            for d in t.dimensions:
+                first.setdefault(d.dimension, d)
+            for dimension, c in counts.items():
+                found = first.get(dimension)
+                if found is None or found.passed is None:
+                    c.undecided += 1
+                    continue
+                c.n += 1
+                c.k += found.passed
+    return counts
 
 
 def _rate(
     agent: str,
     dimension: Dimension,
-    judgments: Sequence[CaseJudgment],
+    counts: _Counts,
     cal: DimensionCalibration | None,
     calibration: CalibrationReport | None,
 ) -> DimensionRate:
-    n = k = environmental = undecided = 0
-    for j in judgments:
-        for t in j.trials:
-            if t.failure is not None and t.failure.tier == "environmental":
-                environmental += 1
-                continue
-            if not t.judged:
-                continue
-            d = next((d for d in t.dimensions if d.dimension == dimension), None)
-            if d is None or d.passed is None:
-                undecided += 1
-                continue
-            n += 1
-            k += d.passed
+    n, k = counts.n, counts.k
+    environmental, undecided = counts.environmental, counts.undecided
     if cal is None:
         rate = corrected_rate(k, n, 0, 0, 0, 0, dimension=dimension)
         reason = "no-calibration-file" if calibration is None else "no-labels-for-dimension"

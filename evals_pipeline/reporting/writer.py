@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -48,13 +48,16 @@ def write_report(
     sessions: Sequence[Session] = (),
     cases: Sequence[ResolvedCase] = (),
     previous: Path | None = None,
+    stored: Mapping[int, bytes] | None = None,
 ) -> ReportFiles:
     """Write the Markdown summary, the Parquet tables, results.jsonl, report.json and report.html
     (its case pages under `cases/` show the `sessions`' transcripts and the `cases`' inputs).
 
     `dimensions.parquet` and `pairwise.parquet` are written only when the judgments or the
     pairwise verdicts give them rows; their paths are None otherwise. Case pages unchanged since
-    the report in `previous` (an earlier report's folder) are linked from it.
+    the report in `previous` (an earlier report's folder) are linked from it; `stored` holds the
+    digests of the records as loaded, by `id()` (html/page_cache.py `record_digest`), so their
+    pages are keyed without serializing them again.
     """
     folder.mkdir(parents=True, exist_ok=True)
     # The cases hold the secrets a suite interpolated (their steps need them); no report does.
@@ -88,6 +91,7 @@ def write_report(
         cases=cases,
         judgments=judgments,
         previous=previous,
+        stored=stored,
     )
     dimensions = dimensions_table(
         report.suite, sorted(judgments, key=lambda j: (j.agent, j.test_id))

@@ -10,13 +10,18 @@ from pathlib import Path
 import pytest
 
 from evals_pipeline.history import (
+    REPORT_ASSET,
     CaseOutcome,
     check_regressions,
     compare_runs,
+    entry_for,
     previous_entry,
+    read_entry,
+    suite_entries,
     trend,
 )
 from evals_pipeline.history.bootstraps import BOOTSTRAPS_FILE, Bootstraps
+from evals_pipeline.history.entries import REPORT_FILE
 from evals_pipeline.models.history import AgentRunFigures, RunComparison, RunEntry, Trigger
 from evals_pipeline.models.report import AgentSummary, EvalReport
 from evals_pipeline.reporting import render_markdown
@@ -151,3 +156,24 @@ def test_a_comparisons_bootstraps_are_read_back_for_the_same_inputs(tmp_path: Pa
     assert other.agents[0].bootstrap.delta == pytest.approx(3 / 8)
     (tmp_path / BOOTSTRAPS_FILE).write_text("{half")
     assert Bootstraps.read(tmp_path).known == {}
+
+
+def test_an_entry_is_read_from_the_head_of_its_report(tmp_path: Path) -> None:
+    """A report folder's entry, read without validating the rest of report.json, is the one the
+    whole report gives; a folder without a report (or a half-written one) has none."""
+    since = compare_runs(entry("a", 1), [outcome("t1", "pass")], entry("b", 2), [], reasons={})
+    summary = AgentSummary(
+        agent="bot", cases=2, passed=1, failed=1, errors=0, pass_rate=0.5, mean_score=0.55,
+        cost_usd=0.25, cost_per_pass_usd=0.25,
+    )  # fmt: skip
+    report = EvalReport(
+        suite="s", created_ms=2, run_id="b", trigger="nightly", agents=[summary],
+        since_previous=since,
+    )  # fmt: skip
+    folder = tmp_path / "s" / REPORT_ASSET / "b"
+    folder.mkdir(parents=True)
+    (folder / REPORT_FILE).write_text(report.model_dump_json(indent=2))
+    assert read_entry(folder) == entry_for(report, folder)
+    assert suite_entries(tmp_path, "s") == [entry_for(report, folder)]
+    (folder / REPORT_FILE).write_text(report.model_dump_json()[:50])
+    assert read_entry(folder) is None and read_entry(tmp_path) is None

@@ -27,6 +27,7 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.reporting import build_report, write_report
 from evals_pipeline.reporting.html import transcript, write_html_report
 from evals_pipeline.reporting.html.transcript import MESSAGE_BUDGET, TEXT_LIMIT, TOOL_LIMIT
+from evals_pipeline.reporting.record_digest import record_digest
 from evals_pipeline.statistics import PairedTable, mcnemar, wilson_interval
 from evals_pipeline.storage.messages import write_messages
 from evals_pipeline.suites import load_suite, resolve_cases
@@ -443,3 +444,26 @@ def test_one_agent_has_no_pairwise_section(tmp_path: Path) -> None:
     graded = [g for g in grades() if g.agent == "claude"]
     html = write_html_report(report_of(graded), graded, tmp_path).read_text()
     assert 'id="variants"' not in html and 'data-filter="differ"' not in html
+
+
+def test_pages_are_keyed_by_the_digests_of_the_records_as_loaded(tmp_path: Path) -> None:
+    """A loader's digests of the records' stored JSON key their pages as serializing them does;
+    a record whose stored text differs makes its page again."""
+    cases = suite_cases(tmp_path)
+    graded = grades()
+
+    def written(folder: str, stored: dict[int, bytes], previous: str | None = None) -> Path:
+        report = build_report("demo", graded, agents=["claude", "codex"])
+        before = tmp_path / previous if previous else None
+        write_report(report, graded, tmp_path / folder, cases=cases, previous=before, stored=stored)
+        return tmp_path / folder / "cases" / "claude"
+
+    first = written("first", {})
+    as_loaded = {id(r): record_digest(r.model_dump_json()) for r in [*graded, *cases]}
+    second = written("second", as_loaded, previous="first")
+    assert all(second.joinpath(f"{k}.js").samefile(first / f"{k}.js") for k in ("t1", "t3"))
+    [t3] = [g for g in graded if g.agent == "claude" and g.case_key == "t3"]
+    third = written("third", {**as_loaded, id(t3): record_digest("other text")}, "second")
+    assert third.joinpath("t1.js").samefile(second / "t1.js")
+    assert not third.joinpath("t3.js").samefile(second / "t3.js")
+    assert third.joinpath("t3.js").read_text() == second.joinpath("t3.js").read_text()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evals_pipeline.models.case import ResolvedCase
@@ -31,9 +31,11 @@ def write_html_report(
     cases: Sequence[ResolvedCase] = (),
     judgments: Sequence[CaseJudgment] = (),
     previous: Path | None = None,
+    stored: Mapping[int, bytes] | None = None,
 ) -> Path:
     """Write `report.html` and `cases/<agent>/<case_key>.js` for every cell of its matrix; a
-    page unchanged since the report in `previous` is linked from there (page_cache.py)."""
+    page unchanged since the report in `previous` is linked from there (page_cache.py, whose
+    `record_digest`s of the records as loaded `stored` holds, by `id()`)."""
     context = build_context(report, grades, cases)
     grade_of = {(g.agent, g.case_key): g for g in grades}
     case_of = {(c.agent, c.case_key): c for c in cases}
@@ -56,7 +58,9 @@ def write_html_report(
             judgment = judgment_of.get(key)
             sessions_here = sorted(sessions_of.get(key, []), key=lambda s: s.trial)
             reason = reasons.get((cell.agent, row.test_id))
-            page = page_key((grade, case, judgment), sessions_here, row.test_id, reason)
+            page = page_key(
+                (grade, case, judgment), sessions_here, row.test_id, reason, stored=stored
+            )
             if pages.reuse(cell.agent, row.case_key, page):
                 continue
             detail = case_detail(grade, case, sessions_here, judgment)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
@@ -63,7 +64,7 @@ class MatrixRow:
     test_id: str
     cells: tuple[Cell, ...]
 
-    @property
+    @cached_property  # read for each count of the page's filters and by the page itself
     def flags(self) -> str:
         """The filters this row matches, space separated (the page's filter buttons)."""
         flags = {c.verdict for c in self.cells if c.verdict in ("fail", "error")}

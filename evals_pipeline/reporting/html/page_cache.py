@@ -13,13 +13,14 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.html import case_files, transcript
+from evals_pipeline.reporting.record_digest import record_digest
 
 INDEX = "pages.json"
 
@@ -33,20 +34,31 @@ def code_digest() -> str:
 
 
 def page_key(
-    records: Sequence[BaseModel | None], sessions: Sequence[Session], *fields: str | None
+    records: Sequence[BaseModel | None],
+    sessions: Sequence[Session],
+    *fields: str | None,
+    stored: Mapping[int, bytes] | None = None,
 ) -> str:
-    """The key of one page: its records and fields, and the state of its sessions' files."""
+    """The key of one page: its records and fields, and the state of its sessions' files.
+    `stored` holds `record_digest`s of records as loaded, by `id()` of the record; the others
+    are serialized here."""
+    known = stored or {}
     digest = hashlib.sha256()
     for record in records:
-        digest.update(b"-" if record is None else record.model_dump_json().encode())
+        digest.update(b"-" if record is None else _digest(record, known))
         digest.update(b"\0")
     for session in sessions:
-        digest.update(session.model_dump_json().encode())
+        digest.update(_digest(session, known))
         for path in (session.messages_path, session.events_path):
             digest.update(_file_state(path).encode())
     for field in fields:
         digest.update(b"\0" + (field or "").encode())
     return digest.hexdigest()
+
+
+def _digest(record: BaseModel, known: Mapping[int, bytes]) -> bytes:
+    found = known.get(id(record))
+    return found if found is not None else record_digest(record.model_dump_json())
 
 
 def _file_state(path: str | None) -> str:
@@ -68,6 +80,7 @@ class PageCache:
         self.code = code_digest()
         self.keys: dict[str, str] = {}
         self._previous = previous
+        self._previous_dir, self._folder_dir = os.fspath(previous or ""), os.fspath(folder)
         self._previous_keys: dict[str, str] = {}
         index = previous / case_files.CASES_DIR / INDEX if previous is not None else None
         if index is not None and index.is_file():
@@ -85,8 +98,10 @@ class PageCache:
         self.keys[page] = key
         if self._previous is None or self._previous_keys.get(page) != key:
             return False
+        # Paths as strings: pathlib's joins cost as much as the link itself, 10,000 times.
         relative = case_files.case_file(agent, case_key)
-        source, target = self._previous / relative, self.folder / relative
+        source = f"{self._previous_dir}/{relative}"
+        target = f"{self._folder_dir}/{relative}"
         try:
             os.link(source, target)
         except FileExistsError:

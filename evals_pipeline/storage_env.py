@@ -1,0 +1,23 @@
+"""Where a process's storage root is: EVALS_PIPELINE_STORAGE, or `.evals/storage` under the
+working directory. Without Dagster, so commands that only read reports (`runs`, `compare`) start
+without importing it (~2 s)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from evals_pipeline.storage.root import is_url
+
+DEFAULT_STORAGE = ".evals/storage"
+
+
+def storage_root_from_env() -> str:
+    """EVALS_PIPELINE_STORAGE (a folder or a URL such as `s3://bucket/prefix`), else
+    `.evals/storage` under the working directory; folders made absolute."""
+    return storage_root(os.environ.get("EVALS_PIPELINE_STORAGE", DEFAULT_STORAGE))
+
+
+def storage_root(value: str) -> str:
+    """A storage root as given: a URL as is, a folder made absolute."""
+    return value if is_url(value) else str(Path(value).resolve())

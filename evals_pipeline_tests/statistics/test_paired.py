@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from evals_pipeline.statistics import paired
@@ -158,19 +157,3 @@ def test_percentile_interpolates_like_numpy() -> None:
     assert percentile(values, 0.9) == pytest.approx(2 + 0.7 * 8)
     with pytest.raises(ValueError):
         percentile([], 0.5)
-
-
-@pytest.mark.parametrize(
-    ("n", "a", "b"), [(10_000, 1.0, 1.0), (10_000, 0.7, 0.6), (777, 1 / 3, 0.0), (5, 0.0, 0.9)]
-)
-def test_equal_differences_give_what_drawing_gives(n: int, a: float, b: float) -> None:
-    """Every case the same difference: the figures the spec's draws give, without drawing."""
-    rng = np.random.default_rng(3)
-    differences = np.full(n, a) - np.full(n, b)
-    drawn = np.concatenate(
-        [differences[rng.integers(0, n, size=(100, n))].mean(axis=1) for _ in range(5)]
-    )
-    drawn.sort()
-    expected = paired._result([a] * n, [b] * n, drawn.tolist(), 0.95)
-    result = paired_bootstrap([a] * n, [b] * n, seed=3, n_resamples=500)
-    assert result == expected.model_copy(update={"seed": 3})

@@ -400,7 +400,8 @@ def _assertions(loaded: LoadedSuite, test: TestSpec) -> list[AssertionSpec]:
     suite = loaded.suite
     skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
     combined = [*test.assertions, *([] if skip else suite.assertions)]
-    return [_with_preprocessors(_with_absolute_cwd(a, loaded.base_dir), loaded) for a in combined]
+    base = loaded.base_dir  # a new Path at each access
+    return [_with_preprocessors(_with_absolute_cwd(a, base), loaded) for a in combined]
 
 
 def _with_preprocessors(assertion: AssertionSpec, loaded: LoadedSuite) -> AssertionSpec:

@@ -89,17 +89,31 @@ class FileLookups:
 
     def __init__(self) -> None:
         self._named: dict[tuple[str, str], tuple[str, str] | None] = {}
-        self._in_text: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._in_text: dict[str, dict[str, list[tuple[str, str]]]] = {}  # by base, by text
 
     def in_text(self, text: str, base: Path, base_text: str) -> list[tuple[str, str]]:
         """The (path, content hash) of each file or folder a string names, in order: the
         cases' commands, names and paths repeat, so each string is split and looked up once."""
-        key = (text, base_text)
-        found = self._in_text.get(key)
+        known = self._in_text.setdefault(base_text, {})
+        found = known.get(text)
         if found is None:
             tokens = _tokens(text.replace("{EVAL_DIR}", base_text))
             named = (self.named(token, base, base_text) for token in tokens)
-            found = self._in_text[key] = [n for n in named if n is not None]
+            found = known[text] = [n for n in named if n is not None]
+        return found
+
+    def in_texts(self, texts: list[str], base: Path, base_text: str) -> dict[str, str]:
+        """The content hash of each file or folder any of `texts` names, by path (the first
+        found for a path), with a dictionary look-up per string already seen: a suite's cases
+        hold hundreds of thousands of strings, nearly all of them seen before."""
+        known = self._in_text.setdefault(base_text, {})
+        found: dict[str, str] = {}
+        for text in texts:
+            named = known.get(text)
+            if named is None:
+                named = self.in_text(text, base, base_text)
+            for path, digest in named:
+                found.setdefault(path, digest)
         return found
 
     def named(self, token: str, base: Path, base_text: str) -> tuple[str, str] | None:
@@ -223,14 +237,9 @@ def _referenced_files(spec: Any, base: Path, files: FileLookups) -> tuple[dict[s
     folder and its ancestors are left out: they hold everything, the storage root included.
     Also whether every float in `spec` is finite (_digest's `finite`).
     """
-    found: dict[str, str] = {}
-    base_text = str(base)
     strings: list[str] = []
     finite = _strings(spec, strings)
-    for text in strings:
-        for named in files.in_text(text, base, base_text):
-            found.setdefault(*named)
-    return found, finite
+    return files.in_texts(strings, base, str(base)), finite
 
 
 def _strings(value: Any, out: list[str]) -> bool:

@@ -90,6 +90,14 @@ class FileLookups:
     def __init__(self) -> None:
         self._named: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._in_text: dict[str, dict[str, list[tuple[str, str]]]] = {}  # by base, by text
+        self._folders: dict[str, Path] = {}
+
+    def folder(self, name: str) -> Path:
+        """`Path(name)`, made once per pass: every case of a suite has the same base folder."""
+        path = self._folders.get(name)
+        if path is None:
+            path = self._folders[name] = Path(name)
+        return path
 
     def in_text(self, text: str, base: Path, base_text: str) -> list[tuple[str, str]]:
         """The (path, content hash) of each file or folder a string names, in order: the
@@ -121,7 +129,7 @@ class FileLookups:
         neither `base` (whose text is `base_text`) nor one of its ancestors."""
         key = (token, base_text)
         if key not in self._named:
-            path = _existing(token, base)
+            path = _existing(token, base_text)
             keep = path is not None and path != base and path not in base.parents
             self._named[key] = (str(path), content_hash(path)) if keep and path else None
         return self._named[key]
@@ -134,7 +142,7 @@ def case_keys(
     the files cases name across a pass over many cases."""
     files = files or FileLookups()
     spec = case.model_dump(mode="json", exclude={"suite_path"})
-    base = Path(case.base_dir)
+    base = files.folder(case.base_dir)
     run_spec = {k: v for k, v in spec.items() if k not in _GRADING_FIELDS | _SCHEDULING_FIELDS}
     if isinstance(run_spec.get("workspace"), dict):  # when a workspace is deleted is not an input
         run_spec["workspace"] = {k: v for k, v in run_spec["workspace"].items() if k != "cleanup"}
@@ -277,7 +285,7 @@ def _tokens(text: str) -> tuple[str, ...]:
         return tuple(text.split())
 
 
-def _existing(token: str, base: Path) -> Path | None:
+def _existing(token: str, base: str) -> Path | None:
     if not token or token.startswith("-") or ("/" not in token and "." not in token):
         return None
     # os.path, not pathlib: most tokens are words of a prompt that name nothing

@@ -39,7 +39,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_register(args: argparse.Namespace) -> int:
-    from evals_pipeline.defs.suite_run import register_cases
+    from evals_pipeline.defs.partitions import register_cases
     from evals_pipeline.suites import resolve_cases
 
     loaded = load_suites(args.suites)

@@ -85,22 +85,28 @@ class CaseOptions(dg.Config):
     budget_usd: float | None = None
 
 
-def build_suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
-    """The asset group of one suite, partitioned by its own cases x its own agents."""
+def build_suite_assets(
+    loaded: LoadedSuite, cases: list[ResolvedCase] | None = None
+) -> list[dg.AssetsDefinition]:
+    """The asset group of one suite, partitioned by its own cases x its own agents (`cases`:
+    its resolved cases, when the caller has them already)."""
     with warnings.catch_warnings():
         # Backfill policies are beta in Dagster 1.13; the batching they give is the point here.
         warnings.simplefilter("ignore", dg.BetaWarning)
         # Partitioned asset checks are a preview: they make each failed case a red check.
         warnings.simplefilter("ignore", dg.PreviewWarning)
-        return _suite_assets(loaded)
+        return _suite_assets(loaded, cases)
 
 
-def _suite_assets(loaded: LoadedSuite) -> list[dg.AssetsDefinition]:
+def _suite_assets(
+    loaded: LoadedSuite, resolved: list[ResolvedCase] | None
+) -> list[dg.AssetsDefinition]:
     suite, path = loaded.slug, loaded.path
     agents = list(loaded.targets)
     workers = loaded.suite.execution.workers
     partitions = suite_partitions(suite, agents, path)
-    resolved_now = resolve_cases(loaded)  # once for the fingerprint and the graders' pool
+    # Once for the fingerprint and the graders' pool.
+    resolved_now = resolve_cases(loaded) if resolved is None else resolved
     layer: dict[str, Any] = {
         "key_prefix": [suite],
         "group_name": suite,

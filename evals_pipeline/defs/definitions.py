@@ -18,6 +18,7 @@ from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.defs.sensors import build_cases_sensor
 from evals_pipeline.storage_env import storage_root_from_env
 from evals_pipeline.suites import LoadedSuite, SuiteError, discover_suites, load_suite
+from evals_pipeline.suites.resolution import resolve_recorded
 
 DEFAULT_SUITES = "examples"
 
@@ -53,10 +54,14 @@ def load_suites(paths: Iterable[str | Path]) -> list[LoadedSuite]:
 
 
 def suite_definitions(suite: LoadedSuite) -> dg.Definitions:
-    """The assets and the cases sensor of one suite."""
-    assets = build_suite_assets(suite)
+    """The assets and the cases sensor of one suite, from one resolution of its cases (the
+    sensor's first tick reuses it while the suite is unchanged)."""
+    resolution = resolve_recorded(suite)
+    assets = build_suite_assets(suite, resolution.cases)
     layers = [dg.AssetKey([suite.slug, name]) for name in LAYERS]
-    sensor = build_cases_sensor(suite.slug, suite.path, list(suite.targets), layers)
+    sensor = build_cases_sensor(
+        suite.slug, suite.path, list(suite.targets), layers, resolution=resolution
+    )
     return dg.Definitions(assets=assets, sensors=[sensor])
 
 

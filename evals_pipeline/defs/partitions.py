@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import dagster as dg
@@ -16,6 +17,9 @@ from dagster._core.definitions.partitions.context import (
 from dagster._core.errors import DagsterInvalidSubsetError, DagsterUnknownPartitionError
 from dagster._core.instance import DynamicPartitionsStore
 
+if TYPE_CHECKING:
+    from evals_pipeline.suites import LoadedSuite
+
 CASE = "case"
 AGENT = "agent"
 # One run per backfill over a range of partitions: each layer's step batches its partitions.
@@ -25,6 +29,22 @@ SINGLE_RUN = dg.BackfillPolicy.single_run()
 def case_partitions_name(suite: str) -> str:
     """The dynamic partitions set holding a suite's case keys."""
     return f"{suite}__cases"
+
+
+def register_cases(
+    instance: dg.DagsterInstance, suite: LoadedSuite, case_keys: list[str]
+) -> list[str]:
+    """Make the suite's dynamic case partitions exactly `case_keys` (one add call, stale keys
+    deleted) and return them in partition order."""
+    name = case_partitions_name(suite.slug)
+    registered = instance.get_dynamic_partitions(name)
+    wanted, known = set(case_keys), set(registered)
+    for stale in [k for k in registered if k not in wanted]:
+        instance.delete_dynamic_partition(name, stale)
+    new = [k for k in case_keys if k not in known]
+    if new:
+        instance.add_dynamic_partitions(name, new)
+    return list(instance.get_dynamic_partitions(name))
 
 
 class UnregisteredPartitionError(DagsterInvalidSubsetError, click.ClickException):

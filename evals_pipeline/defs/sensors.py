@@ -14,6 +14,7 @@ from evals_pipeline.defs.partitions import case_partitions_name, contiguous_rang
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
+from evals_pipeline.suites.resolution import Resolution, resolve_recorded
 
 Fingerprints = dict[str, dict[str, str]]  # case key -> agent -> content hash
 
@@ -75,12 +76,21 @@ def changed_runs(
 
 
 def build_cases_sensor(
-    suite: str, path: Path, agents: list[str], layers: list[dg.AssetKey]
+    suite: str,
+    path: Path,
+    agents: list[str],
+    layers: list[dg.AssetKey],
+    resolution: Resolution | None = None,
 ) -> dg.SensorDefinition:
     """Registers the suite's cases as dynamic partitions (one call per tick) and requests runs of
     new or changed ones, batched: one run per agent and range of neighbouring partitions, as a
-    backfill would; the cursor keeps each case's content hash."""
+    backfill would; the cursor keeps each case's content hash.
+
+    `resolution`: the suite's cases as the code location resolved them (every agent's, so
+    `agents` are all the suite's). A tick reuses the last resolution while it still holds for
+    the suite as loaded now (suites/resolution.py) and keeps each new one."""
     partitions_name = case_partitions_name(suite)
+    kept = [resolution] if resolution is not None else []
 
     @dg.sensor(
         name=f"{suite}_cases",
@@ -91,7 +101,15 @@ def build_cases_sensor(
     )
     def cases_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
         try:
-            current = fingerprints(resolve_cases(load_suite(path), agents=agents))
+            loaded = load_suite(path)
+            if kept and kept[0].holds_for(loaded):
+                current = kept[0].content_hashes()
+            elif list(loaded.targets) == agents:  # every agent's cases are the sensor's
+                kept[:] = [resolve_recorded(loaded)]
+                current = kept[0].content_hashes()
+            else:
+                kept[:] = []
+                current = fingerprints(resolve_cases(loaded, agents=agents))
         except SuiteError as exc:
             return dg.SkipReason(f"{path} does not load:\n{exc}")
         previous: Fingerprints | None = json.loads(context.cursor) if context.cursor else None

@@ -15,7 +15,11 @@ from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
-from evals_pipeline.defs.partitions import case_partitions_name, contiguous_ranges, partition_key
+from evals_pipeline.defs.partitions import (
+    contiguous_ranges,
+    partition_key,
+    register_cases,
+)
 from evals_pipeline.defs.run_recovery import runner_tags
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.report import EvalReport
@@ -23,22 +27,6 @@ from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
 from evals_pipeline.storage.root import open_root
 from evals_pipeline.suites import LoadedSuite, RunOptions, load_suite
-
-
-def register_cases(
-    instance: dg.DagsterInstance, suite: LoadedSuite, case_keys: list[str]
-) -> list[str]:
-    """Make the suite's dynamic case partitions exactly `case_keys` (one add call, stale keys
-    deleted) and return them in partition order."""
-    name = case_partitions_name(suite.slug)
-    registered = instance.get_dynamic_partitions(name)
-    wanted, known = set(case_keys), set(registered)
-    for stale in [k for k in registered if k not in wanted]:
-        instance.delete_dynamic_partition(name, stale)
-    new = [k for k in case_keys if k not in known]
-    if new:
-        instance.add_dynamic_partitions(name, new)
-    return list(instance.get_dynamic_partitions(name))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals_pipeline.adapters.identity import agent_version
+import orjson
+
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import LlmTargetSpec
@@ -64,6 +65,10 @@ Identity = Callable[[ResolvedCase], str | None]
 
 def agent_identity(case: ResolvedCase) -> str | None:
     """The version the case's agent CLI reports, probed once per process and command."""
+    # Imported here: the adapters (~0.4 s) are not needed by the code version of a suite,
+    # which every code location load computes with these keys.
+    from evals_pipeline.adapters.identity import agent_version
+
     return agent_version(case.target, case.base_dir)
 
 
@@ -84,17 +89,39 @@ class FileLookups:
 
     def __init__(self) -> None:
         self._named: dict[tuple[str, str], tuple[str, str] | None] = {}
-        self._in_text: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._in_text: dict[str, dict[str, list[tuple[str, str]]]] = {}  # by base, by text
+        self._folders: dict[str, Path] = {}
+
+    def folder(self, name: str) -> Path:
+        """`Path(name)`, made once per pass: every case of a suite has the same base folder."""
+        path = self._folders.get(name)
+        if path is None:
+            path = self._folders[name] = Path(name)
+        return path
 
     def in_text(self, text: str, base: Path, base_text: str) -> list[tuple[str, str]]:
         """The (path, content hash) of each file or folder a string names, in order: the
         cases' commands, names and paths repeat, so each string is split and looked up once."""
-        key = (text, base_text)
-        found = self._in_text.get(key)
+        known = self._in_text.setdefault(base_text, {})
+        found = known.get(text)
         if found is None:
             tokens = _tokens(text.replace("{EVAL_DIR}", base_text))
             named = (self.named(token, base, base_text) for token in tokens)
-            found = self._in_text[key] = [n for n in named if n is not None]
+            found = known[text] = [n for n in named if n is not None]
+        return found
+
+    def in_texts(self, texts: list[str], base: Path, base_text: str) -> dict[str, str]:
+        """The content hash of each file or folder any of `texts` names, by path (the first
+        found for a path), with a dictionary look-up per string already seen: a suite's cases
+        hold hundreds of thousands of strings, nearly all of them seen before."""
+        known = self._in_text.setdefault(base_text, {})
+        found: dict[str, str] = {}
+        for text in texts:
+            named = known.get(text)
+            if named is None:
+                named = self.in_text(text, base, base_text)
+            for path, digest in named:
+                found.setdefault(path, digest)
         return found
 
     def named(self, token: str, base: Path, base_text: str) -> tuple[str, str] | None:
@@ -102,7 +129,7 @@ class FileLookups:
         neither `base` (whose text is `base_text`) nor one of its ancestors."""
         key = (token, base_text)
         if key not in self._named:
-            path = _existing(token, base)
+            path = _existing(token, base_text)
             keep = path is not None and path != base and path not in base.parents
             self._named[key] = (str(path), content_hash(path)) if keep and path else None
         return self._named[key]
@@ -115,25 +142,25 @@ def case_keys(
     the files cases name across a pass over many cases."""
     files = files or FileLookups()
     spec = case.model_dump(mode="json", exclude={"suite_path"})
-    base = Path(case.base_dir)
+    base = files.folder(case.base_dir)
     run_spec = {k: v for k, v in spec.items() if k not in _GRADING_FIELDS | _SCHEDULING_FIELDS}
     if isinstance(run_spec.get("workspace"), dict):  # when a workspace is deleted is not an input
         run_spec["workspace"] = {k: v for k, v in run_spec["workspace"].items() if k != "cleanup"}
+    run_files, run_finite = _referenced_files(run_spec, base, files)
     run_base = {
         "version": KEY_VERSION,
         "spec": run_spec,
-        "files": _referenced_files(run_spec, base, files),
+        "files": run_files,
         "identity": identity(case),
     }
-    runs = tuple(_digest({**run_base, "trial": t}) for t in range(case.trials.count))
+    runs = tuple(
+        _digest({**run_base, "trial": t}, finite=run_finite) for t in range(case.trials.count)
+    )
     grading = {k: v for k, v in spec.items() if k in _GRADING_FIELDS}
+    grade_files, grade_finite = _referenced_files(grading, base, files)
     grade = _digest(
-        {
-            "version": KEY_VERSION,
-            "grading": grading,
-            "files": _referenced_files(grading, base, files),
-            "runs": runs,
-        }
+        {"version": KEY_VERSION, "grading": grading, "files": grade_files, "runs": runs},
+        finite=grade_finite,
     )
     return CaseKeys(runs=runs, grade=grade)
 
@@ -157,41 +184,89 @@ def votes_key(
     )
 
 
-def _digest(value: Any) -> str:
+def _digest(value: Any, *, finite: bool = False) -> str:
+    """The key of `value`: a hash of `json.dumps(value, sort_keys=True, separators=(",", ":"),
+    default=str)`. `finite`: the caller walked `value` and found no NaN or infinite float (which
+    orjson writes as null), so the faster canonical_json may write it."""
+    if finite:
+        return hashlib.sha256(canonical_json(value)).hexdigest()[:32]
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _referenced_files(spec: Any, base: Path, files: FileLookups) -> dict[str, str]:
+_PLAIN_ONLY = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+_DIGITS = frozenset(b"0123456789")
+
+
+def canonical_json(value: Any) -> bytes:
+    """`json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)`, byte for byte
+    (the keys stored with every result are hashes of it), for JSON data without NaN or infinite
+    floats. orjson writes the same bytes ~2x faster when they are ASCII; json.dumps writes
+    whatever orjson might write otherwise."""
+    try:
+        text = orjson.dumps(value, default=_not_plain, option=_PLAIN_ONLY)
+    except TypeError:  # orjson.JSONEncodeError: not JSON data (or an int over 64 bits)
+        text = b"\x7f"
+    if text.isascii() and not _may_differ(text):
+        return text
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str).encode()
+
+
+def _may_differ(text: bytes) -> bool:
+    """Whether json.dumps may write ASCII `text` otherwise: DEL (which only it escapes), a float
+    it writes with an exponent (orjson writes 1e-05 as 0.00001, so any "0.0000"), or one of its
+    exponents (orjson writes them alike, but either way they are rare). Substring searches:
+    a regular expression over every case's text costs more than the encoding."""
+    if b"\x7f" in text or b"0.0000" in text:
+        return True
+    for sign in (b"e+", b"e-"):
+        at = text.find(sign)
+        while at > 0:
+            if text[at - 1] in _DIGITS:
+                return True
+            at = text.find(sign, at + 2)
+    return False
+
+
+def _not_plain(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is left to json.dumps")
+
+
+def _referenced_files(spec: Any, base: Path, files: FileLookups) -> tuple[dict[str, str], bool]:
     """The content hash of every existing file or folder a string in `spec` names, by path.
 
     Strings are split like a shell command line, so `python3 graders/check.py` names
     `graders/check.py`; relative names and `{EVAL_DIR}` resolve to the eval file's folder. The eval file's own
     folder and its ancestors are left out: they hold everything, the storage root included.
+    Also whether every float in `spec` is finite (_digest's `finite`).
     """
-    found: dict[str, str] = {}
-    base_text = str(base)
     strings: list[str] = []
-    _strings(spec, strings)
-    for text in strings:
-        for named in files.in_text(text, base, base_text):
-            found.setdefault(*named)
-    return found
+    finite = _strings(spec, strings)
+    return files.in_texts(strings, base, str(base)), finite
 
 
-def _strings(value: Any, out: list[str]) -> None:
+def _strings(value: Any, out: list[str]) -> bool:
     """Every string in `value`, into `out` (a call per container, not per value: a suite's
-    cases hold millions of values)."""
+    cases hold millions of values); False when `value` holds a NaN or infinite float."""
     if isinstance(value, str):
         out.append(value)
-        return
+        return True
     if not isinstance(value, dict | list):
-        return
+        return not (value.__class__ is float and value - value != 0.0)
+    finite = True
     for item in value.values() if isinstance(value, dict) else value:
         if isinstance(item, str):
             out.append(item)
         elif isinstance(item, dict | list):
-            _strings(item, out)
+            finite = _strings(item, out) and finite
+        elif item.__class__ is float and item - item != 0.0:  # NaN or infinite
+            finite = False
+    return finite
 
 
 _QUOTING = re.compile(r"[\"'\\]")
@@ -210,7 +285,7 @@ def _tokens(text: str) -> tuple[str, ...]:
         return tuple(text.split())
 
 
-def _existing(token: str, base: Path) -> Path | None:
+def _existing(token: str, base: str) -> Path | None:
     if not token or token.startswith("-") or ("/" not in token and "." not in token):
         return None
     # os.path, not pathlib: most tokens are words of a prompt that name nothing

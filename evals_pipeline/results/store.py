@@ -9,14 +9,14 @@ Failed runs and errored grades are stored (nothing is lost) but never reused: a 
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from evals_pipeline.judging.panel import TrialVotes
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
@@ -25,12 +25,23 @@ from evals_pipeline.process import now_ms
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.root import StorageRoot
 
+if TYPE_CHECKING:
+    from evals_pipeline.judging.panel import TrialVotes
+
 STORE_FORMAT = 1
 """The stored envelope's format; records of another format are misses, never misread."""
 
 Kind = Literal["run", "session", "grade", "votes"]
 R = TypeVar("R", AgentRun, Session, CaseGrade)
-_VOTES = TypeAdapter(TrialVotes)
+
+
+@functools.cache
+def _votes() -> TypeAdapter[TrialVotes]:
+    """Votes' adapter, made on first use: the judging package (~0.2 s to import) is not needed
+    by the code location's load, which reaches this module through the storage resource."""
+    from evals_pipeline.judging.panel import TrialVotes
+
+    return TypeAdapter(TrialVotes)
 
 
 class StoredResult(BaseModel):
@@ -80,7 +91,7 @@ class ResultStore:
         """Judges' stored votes on one trial under `key` (votes_key)."""
         envelope = self._read("votes", case_key, agent, key)
         try:
-            return None if envelope is None else _VOTES.validate_python(envelope.record)
+            return None if envelope is None else _votes().validate_python(envelope.record)
         except ValidationError:
             return None
 
@@ -97,7 +108,7 @@ class ResultStore:
         if any(v.error for cast in votes.votes.values() for v in cast):
             return
         self._write(
-            "votes", votes.case_key, votes.agent, key, _VOTES.dump_python(votes, mode="json")
+            "votes", votes.case_key, votes.agent, key, _votes().dump_python(votes, mode="json")
         )
 
     def _get(self, kind: Kind, case_key: str, agent: str, key: str, model: type[R]) -> R | None:

@@ -24,6 +24,7 @@ from evals_pipeline.models.suite import EvalSuite, MessageSpec, TestSpec
 from evals_pipeline.models.targets import LlmTarget, LlmTargetSpec, TargetSpec
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import absolute, find_input_file
+from evals_pipeline.suites.probes import is_file
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
@@ -341,7 +342,7 @@ class _GraderChecker:
     def llm_grader(self, grader: LlmGraderBase, at: DataPath, agents: Sequence[str]) -> None:
         if grader.prompt_file is not None:
             file = absolute(grader.prompt_file, self.base_dir)
-            if not file.is_file():
+            if not is_file(file):
                 self.problems.append(
                     GraderProblem(
                         (*at, "prompt"),

@@ -12,6 +12,7 @@ from evals_pipeline.models.messages import Message, Role, ToolCall
 from evals_pipeline.models.suite import ContentBlock, InputSpec, MessageSpec
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.paths import find_input_file
+from evals_pipeline.suites.probes import read_text
 
 _ROLES = set(get_args(Role))
 
@@ -106,7 +107,7 @@ class MessageBuilder:
     def file_block(self, value: str) -> dict[str, Any]:
         """`{type: file}` as the runtime sees it: the written value, absolute path and text."""
         path = self.find_file(value)
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_text(path)
         return {"type": "file", "value": value, "path": str(path), "text": text}
 
     def find_file(self, value: str) -> Path:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from evals_pipeline.models.assertions import PreprocessorSpec
+from evals_pipeline.suites.probes import probed
 
 
 def absolute(value: str, base_dir: Path) -> Path:
@@ -40,6 +41,7 @@ def search_dirs(base_dir: Path, cwd: Path | None = None) -> list[Path]:
     return list(dict.fromkeys(dirs))
 
 
+@probed  # a resolution's cases depend on where (and whether) each file was found
 def find_in_search_dirs(value: str, base_dir: Path, *, folder: bool = False) -> Path | None:
     """`value` resolved the way AgentV resolves a file (or a grader's cwd folder); None if
     absent. A leading `/` that names no existing path is read as relative, as AgentV does."""

@@ -26,8 +26,6 @@ from evals_pipeline.models.workspace import is_remote, repo_source, workspace_re
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import absolute, find_input_file, search_dirs
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
-from evals_pipeline.workspaces.git import GitError, is_repository_root
-from evals_pipeline.workspaces.repos import resolve_commit
 
 
 class _Checker:
@@ -129,6 +127,9 @@ class _Checker:
         return folder
 
     def repo(self, repo: RepoSpec, path: DataPath) -> None:
+        # Imported here: the workspaces package (~0.1 s) is needed only by suites naming repos.
+        from evals_pipeline.workspaces.git import is_repository_root
+
         if is_remote(repo_source(repo.repo, self.base_dir)):
             return  # reachable only when cloned (org/name is GitHub's): the run reports a bad one
         source = absolute(repo.repo, self.base_dir)
@@ -151,6 +152,9 @@ class _Checker:
             self.commit(repo, source, path)
 
     def commit(self, repo: RepoSpec, source: Path, path: DataPath) -> None:
+        from evals_pipeline.workspaces.git import GitError
+        from evals_pipeline.workspaces.repos import resolve_commit
+
         try:
             resolve_commit(source, repo.checkout)
         except GitError as exc:

@@ -47,11 +47,13 @@ from evals_pipeline.suites.paths import (
     find_input_file,
     resolve_preprocessor,
 )
+from evals_pipeline.suites.probes import probed, resolved, working_folder
 from evals_pipeline.suites.prompt import render_prompt
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.template_vars import fill
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
+_repo_source = probed(repo_source)  # whether a local folder exists decides the source
 DEFAULT_THRESHOLD = 0.8
 """A test's pass threshold unless it sets `execution.threshold` (AgentV's DEFAULT_THRESHOLD)."""
 
@@ -335,14 +337,14 @@ def _workspace(
     if spec.mode == "static" or (spec.mode is None and spec.path):
         # A static workspace's content is the starting point (AgentV resolves `path` from the
         # working folder); each run still gets its own copy, so the folder itself never changes.
-        template = str(Path(spec.path).resolve()) if spec.path else template
+        template = str(resolved(Path(spec.path))) if spec.path else template
     env = preflight
     return ResolvedWorkspace(
         template=str(absolute(template, base_dir)) if template else None,
         repos=[
             ResolvedRepo(
                 path=repo.path,
-                source=repo_source(repo.repo, base_dir),
+                source=_repo_source(repo.repo, base_dir),
                 commit=repo.checkout,
                 ancestor=repo.ancestor,
                 sparse=tuple(repo.sparse or ()),
@@ -398,7 +400,8 @@ def _assertions(loaded: LoadedSuite, test: TestSpec) -> list[AssertionSpec]:
     suite = loaded.suite
     skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
     combined = [*test.assertions, *([] if skip else suite.assertions)]
-    return [_with_preprocessors(_with_absolute_cwd(a, loaded.base_dir), loaded) for a in combined]
+    base = loaded.base_dir  # a new Path at each access
+    return [_with_preprocessors(_with_absolute_cwd(a, base), loaded) for a in combined]
 
 
 def _with_preprocessors(assertion: AssertionSpec, loaded: LoadedSuite) -> AssertionSpec:
@@ -437,7 +440,7 @@ def _with_absolute_cwd(assertion: AssertionSpec, base_dir: Path) -> AssertionSpe
     if not assertion.cwd:
         return assertion.model_copy(update={"cwd": str(base_dir)})
     found = find_in_search_dirs(assertion.cwd, base_dir, folder=True)
-    cwd = found or absolute(assertion.cwd, Path.cwd())
+    cwd = found or absolute(assertion.cwd, Path(working_folder()))
     return assertion.model_copy(update={"cwd": str(cwd)})
 
 

@@ -14,8 +14,7 @@ import dagster as dg
 import pytest
 
 from evals_pipeline.defs.definitions import build_definitions
-from evals_pipeline.defs.partitions import partition_key
-from evals_pipeline.defs.suite_run import register_cases
+from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.defs.conftest import REPO

@@ -197,3 +197,37 @@ def test_a_large_suite_whose_parse_is_kept_still_sees_each_edit(
     assert isinstance(second, dg.SensorResult)
     assert run_keys(second) == {"echo|t1234", "silent|t1234"}
     assert isinstance(tick(defs, instance, second.cursor), dg.SkipReason)
+
+
+def test_an_edit_outside_the_suite_file_is_seen_by_the_next_tick(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    """The code location's resolution is reused by a tick only while the files it read and
+    looked for are as they were: a changed input file, or a grader's cwd folder made later,
+    changes those cases (the suite file itself unchanged)."""
+    path = write_suite(tmp_path, [("greets", "hello"), ("waves", "wave")])
+    text = path.read_text()
+    text = text.replace(
+        "  - id: greets\n", "  - id: greets\n    input_files: [notes.txt]\n"
+    ).replace(
+        "[{type: contains, value: wave}]",
+        "[{type: code-grader, command: [python3, check.py], cwd: graders}]",
+    )
+    path.write_text(text)
+    (tmp_path / "notes.txt").write_text("first notes")
+    defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
+    first = tick(defs, instance, None)
+    assert isinstance(first, dg.SensorResult) and not first.run_requests
+    assert isinstance(tick(defs, instance, first.cursor), dg.SkipReason), "nothing changed"
+
+    (tmp_path / "notes.txt").write_text("second notes")
+    second = tick(defs, instance, first.cursor)
+    assert isinstance(second, dg.SensorResult)
+    assert run_keys(second) == {"echo|greets", "silent|greets"}
+    assert isinstance(tick(defs, instance, second.cursor), dg.SkipReason)
+
+    (tmp_path / "graders").mkdir()  # the grader's cwd now resolves to this folder
+    third = tick(defs, instance, second.cursor)
+    assert isinstance(third, dg.SensorResult)
+    assert run_keys(third) == {"echo|waves", "silent|waves"}
+    assert isinstance(tick(defs, instance, third.cursor), dg.SkipReason)

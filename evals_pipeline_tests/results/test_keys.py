@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from textwrap import dedent
 
 from evals_pipeline.results import CaseKeys, case_keys
-from evals_pipeline.results.keys import FileLookups
-from evals_pipeline.suites import load_suite, resolve_cases
+from evals_pipeline.results.keys import (
+    _GRADING_FIELDS,
+    _SCHEDULING_FIELDS,
+    KEY_VERSION,
+    FileLookups,
+    canonical_json,
+)
+from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
 
 SUITE = """\
 name: keys
@@ -113,3 +121,59 @@ def test_each_trial_has_its_own_run_key(tmp_path: Path) -> None:
     folder = project(tmp_path)
     keys = keys_of(folder, **{"name: keys": "name: keys\nexecution:\n  trials: {count: 3}"})
     assert len(set(keys["first"].runs)) == 3
+
+
+def _json_dumps(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str).encode()
+
+
+def test_canonical_json_writes_what_json_dumps_writes() -> None:
+    """The keys stored with every result hash json.dumps's bytes: the faster writer must give
+    the same bytes for whatever a case holds, falling back where orjson writes otherwise."""
+    values: list[object] = [
+        {"b": [1, 2.5, -0.0, 1e16, 1e-05, 0.0001, 9.9e-05, 5e-324, 1.7976931348623157e308]},
+        {"text": 'caf\u00e9 \u2028 \x7f \x00\x1f\n\t"\\ /', "\u00e9": 1},
+        {"big": 2**70, "neg": -(2**63), "none": None, "flag": True},
+        {"nested": {"z": [{"y": "1e-5 code-grader e+1"}], "a": {}}, "empty": []},
+        "case-1e+5",
+        [float(f"1e{e}") for e in range(-30, 30)],
+    ]
+    for value in values:
+        assert canonical_json(value) == _json_dumps(value), value
+
+
+def test_the_keys_of_the_example_suites_hash_json_dumps(tmp_path: Path) -> None:
+    """Every example case's spec written both ways gives the same bytes (its keys unchanged)."""
+    examples = sorted((Path(__file__).parents[2] / "examples").rglob("*.eval.yaml"))
+    assert examples
+    for path in examples:
+        try:
+            cases = resolve_cases(load_suite(path))
+        except SuiteError:
+            continue  # an example needing its own environment (a key, a CLI)
+        for case in cases:
+            spec = case.model_dump(mode="json", exclude={"suite_path"})
+            assert canonical_json(spec) == _json_dumps(spec), (path, case.case_key)
+
+
+def test_a_case_with_an_infinite_float_keeps_its_key(tmp_path: Path) -> None:
+    """orjson writes NaN and infinities as null where json.dumps writes NaN and Infinity: a case
+    holding one is keyed by json.dumps's bytes."""
+    (tmp_path / "inf.eval.yaml").write_text(
+        dedent(
+            """\
+            name: inf
+            targets: [{name: t, provider: cli, command: "echo {PROMPT_FILE} {OUTPUT_FILE}"}]
+            execution: {timeout_seconds: .inf}
+            tests: [{id: only, input: hi, assertions: [{type: contains, value: hi}]}]
+            """
+        )
+    )
+    [case] = resolve_cases(load_suite(tmp_path / "inf.eval.yaml"))
+    assert case.timeout_seconds == float("inf")
+    spec = case.model_dump(mode="json", exclude={"suite_path"})
+    run_spec = {k: v for k, v in spec.items() if k not in _GRADING_FIELDS | _SCHEDULING_FIELDS}
+    expected = {"version": KEY_VERSION, "spec": run_spec, "files": {}, "identity": None}
+    keys = case_keys(case, lambda _: None)
+    trial = hashlib.sha256(_json_dumps({**expected, "trial": 0})).hexdigest()[:32]
+    assert keys.runs == (trial,)

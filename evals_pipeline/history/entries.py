@@ -23,26 +23,21 @@ HISTORY_FILES = frozenset({REPORT_FILE, CASES_FILE})
 
 def entry_for(report: EvalReport, folder: Path | str) -> RunEntry:
     """The history entry of one report written (or to be written) into `folder`."""
+    return _entry(report, folder)
+
+
+def _entry(report: EvalReport | _ReportHead, folder: Path | str) -> RunEntry:
     return RunEntry(
         suite=report.suite,
         run_id=report.run_id,
         created_ms=report.created_ms,
         trigger=report.trigger,
         folder=str(folder),
-        agents=[
-            AgentRunFigures(
-                agent=a.agent,
-                cases=a.cases,
-                passed=a.passed,
-                failed=a.failed,
-                errors=a.errors,
-                pass_rate=a.pass_rate,
-                mean_score=a.mean_score,
-                cost_usd=a.cost_usd,
-            )
-            for a in report.agents
-        ],
+        agents=[AgentRunFigures(**a.model_dump(include=_FIGURES)) for a in report.agents],
     )
+
+
+_FIGURES = set(AgentRunFigures.model_fields)
 
 
 def read_report(folder: Path) -> EvalReport | None:
@@ -76,14 +71,7 @@ def read_entry(folder: Path) -> RunEntry | None:
         head = _ReportHead.model_validate_json((folder / REPORT_FILE).read_bytes())
     except (OSError, ValidationError):
         return None
-    return RunEntry(
-        suite=head.suite,
-        run_id=head.run_id,
-        created_ms=head.created_ms,
-        trigger=head.trigger,
-        folder=str(folder),
-        agents=[AgentRunFigures(**a.model_dump()) for a in head.agents],
-    )
+    return _entry(head, folder)
 
 
 def mirror_reports(root: StorageRoot, suites: list[str] | None = None) -> Path:

@@ -16,9 +16,10 @@ Dagster's cost per case).
   not set up anew (tables, indexes and a migration stamp: ~0.2 s per run).
 - Dagster reflects the asset table's columns for every asset event it stores, checks that the
   dynamic partitions table exists before each key it looks up, and looks each key of a run's
-  range up with a query of its own. Here the column and the table, once seen, are remembered,
-  and a partition's keys for PARTITION_KEYS_SECONDS (a key not among them is looked up again
-  at once, so one just added is always found).
+  range up with a query of its own, and a report's inputs list all of a partition's keys
+  several times over. Here the column and the table, once seen, are remembered, and a
+  partition's keys for PARTITION_KEYS_SECONDS (a key looked up but not among them is read
+  again at once, so one just added is always found).
 - A batch's events are serialized once for the run's database and the cross-run index.
 - `case_passes` check evaluations, one per partition, are not batched by Dagster: they are held
   here and written together before the run's next other event (the step's output or end, at
@@ -59,8 +60,9 @@ from evals_pipeline.defs.event_volume import batched_event_writes
 CHECK_BATCH = 500
 """Held check evaluations are written at the latest when this many wait."""
 PARTITION_KEYS_SECONDS = 2.0
-"""How long a dynamic partition's keys, once read, answer `has_dynamic_partition` (a key
-deleted by another process meanwhile is still found for that long)."""
+"""How long a dynamic partition's keys, once read, answer `get_dynamic_partitions` and
+`has_dynamic_partition` (keys another process adds or deletes meanwhile are listed, or a
+deleted one found, as before for that long; this process's own changes are seen at once)."""
 ENGINES = 8
 """Databases whose engines are kept (the index, and the shards of the latest runs)."""
 
@@ -77,8 +79,10 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         self._tables: set[str] = set()
         self._asset_key_index_cols = False
         self._engines: OrderedDict[str, Engine] = OrderedDict()
-        self._keys: dict[str, tuple[float, frozenset[str]]] = {}
+        self._keys: dict[str, tuple[float, list[str], frozenset[str]]] = {}
         self._keys_lock = threading.Lock()
+        # Adds and deletes made through this storage: a read racing one is not kept.
+        self._key_changes = 0
         super().__init__(base_dir, inst_data)  # it opens the index: the above must be there
 
     @classmethod
@@ -165,14 +169,30 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
             while self._engines:
                 self._engines.popitem()[1].dispose()
 
+    def get_dynamic_partitions(self, partitions_def_name: str) -> Sequence[str]:
+        with self._keys_lock:
+            read_at, keys, _ = self._keys.get(partitions_def_name, (0.0, [], frozenset()))
+            if time.monotonic() - read_at < PARTITION_KEYS_SECONDS:
+                return list(keys)
+        return list(self._read_keys(partitions_def_name)[0])
+
     def has_dynamic_partition(self, partitions_def_name: str, partition_key: str) -> bool:
         with self._keys_lock:
-            read_at, keys = self._keys.get(partitions_def_name, (0.0, frozenset()))
-            if partition_key in keys and time.monotonic() - read_at < PARTITION_KEYS_SECONDS:
+            read_at, _, known = self._keys.get(partitions_def_name, (0.0, [], frozenset()))
+            if partition_key in known and time.monotonic() - read_at < PARTITION_KEYS_SECONDS:
                 return True
-            keys = frozenset(self.get_dynamic_partitions(partitions_def_name))
-            self._keys[partitions_def_name] = (time.monotonic(), keys)
-            return partition_key in keys
+        return partition_key in self._read_keys(partitions_def_name)[1]
+
+    def _read_keys(self, partitions_def_name: str) -> tuple[list[str], frozenset[str]]:
+        with self._keys_lock:
+            changes = self._key_changes
+        read_at = time.monotonic()
+        keys = list(super().get_dynamic_partitions(partitions_def_name))
+        known = frozenset(keys)
+        with self._keys_lock:
+            if changes == self._key_changes:  # no add or delete here while it was read
+                self._keys[partitions_def_name] = (read_at, keys, known)
+        return keys, known
 
     def add_dynamic_partitions(
         self, partitions_def_name: str, partition_keys: Sequence[str]
@@ -187,6 +207,7 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
     def _forget_keys(self, partitions_def_name: str) -> None:
         with self._keys_lock:
             self._keys.pop(partitions_def_name, None)
+            self._key_changes += 1
 
     def _has_asset_key_index_cols_on_connection(self, conn: Connection) -> bool:
         # Asked for every asset event, each time reflecting the table's columns; a column, once

@@ -7,7 +7,7 @@ which partitions are in progress."""
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -15,6 +15,7 @@ import dagster as dg
 import pytest
 from dagster._core.execution.api import create_execution_plan
 from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
+from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from evals_pipeline.defs.definitions import build_definitions
@@ -196,28 +197,37 @@ def test_a_daemon_created_run_plans_each_partition_in_one_batch(
 def test_dynamic_partition_keys_are_read_once_and_never_miss_a_new_or_deleted_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Dagster looks each key of a run's range up; the keys are read once and trusted briefly,
-    while a key added or deleted through this storage, or added by another process, is seen at
-    once."""
+    """Dagster lists a partition's keys and looks each key of a run's range up; the keys are
+    read once and trusted briefly, while a key added or deleted through this storage, or a key
+    looked up that another process added, is seen at once."""
     ours = BatchingSqliteEventLogStorage(str(tmp_path / "runs"))
     other = BatchingSqliteEventLogStorage(str(tmp_path / "runs"))  # another process's instance
     ours.add_dynamic_partitions("cases", [f"case-{i}" for i in range(50)])
     reads: list[str] = []
-    read = ours.get_dynamic_partitions
-    monkeypatch.setattr(
-        ours, "get_dynamic_partitions", lambda name: reads.append(name) or read(name)
-    )
+    read = SqlEventLogStorage.get_dynamic_partitions
+
+    def counted(self: SqlEventLogStorage, name: str) -> Sequence[str]:
+        if self is ours:
+            reads.append(name)
+        return read(self, name)
+
+    monkeypatch.setattr(SqlEventLogStorage, "get_dynamic_partitions", counted)
 
     assert all(ours.has_dynamic_partition("cases", f"case-{i}") for i in range(50))
+    assert ours.get_dynamic_partitions("cases") == [f"case-{i}" for i in range(50)]
     assert reads == ["cases"]
     other.add_dynamic_partitions("cases", ["case-new"])
     assert ours.has_dynamic_partition("cases", "case-new")  # a miss reads the keys again
+    assert ours.get_dynamic_partitions("cases")[-1] == "case-new"
     assert not ours.has_dynamic_partition("elsewhere", "case-1")
     ours.delete_dynamic_partition("cases", "case-3")
     assert not ours.has_dynamic_partition("cases", "case-3")
+    assert "case-3" not in ours.get_dynamic_partitions("cases")
     other.delete_dynamic_partition("cases", "case-4")
+    assert "case-4" in ours.get_dynamic_partitions("cases")  # trusted briefly ...
     monkeypatch.setattr("evals_pipeline.defs.event_storage.PARTITION_KEYS_SECONDS", 0.0)
-    assert not ours.has_dynamic_partition("cases", "case-4")  # once the keys are stale
+    assert not ours.has_dynamic_partition("cases", "case-4")  # ... then read again
+    assert "case-4" not in ours.get_dynamic_partitions("cases")
 
 
 def test_a_new_runs_database_is_what_dagster_sets_up_and_a_wipe_leaves_no_stale_connection(

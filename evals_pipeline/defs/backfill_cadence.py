@@ -5,7 +5,7 @@ Dagster 1.13 fixes that loop at 30 s (`DEFAULT_DAEMON_INTERVAL_SECONDS` in
 backfill launched from the UI waited up to 30 s before its first run and up to 30 s more after
 its partitions' run before its report's. The instance's run queue (`EvalRunCoordinator`), which
 the daemon process builds before it starts its loops, shortens it here from its
-`backfill_interval_seconds` (docs/dagster-ui.md). The same constant is only otherwise read as
+`backfill_interval_seconds` (docs/deployment.md). The same constant is only otherwise read as
 the interval of sensor-less (legacy) auto-materialize, which this instance does not use."""
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ Choices beyond AgentV's, and why:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import logging
@@ -273,23 +274,31 @@ class _GitBaseline(_BaselineRepo):
 
 
 _EMPTY_LOCK = threading.Lock()
-_empty: tuple[tempfile.TemporaryDirectory[str], Baseline] | None = None
+_empty: tuple[int, Baseline] | None = None  # the process that took it, and the baseline
 
 
 def _empty_baseline() -> Baseline:
-    """The baseline of an empty workspace, taken once per process in a folder removed at exit.
-    Every workspace without a spec gets a copy (the same commit and tree): three git processes
-    per case, done once."""
+    """The baseline of an empty workspace, taken once per process in a folder that process
+    removes at exit (a forked child takes its own, and never removes its parent's). Every
+    workspace without a spec gets a copy (the same commit and tree): three git processes per
+    case, done once."""
     global _empty
     with _EMPTY_LOCK:
-        if _empty is None:
-            folder = tempfile.TemporaryDirectory(prefix="evals-pipeline-empty-baseline-")
-            workspace = Path(folder.name) / "workspace"
+        if _empty is None or _empty[0] != os.getpid():
+            folder = Path(tempfile.mkdtemp(prefix="evals-pipeline-empty-baseline-"))
+            atexit.register(_remove_own, folder, os.getpid())
+            workspace = folder / "workspace"
             workspace.mkdir()
-            state = Path(folder.name) / "state"
-            taken = _GitBaseline(workspace, state / "baseline.git").take(reuse_empty=False)
-            _empty = (folder, taken)
+            taken = _GitBaseline(workspace, folder / "state" / "baseline.git").take(
+                reuse_empty=False
+            )
+            _empty = (os.getpid(), taken)
         return _empty[1]
+
+
+def _remove_own(folder: Path, owner: int) -> None:
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _holds_nothing(workspace: Path) -> bool:

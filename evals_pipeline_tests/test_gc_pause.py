@@ -4,8 +4,11 @@ block, and what a `kept` block built handed to the oldest generation."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
+from pathlib import Path
 
-from evals_pipeline.gc_pause import gc_paused
+from evals_pipeline.gc_pause import gc_paused, start_up_over, start_up_paused
 
 
 class Node:
@@ -34,3 +37,48 @@ def test_what_a_kept_block_built_goes_to_the_oldest_generation_and_nothing_else_
         passing = Node()
     assert generation_of(passing) == 0
     assert not gc.get_freeze_count()  # nothing left frozen
+
+
+def test_start_up_is_held_off_until_it_is_over_and_then_frozen_out_of_sight() -> None:
+    gc.collect()
+    with start_up_paused():
+        assert not gc.isenabled()
+        made_at_start_up = Node()
+        with gc_paused():  # a block inside start-up leaves the collector off
+            pass
+        assert not gc.isenabled()
+        start_up_over()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0
+        assert generation_of(made_at_start_up) is None  # frozen: no generation walks it
+        start_up_over()  # once is enough
+        assert gc.isenabled()
+    gc.unfreeze()
+    assert gc.isenabled()
+
+
+def test_a_start_up_never_declared_over_gives_the_collector_back_unfrozen() -> None:
+    with start_up_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    assert not gc.get_freeze_count()
+
+
+def test_a_command_that_never_ends_its_start_up_gives_the_collector_back(tmp_path: Path) -> None:
+    """In a fresh process: `validate` never declares its start-up over, and still leaves the
+    collector as it found it, nothing frozen."""
+    script = (
+        "import gc, sys\n"
+        "from evals_pipeline.cli import main\n"
+        "code = main(['validate', sys.argv[1]])\n"
+        "print(code, gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    suite = tmp_path / "s.eval.yaml"
+    suite.write_text(
+        "targets:\n  - name: echo\n    provider: cli\n    command: echo hi > {OUTPUT_FILE}\n"
+        "tests:\n  - id: a\n    input: hi\n    criteria: says hi\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(suite)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out[-3:] == ["0", "True", "0"]

@@ -7,12 +7,15 @@ from collections.abc import Sequence
 
 from evals_pipeline.cli.parser import build_parser
 from evals_pipeline.defs.event_volume import lean_event_log
+from evals_pipeline.gc_pause import start_up_paused
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     lean_event_log()
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    # Commands that work long end the pause where their work starts (start_up_over).
+    with start_up_paused():
+        return int(args.func(args))
 
 
 __all__ = ["build_parser", "main"]

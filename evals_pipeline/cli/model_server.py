@@ -9,8 +9,10 @@ from evals_pipeline.cli.exits import EXIT_OK, usage_error
 
 
 def cmd_model_server(args: argparse.Namespace) -> int:
+    from evals_pipeline.gc_pause import start_up_over
     from evals_pipeline.model_server import ScriptError, serve
 
+    start_up_over()  # a server runs long: the collector works as usual
     try:
         serve(
             Path(args.script),

@@ -52,6 +52,7 @@ from dagster._core.storage.sql import create_engine
 from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster._serdes import ConfigurableClassData
 from dagster.version import __version__ as dagster_version
+from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import NullPool, QueuePool
 
@@ -65,6 +66,23 @@ PARTITION_KEYS_SECONDS = 2.0
 deleted one found, as before for that long; this process's own changes are seen at once)."""
 ENGINES = 8
 """Databases whose engines are kept (the index, and the shards of the latest runs)."""
+
+
+def _write_ahead(engine: Engine) -> Engine:
+    """`engine`, its connections with synchronous=NORMAL: in WAL mode (Dagster's event
+    databases' mode) a commit then appends to the log without a flush to disk (~0.03 ms a
+    commit against ~0.5 ms here), and a crash of the process still loses nothing committed; a
+    power cut can lose the last commits, never corrupt the file."""
+
+    def on_connect(dbapi_connection: Any, _: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA synchronous=NORMAL")  # per connection, not kept in the file
+        finally:
+            cursor.close()
+
+    event.listen(engine, "connect", on_connect)
+    return engine
 
 
 class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
@@ -104,15 +122,20 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
     def _connect(self, shard: str) -> Iterator[Connection]:
         # Dagster's own, but on the shard's kept engine rather than a new one per connection.
         with self._db_lock:
-            engine = self._engines.pop(shard, None) or create_engine(
-                self.conn_string_for_shard(shard),
-                # One connection kept open (used by one thread at a time: the lock above):
-                # closing the last connection to a WAL database checkpoints it, a flush to
-                # disk per event.
-                poolclass=QueuePool,
-                pool_size=1,
-                max_overflow=2,
-                connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
+            engine = self._engines.pop(shard, None) or _write_ahead(
+                create_engine(
+                    self.conn_string_for_shard(shard),
+                    # One connection kept open (used by one thread at a time: the lock above):
+                    # closing the last connection to a WAL database checkpoints it, a flush to
+                    # disk per event.
+                    poolclass=QueuePool,
+                    pool_size=1,
+                    max_overflow=2,
+                    connect_args={
+                        "timeout": SQLITE_BUSY_TIMEOUT_SECONDS,
+                        "check_same_thread": False,
+                    },
+                )
             )
             self._engines[shard] = engine
             while len(self._engines) > ENGINES:

@@ -22,6 +22,7 @@ from evals_pipeline.defs.partitions import (
 )
 from evals_pipeline.defs.run_recovery import runner_tags
 from evals_pipeline.defs.run_tags import eval_run_tags
+from evals_pipeline.gc_pause import start_up_over
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
@@ -198,6 +199,7 @@ def _run_jobs(
     order = register_cases(instance, suite, case_keys)
     assets = SuiteAssets.of(suite)
     defs = run_definitions(suite, storage_root, display, assets)
+    start_up_over()  # imports and definitions are done: the cases' work begins
     layers, pairwise, report_asset = assets.layers, assets.pairwise, assets.report
     if executor_name() != "in_process":
         echo(f"{suite.slug}: steps run on the {executor_name()} workers (their logs show progress)")

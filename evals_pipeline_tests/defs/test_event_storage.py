@@ -7,6 +7,8 @@ which partitions are in progress."""
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
@@ -259,3 +261,31 @@ def test_a_new_runs_database_is_what_dagster_sets_up_and_a_wipe_leaves_no_stale_
         conn.execute(SqlEventLogStorageTable.insert().values(**{**row, "run_id": "run-2"}))
     with closing(sqlite3.connect(ours.path_for_shard("run-1"))) as db:
         assert db.execute("SELECT run_id FROM event_logs").fetchall() == [("run-2",)]
+
+
+def test_kept_connections_commit_without_a_flush_and_what_they_commit_survives_a_kill(
+    tmp_path: Path,
+) -> None:
+    """synchronous=NORMAL on every kept connection (Dagster's own use FULL); a process killed
+    right after its commits still leaves them all in the database."""
+    ours = BatchingSqliteEventLogStorage(str(tmp_path / "ours"))
+    theirs = SqliteEventLogStorage(str(tmp_path / "theirs"))
+    with ours.run_connection("run-1") as conn:
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+    with theirs.run_connection("run-1") as conn:
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+    script = (
+        "import os, sys\n"
+        "from dagster._core.storage.event_log.schema import SqlEventLogStorageTable\n"
+        "from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage\n"
+        "storage = BatchingSqliteEventLogStorage(sys.argv[1])\n"
+        "for i in range(50):\n"
+        "    with storage.run_connection('run-2') as conn:\n"
+        "        conn.execute(SqlEventLogStorageTable.insert().values(\n"
+        "            run_id='run-2', event=str(i), dagster_event_type=None))\n"
+        "os.kill(os.getpid(), 9)\n"
+    )
+    killed = subprocess.run([sys.executable, "-c", script, str(tmp_path / "ours")], check=False)
+    assert killed.returncode == -9
+    with closing(sqlite3.connect(ours.path_for_shard("run-2"))) as db:
+        assert db.execute("SELECT count(*) FROM event_logs").fetchone() == (50,)

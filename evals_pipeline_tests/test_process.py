@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from evals_pipeline.process import child_env, run_process
+from evals_pipeline.reaping import proc_table
 from evals_pipeline.reaping.ledger import STATE_DIR_VAR, sweep_leftovers
 from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
-from evals_pipeline.reaping.proc_table import all_pids, environ_value
+from evals_pipeline.reaping.proc_table import NewerStats, all_pids, environ_value
 
 
 def _alive(pid: int) -> bool:
@@ -239,3 +240,34 @@ def test_the_sweep_spares_children_of_a_live_runner(
     assert leader not in swept
     assert result.exit_code == 0
     assert not list((tmp_path / "state" / "children").glob("*/*/*.json"))  # forgotten on exit
+
+
+def test_a_trees_scan_reads_only_processes_newer_than_its_leader_until_pids_wrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real processes: one started before the leader is not read, one started after is; once
+    the kernel's last pid drops (a wrap, faked here: no test can make the kernel wrap), every
+    process is read again, the older one included."""
+    older = subprocess.Popen(["sleep", "30"])
+    leader = subprocess.Popen(["sleep", "30"])
+    try:
+        scans = NewerStats(leader.pid)
+        newer = subprocess.Popen(["sleep", "30"])
+        try:
+            pids = {s.pid for s in scans.now()}
+            assert newer.pid in pids or newer.pid < leader.pid  # a wrap right here reads all
+            if not scans.wrapped:
+                assert older.pid not in pids and leader.pid not in pids
+            fake = tmp_path / "ns_last_pid"
+            fake.write_text(str((scans.last or 2) - 1))
+            monkeypatch.setattr(proc_table, "LAST_PID", fake)
+            pids = {s.pid for s in scans.now()}
+            assert scans.wrapped
+            assert {older.pid, leader.pid, newer.pid} <= pids
+        finally:
+            newer.kill()
+            newer.wait()
+    finally:
+        for process in (older, leader):
+            process.kill()
+            process.wait()

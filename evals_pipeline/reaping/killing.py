@@ -11,8 +11,8 @@ import time
 
 from evals_pipeline.reaping.owner import TOKEN_VAR
 from evals_pipeline.reaping.proc_table import (
+    NewerStats,
     ProcessStat,
-    all_stats,
     descendants,
     environ_has,
     read_stat,
@@ -50,11 +50,13 @@ class ChildTree:
         leader_stat = read_stat(leader)
         self.since_ticks = leader_stat.start_ticks if leader_stat else 0
         self.seen: dict[int, int] = {}  # pid -> start ticks of every member met so far
+        # Every member started after the leader: only their pids need reading.
+        self.newer = NewerStats(leader)
 
     def members(self, *, leader_alive: bool) -> list[ProcessStat]:
         """The tree's processes now, zombies included. The parent tree is only followed while
         the leader is unreaped: after that its pid may belong to someone else."""
-        stats = all_stats()
+        stats = self.newer.now()
         below = descendants(self.leader, stats) if leader_alive else set()
         found = []
         for stat in stats:
@@ -90,7 +92,7 @@ class ChildTree:
         they do not stay zombies of the runner: those met alive, and any in the leader's session
         (no other process can be in it: its id stays taken while one is)."""
         me = os.getpid()
-        for stat in all_stats():
+        for stat in self.newer.now():
             if stat.ppid != me or stat.running or stat.pid == self.leader:
                 continue
             if stat.sid == self.leader or self.seen.get(stat.pid) == stat.start_ticks:

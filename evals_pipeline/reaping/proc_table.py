@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROC = Path("/proc")
+LAST_PID = PROC / "sys" / "kernel" / "ns_last_pid"
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,40 @@ def all_pids() -> Iterator[int]:
 def all_stats() -> list[ProcessStat]:
     """The stat of every process now."""
     return [s for s in map(read_stat, all_pids()) if s is not None]
+
+
+def last_pid() -> int | None:
+    """The pid the kernel handed out last in our pid namespace, or None where unreadable."""
+    try:
+        return int(LAST_PID.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+class NewerStats:
+    """The stats of the processes started after `first` (a pid just handed out), read without
+    opening every process's stat: pids are handed out in increasing order until they wrap at
+    pid_max, so while the kernel's last pid only grows, theirs lie in (first, last pid].
+
+    A wrap is seen when the last pid drops between two reads; from then on (and where the last
+    pid cannot be read) every process is read. Reads come at least every second while a tree
+    is watched, and no machine hands out pid_max (32,768 at the least) pids in a second."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.last = last_pid()
+        self.wrapped = self.last is None or self.last < first
+
+    def now(self) -> list[ProcessStat]:
+        """The stats of every process that may have started after `first` (older ones too,
+        once the pids wrapped: callers still compare start times)."""
+        last = None if self.wrapped else last_pid()
+        if last is None or self.last is None or last < self.last:
+            self.wrapped = True
+            return all_stats()
+        self.last = last
+        pids = (pid for pid in all_pids() if self.first < pid <= last)
+        return [s for s in map(read_stat, pids) if s is not None]
 
 
 def environ_has(pid: int, entry: bytes) -> bool:

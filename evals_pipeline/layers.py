@@ -46,7 +46,7 @@ from evals_pipeline.results import (
     votes_key,
 )
 from evals_pipeline.scheduling import RunGate, run_budget, waves
-from evals_pipeline.workspaces import remove_workspace, should_remove
+from evals_pipeline.workspaces import WorkspaceRemovals, should_remove
 
 
 def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
@@ -308,7 +308,7 @@ def grade_cases(
                 grade = aggregate_trials(case, graded).model_copy(update={"result_key": key})
                 if store is not None:
                     store.put("grade", grade)
-                _clean_up(case, trials, [t.verdict for t in graded])
+                _clean_up(case, trials, [t.verdict for t in graded], removals)
             reused = " (reused)" if grade.reused is not None else ""
             tracker.advance(
                 f"{case.agent} / {case.test_id}",
@@ -318,6 +318,7 @@ def grade_cases(
             return grade
 
         with (
+            WorkspaceRemovals() as removals,
             TranscriptPrefetch(work, llm, ahead=max(1, workers)) as ahead,
             ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
         ):
@@ -341,13 +342,15 @@ def _stored_grade(
     return store.grade(case.case_key, case.agent, key)
 
 
-def _clean_up(case: ResolvedCase, sessions: list[Session], verdicts: list[str]) -> None:
+def _clean_up(
+    case: ResolvedCase, sessions: list[Session], verdicts: list[str], removals: WorkspaceRemovals
+) -> None:
     """Delete graded workspaces the cleanup policy does not keep (default: keep failures)."""
     policy = case.workspace.cleanup if case.workspace else "on_success"
     for session, verdict in zip(sessions, verdicts, strict=True):
         passed = None if verdict == "error" else verdict == "pass"
         if session.workspace_path and should_remove(policy, passed):
-            remove_workspace(Path(session.workspace_path))
+            removals.remove(Path(session.workspace_path))
 
 
 def panel_judges(

@@ -1,12 +1,14 @@
 """Isolated workspaces for agent runs: template copies, git worktrees, hooks, baseline diffs.
 
 Pure Python, no Dagster. An adapter calls, per run: `prepare_workspace` → agent →
-`file_changes` → `finish_workspace` → `remove_workspace` when `should_remove` says so.
+`file_changes` → `finish_workspace` → `remove_workspace` (or `WorkspaceRemovals`, off the
+case's path) when `should_remove` says so.
 """
 
 from evals_pipeline.workspaces.hooks import HookContext, HookResult
 from evals_pipeline.workspaces.lifecycle import (
     PreparedWorkspace,
+    WorkspaceRemovals,
     WorkspaceSetupError,
     file_changes,
     finish_workspace,
@@ -20,6 +22,7 @@ __all__ = [
     "HookContext",
     "HookResult",
     "PreparedWorkspace",
+    "WorkspaceRemovals",
     "WorkspaceSetupError",
     "create_workspace",
     "file_changes",

@@ -245,20 +245,21 @@ class _GitBaseline(_BaselineRepo):
             roots.append(RootBaseline(path, self._tree(path, nested, index, repos[path]), index))
         return Baseline(self.workspace, self.git_dir, commit=commit, roots=tuple(roots))
 
-    def _copy(self, empty: Baseline) -> Baseline:
+    def _copy(self, empty: _EmptyBaseline) -> Baseline:
         """The baseline of an empty workspace: a copy of this process's empty baseline."""
-        assert empty.git_dir is not None and empty.commit is not None
-        shutil.copytree(empty.git_dir, self.git_dir)
+        empty.git_dir.write(self.git_dir)
         (self.workspace / ".git").write_text(
             f"gitdir: {os.path.relpath(self.git_dir, self.workspace)}\n"
         )
         roots = []
-        for root in empty.roots:
+        for root in empty.baseline.roots:
             index = self.state / root.index.name
             with contextlib.suppress(FileNotFoundError):
                 shutil.copyfile(root.index, index)
             roots.append(RootBaseline(root.path, root.tree, index))
-        return Baseline(self.workspace, self.git_dir, commit=empty.commit, roots=tuple(roots))
+        return Baseline(
+            self.workspace, self.git_dir, commit=empty.baseline.commit, roots=tuple(roots)
+        )
 
     def _tree(self, path: str, nested: list[str], index: Path, repo: _NestedRepo) -> str:
         if repo.objects is not None and repo.index is not None and repo.index.is_file():
@@ -273,11 +274,58 @@ class _GitBaseline(_BaselineRepo):
         return self.text("write-tree", index=index)
 
 
+@dataclass(frozen=True)
+class _FolderImage:
+    """A small folder held in memory, written out again with a few plain calls per entry: an
+    empty baseline per case, where copytree also copies every entry's times and modes."""
+
+    folders: tuple[str, ...]  # relative, parents first
+    files: tuple[tuple[str, bytes], ...]
+
+    @staticmethod
+    def of(root: Path, leave_out: frozenset[str]) -> _FolderImage:
+        folders: list[str] = []
+        files: list[tuple[str, bytes]] = []
+        for here, dirs, names in os.walk(root):
+            relative = os.path.relpath(here, root)
+            dirs[:] = sorted(d for d in dirs if os.path.join(relative, d) not in leave_out)
+            folders.extend(os.path.normpath(os.path.join(relative, d)) for d in dirs)
+            for name in sorted(names):
+                path = os.path.normpath(os.path.join(relative, name))
+                if path not in leave_out:
+                    files.append((path, Path(here, name).read_bytes()))
+        return _FolderImage(tuple(folders), tuple(files))
+
+    def write(self, to: Path) -> None:
+        to.mkdir()
+        for folder in self.folders:
+            os.mkdir(to / folder)
+        for path, data in self.files:
+            fd = os.open(to / path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+
+
+# What a copy needs of git's fresh repository: not the message and reflog of the baseline commit,
+# nor folders git makes when it needs them.
+_NOT_COPIED = frozenset({"COMMIT_EDITMSG", "logs", "refs/tags", "objects/info", "objects/pack"})
+
+
+@dataclass(frozen=True)
+class _EmptyBaseline:
+    """The baseline of an empty workspace, and its git folder as an image to copy."""
+
+    baseline: Baseline
+    git_dir: _FolderImage
+
+
 _EMPTY_LOCK = threading.Lock()
-_empty: tuple[int, Baseline] | None = None  # the process that took it, and the baseline
+_empty: tuple[int, _EmptyBaseline] | None = None  # the process that took it, and the baseline
 
 
-def _empty_baseline() -> Baseline:
+def _empty_baseline() -> _EmptyBaseline:
     """The baseline of an empty workspace, taken once per process in a folder that process
     removes at exit (a forked child takes its own, and never removes its parent's). Every
     workspace without a spec gets a copy (the same commit and tree): three git processes per
@@ -292,7 +340,9 @@ def _empty_baseline() -> Baseline:
             taken = _GitBaseline(workspace, folder / "state" / "baseline.git").take(
                 reuse_empty=False
             )
-            _empty = (os.getpid(), taken)
+            assert taken.git_dir is not None
+            image = _FolderImage.of(taken.git_dir, _NOT_COPIED)
+            _empty = (os.getpid(), _EmptyBaseline(taken, image))
         return _empty[1]
 
 

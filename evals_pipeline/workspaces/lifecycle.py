@@ -16,11 +16,13 @@ runs, as in AgentV, so graders then see the reset workspace.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shlex
 import shutil
 import stat
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,8 @@ from evals_pipeline.workspaces.repos import (
     reset_checkout,
 )
 from evals_pipeline.workspaces.template import create_workspace
+
+log = logging.getLogger(__name__)
 
 
 class WorkspaceSetupError(RuntimeError):
@@ -195,6 +199,32 @@ def remove_workspace(path: Path) -> None:
     for git_dir in sorted({record.git_dir for record in worktrees}):
         with contextlib.suppress(GitError):
             prune_worktrees(Path(git_dir))
+
+
+class WorkspaceRemovals:
+    """Workspaces removed on one thread of their own while the caller goes on: deleting a
+    workspace's files (~20 ms where the disk discards freed blocks) is not on a case's path.
+    Leaving the block waits for every removal; one that fails is logged, not raised (the case
+    it belongs to is already graded)."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="workspace-removal")
+
+    def __enter__(self) -> WorkspaceRemovals:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._pool.shutdown(wait=True)
+
+    def remove(self, path: Path) -> None:
+        self._pool.submit(self._remove, path)
+
+    @staticmethod
+    def _remove(path: Path) -> None:
+        try:
+            remove_workspace(path)
+        except Exception as exc:  # logged: a leftover folder is not a case's error
+            log.warning("could not remove workspace %s: %s", path, exc)
 
 
 def should_remove(policy: CleanupPolicy, passed: bool | None) -> bool:

@@ -9,13 +9,16 @@ import pytest
 from evals_pipeline.models.workspace import CleanupPolicy, ResolvedRepo, ResolvedWorkspace
 from evals_pipeline.workspaces import (
     HookContext,
+    WorkspaceRemovals,
     WorkspaceSetupError,
     create_workspace,
     file_changes,
+    lifecycle,
     prepare_workspace,
     remove_workspace,
     should_remove,
 )
+from evals_pipeline.workspaces.manifest import state_dir
 from evals_pipeline_tests.workspaces.conftest import SourceRepo, git
 
 
@@ -92,6 +95,34 @@ def test_remove_workspace_of_nothing_is_a_no_op(tmp_path: Path) -> None:
     create_workspace(tmp_path / "plain", None)
     remove_workspace(tmp_path / "plain")  # no manifest: just deleted
     assert not (tmp_path / "plain").exists()
+
+
+def test_removals_off_the_cases_path_are_all_done_when_the_block_ends(
+    tmp_path: Path,
+    context: HookContext,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Real workspaces (with their state folders) are gone once the block ends; one whose
+    removal fails (the failure forced here: root deletes anything) is logged, the rest go on."""
+    made = [tmp_path / f"run-{i}" / "workspace" for i in range(3)]
+    for path in made:
+        prepare_workspace(None, path, context, git_cache=tmp_path)
+        assert state_dir(path).is_dir()
+    real = lifecycle.remove_workspace
+
+    def failing_for_the_first(path: Path) -> None:
+        if path == made[0]:
+            raise PermissionError(f"cannot remove {path}")
+        real(path)
+
+    monkeypatch.setattr(lifecycle, "remove_workspace", failing_for_the_first)
+    with caplog.at_level("WARNING"), WorkspaceRemovals() as removals:
+        for path in made:
+            removals.remove(path)
+    assert made[0].exists()
+    assert not any(p.exists() or state_dir(p).exists() for p in made[1:])
+    assert f"could not remove workspace {made[0]}" in caplog.text
 
 
 @pytest.mark.parametrize(

@@ -134,10 +134,10 @@ class ResultStore:
         path = self._path(kind, case_key, agent, key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        # Renamed whole, so a crashed process never leaves half an entry; not flushed to disk
+        # (~1.6 ms each): one a power cut truncates reads as a miss, and is made again.
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(self.root.export_text(run_redactor().json(envelope.model_dump_json())))
-            handle.flush()
-            os.fsync(handle.fileno())
         os.replace(tmp, path)
         self.root.publish(path)
 

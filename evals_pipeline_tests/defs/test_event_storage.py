@@ -107,9 +107,16 @@ def test_a_ranged_run_reads_back_as_dagsters_own_storage_records_it(
         store_batch(self, events)
 
     monkeypatch.setattr(BatchingSqliteEventLogStorage, "store_event_batch", counted)
+    one_by_one: list[object] = []  # Dagster's own update of one check execution row
+    monkeypatch.setattr(
+        BatchingSqliteEventLogStorage,
+        "_update_asset_check_evaluation",
+        lambda self, event, event_id: one_by_one.append(event),
+    )
     for instance in (ours, theirs):
         assert _materialize(instance).success
     assert batches.count(40) == 2  # each step's materializations went as one batch
+    assert not one_by_one  # the step's check evaluations went as one statement
 
     for key in ("runs", "grades"):
         assert _recorded(ours, key) == _recorded(theirs, key)
@@ -118,7 +125,7 @@ def test_a_ranged_run_reads_back_as_dagsters_own_storage_records_it(
         )
     assert len(_recorded(ours, "runs")) == 40
     assert _checks(ours) == _checks(theirs)
-    assert [status for _, status in _checks(ours)].count("FAILED") == 14  # 0, 3, ... 39
+    assert [row[1] for row in _checks(ours)].count("FAILED") == 14  # 0, 3, ... 39
     latest = ours.get_latest_materialization_event(dg.AssetKey("grades"))
     assert latest is not None and latest.dagster_event is not None
     their_latest = theirs.get_latest_materialization_event(dg.AssetKey("grades"))
@@ -134,11 +141,25 @@ def test_a_ranged_run_reads_back_as_dagsters_own_storage_records_it(
         assert entries[0].last_run_id == last[0].event_log_entry.run_id  # type: ignore[union-attr]
 
 
-def _checks(instance: dg.DagsterInstance) -> list[tuple[str | None, str]]:
-    """Each stored `passes` execution: its partition and its status."""
+def _checks(instance: dg.DagsterInstance) -> list[tuple[object, ...]]:
+    """Each stored `passes` execution: its partition, its status, and its evaluation event's
+    type, partition and verdict."""
     key = dg.AssetCheckKey(dg.AssetKey("grades"), "passes")
     history = instance.event_log_storage.get_asset_check_execution_history(key, limit=1000)
-    return sorted((str(r.partition), r.status.value) for r in history)
+    rows = []
+    for r in history:
+        assert r.event is not None and r.event.dagster_event is not None
+        evaluation = r.event.dagster_event.event_specific_data
+        rows.append(
+            (
+                str(r.partition),
+                r.status.value,
+                r.event.dagster_event_type.value,  # type: ignore[union-attr]
+                getattr(evaluation, "partition", None),
+                getattr(evaluation, "passed", None),
+            )
+        )
+    return sorted(rows)
 
 
 def _plain_home(home: Path) -> Path:

@@ -23,7 +23,7 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
 from evals_pipeline.defs.io_manager import latest_materializations
 from evals_pipeline.defs.partitions import partition_key
 from evals_pipeline.models.grade import CaseGrade
-from evals_pipeline.reporting.summary import failure_reason
+from evals_pipeline.reporting.case_lines import failure_reason
 
 CASE_PASSES = "case_passes"
 

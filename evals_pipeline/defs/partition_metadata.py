@@ -14,7 +14,7 @@ from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
-from evals_pipeline.reporting.summary import failure_reason
+from evals_pipeline.reporting.case_lines import failure_reason
 
 R = TypeVar("R", AgentRun, Session, CaseGrade)
 Metadata = dict[str, Any]

@@ -19,7 +19,6 @@ from dagster._core.run_coordinator import QueuedRunCoordinator, SubmitRunContext
 from dagster._core.storage.dagster_run import DagsterRun
 from dagster._serdes import ConfigurableClassData
 
-from evals_pipeline.defs.backfill_cadence import set_backfill_interval
 from evals_pipeline.defs.partitions import AGENT, split_key
 
 SUITE_TAG = "evals/suite"
@@ -95,6 +94,10 @@ class EvalRunCoordinator(QueuedRunCoordinator):
     ) -> Self:
         seconds = config_value.get("backfill_interval_seconds")
         if seconds is not None:
+            # Here, not at the top: it imports Dagster's daemon (~0.15 s), which only the
+            # processes that build the run queue need, never a run or a code location.
+            from evals_pipeline.defs.backfill_cadence import set_backfill_interval
+
             set_backfill_interval(seconds)
         return super().from_config_value(inst_data, config_value)
 

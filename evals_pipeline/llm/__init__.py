@@ -4,27 +4,66 @@
 `model_server:`); `complete_structured` turns a reply into a validated pydantic model.
 """
 
-from evals_pipeline.llm.anthropic_api import AnthropicClient
-from evals_pipeline.llm.client import (
-    LlmCallError,
-    LlmClient,
-    LlmConfigError,
-    LlmMessage,
-    LlmReply,
-    LlmRequest,
-)
-from evals_pipeline.llm.clients import LlmClients, make_client, model_server_url
-from evals_pipeline.llm.limits import CallLimit, call_limit
-from evals_pipeline.llm.openai_api import OpenAIClient
-from evals_pipeline.llm.sdk import SdkClient
-from evals_pipeline.llm.structured import (
-    ReplyProblem,
-    StructuredReply,
-    complete_structured,
-    extract_json,
-    parse_reply,
-)
-from evals_pipeline.llm.usage import LlmUsage, UsageMeter, cost_usd
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evals_pipeline.llm.anthropic_api import AnthropicClient
+    from evals_pipeline.llm.client import (
+        LlmCallError,
+        LlmClient,
+        LlmConfigError,
+        LlmMessage,
+        LlmReply,
+        LlmRequest,
+    )
+    from evals_pipeline.llm.clients import LlmClients, make_client, model_server_url
+    from evals_pipeline.llm.limits import CallLimit, call_limit
+    from evals_pipeline.llm.openai_api import OpenAIClient
+    from evals_pipeline.llm.sdk import SdkClient
+    from evals_pipeline.llm.structured import (
+        ReplyProblem,
+        StructuredReply,
+        complete_structured,
+        extract_json,
+        parse_reply,
+    )
+    from evals_pipeline.llm.usage import LlmUsage, UsageMeter, cost_usd
+
+# Each name loads its module when first used: the clients bring the Anthropic and OpenAI SDKs and
+# the scripted model server, which the models that only name `LlmUsage` (a grade, a report) and
+# the steps without LLM graders never need.
+_MODULES = {
+    "AnthropicClient": "anthropic_api",
+    "CallLimit": "limits",
+    "LlmCallError": "client",
+    "LlmClient": "client",
+    "LlmClients": "clients",
+    "LlmConfigError": "client",
+    "LlmMessage": "client",
+    "LlmReply": "client",
+    "LlmRequest": "client",
+    "LlmUsage": "usage",
+    "OpenAIClient": "openai_api",
+    "ReplyProblem": "structured",
+    "SdkClient": "sdk",
+    "StructuredReply": "structured",
+    "UsageMeter": "usage",
+    "call_limit": "limits",
+    "complete_structured": "structured",
+    "cost_usd": "usage",
+    "extract_json": "structured",
+    "make_client": "clients",
+    "model_server_url": "clients",
+    "parse_reply": "structured",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return getattr(import_module(f"{__name__}.{_MODULES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AnthropicClient",

@@ -10,8 +10,9 @@ from statistics import fmean, median
 from evals_pipeline.models.events import MILESTONE_NAMES
 from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
-from evals_pipeline.models.report import AgentSummary, CaseFailure, CaseWarning, EvalReport
+from evals_pipeline.models.report import AgentSummary, EvalReport
 from evals_pipeline.process import now_ms
+from evals_pipeline.reporting.case_lines import case_failures, case_warnings
 from evals_pipeline.reporting.comparisons import comparisons
 from evals_pipeline.reporting.failures import agent_failures
 from evals_pipeline.reporting.judge_health import judge_health
@@ -76,34 +77,6 @@ def _milestone_times(trials: list[TrialGrade]) -> dict[str, list[int]]:
             if m.elapsed_ms is not None:
                 times.setdefault(m.name, []).append(m.elapsed_ms)
     return {name: times[name] for name in MILESTONE_NAMES if name in times}
-
-
-def failure_reason(grade: CaseGrade) -> str:
-    """An error's stage and first line, or a failure's score and the graders that did not pass."""
-    if grade.verdict == "error":
-        first_line = (grade.error or "").strip().splitlines()[:1]
-        return f"error in {grade.failure_stage}: {first_line[0] if first_line else 'unknown'}"[:300]
-    failing = [r.name for t in grade.trials for r in t.graders if r.verdict != "pass"]
-    graders = ", ".join(dict.fromkeys(failing)) or "no grader failed; the weighted score is too low"
-    return f"score {grade.score:.2f} < {grade.threshold:g}: {graders}"[:300]
-
-
-def case_failures(grades: list[CaseGrade]) -> list[CaseFailure]:
-    """Every (case, agent) that did not pass, ordered by agent and test id."""
-    return [
-        CaseFailure(agent=g.agent, test_id=g.test_id, verdict=g.verdict, reason=failure_reason(g))
-        for g in sorted(grades, key=lambda g: (g.agent, g.test_id))
-        if g.verdict != "pass"
-    ]
-
-
-def case_warnings(grades: list[CaseGrade]) -> list[CaseWarning]:
-    """Every (case, agent) graded with warnings, ordered by agent and test id."""
-    return [
-        CaseWarning(agent=g.agent, test_id=g.test_id, verdict=g.verdict, warnings=g.warnings)
-        for g in sorted(grades, key=lambda g: (g.agent, g.test_id))
-        if g.warnings
-    ]
 
 
 def build_report(

@@ -3,11 +3,13 @@
 Building the parse of a 10,000-test suite, its resolved cases or a report allocates hundreds of
 thousands of objects that all stay alive; each allocation burst makes the collector walk every
 live object again, for nothing. Parsing such a suite takes 6.6 s with it on, 1.7 s without.
-A command's start-up (importing Dagster and our modules) is such a build too.
+A command's start-up (importing Dagster and our modules) is such a build too, and so is a
+process's end: the interpreter's last collections walk every object left (freeze_at_exit).
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 import threading
 from collections.abc import Iterator
@@ -18,6 +20,7 @@ _holders = 0
 _was_enabled = False
 _promote = False  # a block of the current pause asked for `kept`
 _start_up_held = False  # start_up_paused() holds the collector off
+_exit_frozen = False  # freeze_at_exit() has registered its hook
 
 
 @contextmanager
@@ -98,3 +101,18 @@ def _promote_all() -> None:
     frozen objects are thawed there too, where only the rare full collections walk them)."""
     gc.freeze()
     gc.unfreeze()
+
+
+def freeze_at_exit() -> None:
+    """At this process's exit, once the other exit hooks have run, freeze every object: the
+    interpreter's final full collections then walk nothing. With a run's or a 10,000-case
+    suite's objects alive that walk took ~1.4 s of every command's exit, to free memory the
+    operating system takes back anyway. Objects are still released (module teardown drops
+    them, their finalizers run); only garbage cycles left at exit are not looked for. Hooks
+    run last-registered first: register early, so this one runs after the rest."""
+    global _exit_frozen
+    with _lock:
+        if _exit_frozen:
+            return
+        _exit_frozen = True
+    atexit.register(gc.freeze)

@@ -82,3 +82,21 @@ def test_a_command_that_never_ends_its_start_up_gives_the_collector_back(tmp_pat
         [sys.executable, "-c", script, str(suite)], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out[-3:] == ["0", "True", "0"]
+
+
+def test_at_exit_every_object_is_frozen_after_the_other_exit_hooks() -> None:
+    """In a fresh process: registered once however often asked, and run after the hooks
+    registered later (exit hooks run last-registered first), so the interpreter's final
+    collections have nothing to walk."""
+    script = (
+        "import atexit, gc\n"
+        "atexit.register(lambda: print('at exit', gc.get_freeze_count() > 0))\n"
+        "from evals_pipeline.gc_pause import freeze_at_exit\n"
+        "before = atexit._ncallbacks()\n"
+        "freeze_at_exit()\n"
+        "freeze_at_exit()\n"
+        "print('hooks added', atexit._ncallbacks() - before, 'frozen', gc.get_freeze_count())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["hooks added 1 frozen 0", "at exit True"]

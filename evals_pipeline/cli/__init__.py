@@ -7,10 +7,11 @@ from collections.abc import Sequence
 
 from evals_pipeline.cli.parser import build_parser
 from evals_pipeline.defs.event_volume import lean_event_log
-from evals_pipeline.gc_pause import start_up_paused
+from evals_pipeline.gc_pause import freeze_at_exit, start_up_paused
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    freeze_at_exit()
     lean_event_log()
     args = build_parser().parse_args(argv)
     # Commands that work long end the pause where their work starts (start_up_over).

@@ -16,6 +16,7 @@ from evals_pipeline.defs.executor import executor_from_env
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.defs.sensors import build_cases_sensor
+from evals_pipeline.gc_pause import freeze_at_exit
 from evals_pipeline.storage_env import storage_root_from_env
 from evals_pipeline.suites import LoadedSuite, SuiteError, discover_suites, load_suite
 from evals_pipeline.suites.resolution import resolve_recorded
@@ -82,6 +83,9 @@ def build_definitions(
 ) -> dg.Definitions:
     """All suites' definitions: local storage, and `executor`, by default the one
     EVALS_PIPELINE_EXECUTOR names (in-process unless set; defs/executor.py)."""
+    # Code servers, run workers and the CLI hold the definitions until they exit: skip the
+    # interpreter's walk over them then (gc_pause.py).
+    freeze_at_exit()
     shared = dg.Definitions(
         sensors=[automation_sensor],
         resources=storage_resources(storage_root),

@@ -101,6 +101,16 @@ class EvalRunCoordinator(QueuedRunCoordinator):
             set_backfill_interval(seconds)
         return super().from_config_value(inst_data, config_value)
 
+    def register_instance(self, instance: Any) -> None:
+        super().register_instance(instance)
+        # The daemon builds its run queue when it starts and launches the runs: its run
+        # launcher is built now too, so a warm one readies its workers' server before the
+        # first run (defs/run_launcher.py).
+        from evals_pipeline.defs.run_launcher import in_daemon
+
+        if in_daemon():
+            instance.run_launcher  # noqa: B018
+
     def submit_run(self, context: SubmitRunContext) -> DagsterRun:
         run = context.dagster_run
         tags = eval_run_tags(run_suites(run), range_agents(run.tags, _range_keys(context)))

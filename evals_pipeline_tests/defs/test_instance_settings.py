@@ -118,6 +118,8 @@ def test_a_bare_dagster_dev_shares_the_cli_instance_and_tags_its_backfill_runs(
     for tags in runs:
         assert tags["evals/suite"] == "demo"
         assert (tags["evals/agent"], tags["evals/agents"]) == ("echo", "echo")
+        # Its worker was forked from the daemon's warm server, not spawned by the code server.
+        assert "evals/run_worker" in tags and "dagster/grpc_info" not in tags
     assert (tmp_path / ".evals" / "dagster" / "history" / "runs.db").exists()
     assert not list(tmp_path.glob(".tmp_dagster_home_*")), "the temporary home is removed"
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
+
+import orjson
 
 from evals_pipeline.models.grade import CaseGrade, GraderResult, Verdict
 
@@ -51,4 +52,8 @@ def result_line(suite: str, grade: CaseGrade, created_ms: int) -> dict[str, obje
 
 
 def render_results_jsonl(suite: str, grades: list[CaseGrade], created_ms: int) -> str:
-    return "".join(json.dumps(result_line(suite, g, created_ms)) + "\n" for g in grades)
+    """One compact JSON line per grade, as AgentV's own JSON.stringify writes index.jsonl."""
+    return b"".join(
+        orjson.dumps(result_line(suite, g, created_ms), option=orjson.OPT_APPEND_NEWLINE)
+        for g in grades
+    ).decode()

@@ -112,7 +112,10 @@ def arrow_rows(rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> pa.Table
 
 
 def _null_count(values: Sequence[Any]) -> int:
-    return values.count(None) if isinstance(values, list) else sum(v is None for v in values)
+    # In C for lists and tuples (table columns come zipped from rows, as tuples).
+    if isinstance(values, list | tuple):
+        return values.count(None)
+    return sum(v is None for v in values)
 
 
 def _bitmap(values: Sequence[Any]) -> pa.Buffer:

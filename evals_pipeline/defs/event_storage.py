@@ -35,10 +35,10 @@ import shutil
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as db
 import yaml
@@ -46,6 +46,7 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
     AssetCheckEvaluation,
     AssetCheckEvaluationPlanned,
 )
+from dagster._core.definitions.asset_key import AssetKey
 from dagster._core.events import ASSET_EVENTS, DagsterEventType
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
@@ -75,6 +76,15 @@ PARTITION_KEYS_SECONDS = 2.0
 deleted one found, as before for that long; this process's own changes are seen at once)."""
 ENGINES = 8
 """Databases whose engines are kept (the index, and the shards of the latest runs)."""
+REMEMBERED_STEPS = 16
+"""(Run, asset) pairs whose stored materializations' ids are kept for their checks."""
+
+
+class StoredMaterialization(NamedTuple):
+    """A partition's materialization as stored: its event's storage id and time."""
+
+    storage_id: int
+    timestamp: float
 
 
 def _write_ahead(engine: Engine) -> Engine:
@@ -110,6 +120,8 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         self._keys_lock = threading.Lock()
         # Adds and deletes made through this storage: a read racing one is not kept.
         self._key_changes = 0
+        self._stored: OrderedDict[tuple[str, str], dict[str, StoredMaterialization]] = OrderedDict()
+        self._stored_lock = threading.Lock()
         super().__init__(base_dir, inst_data)  # it opens the index: the above must be there
 
     @classmethod
@@ -280,6 +292,36 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
                 self._store_asset_event_tags(conn, batch, ids)
                 for event, event_id in _last_per_asset_and_type(batch, ids):
                     self._store_asset_event(conn, event, event_id)
+            self._remember_materializations(batch, ids)
+
+    def stored_materializations(
+        self, run_id: str, asset_key: AssetKey
+    ) -> Mapping[str, StoredMaterialization]:
+        """The storage id and time of each partition's materialization of `asset_key` this
+        process stored in a batch for the run (a step's checks point at them without reading
+        the events back); partitions it did not store in a batch are missing."""
+        with self._stored_lock:
+            return dict(self._stored.get((run_id, asset_key.to_string()), {}))
+
+    def _remember_materializations(
+        self, batch: Sequence[EventLogEntry], ids: Sequence[int]
+    ) -> None:
+        with self._stored_lock:
+            for event, event_id in zip(batch, ids, strict=True):
+                dagster_event = event.dagster_event
+                if (
+                    dagster_event is None
+                    or dagster_event.event_type != DagsterEventType.ASSET_MATERIALIZATION
+                    or dagster_event.partition is None
+                    or dagster_event.asset_key is None
+                ):
+                    continue
+                key = (event.run_id, dagster_event.asset_key.to_string())
+                found = self._stored.setdefault(key, {})
+                found[dagster_event.partition] = StoredMaterialization(event_id, event.timestamp)
+                self._stored.move_to_end(key)
+            while len(self._stored) > REMEMBERED_STEPS:
+                self._stored.popitem(last=False)
 
     def _write_held_checks(self, run_id: str) -> None:
         with self._held_lock:

@@ -8,8 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import pytest
 
+from evals_pipeline.defs import case_checks
 from evals_pipeline.defs.case_checks import CASE_PASSES
+from evals_pipeline.defs.event_volume import SETTINGS
+from evals_pipeline.defs.instance import local_instance
 from evals_pipeline.defs.io_manager import latest_materializations
 from evals_pipeline.defs.suite_run import SuiteRun, run_suite
 from evals_pipeline.suites import load_suite
@@ -144,3 +148,37 @@ def test_agents_that_did_not_run_have_no_figures_to_plot(
     agents = metadata["agents"]
     assert isinstance(agents, dg.TableMetadataValue)
     assert [r.data["agent"] for r in agents.records] == ["echo"]
+
+
+def test_on_the_shipped_event_log_each_check_points_at_its_partitions_new_materialization(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Our event log tells the check which ids it gave the step's materializations: nothing is
+    read back, and each evaluation names exactly the materialization the instance has."""
+    for name, value in SETTINGS.items():  # batched writes, as the CLI and code location set
+        monkeypatch.setenv(name, value)
+    instance = local_instance(tmp_path / "home")
+    read_back: list[list[str]] = []
+    monkeypatch.setattr(
+        case_checks,
+        "latest_materializations",
+        lambda instance, key, partitions: read_back.append(list(partitions)) or {},
+    )
+    run(instance, tmp_path, ["echo", "missing"])
+    assert not read_back
+
+    key = dg.AssetCheckKey(dg.AssetKey(["checked", "grades"]), CASE_PASSES)
+    history = instance.event_log_storage.get_asset_check_execution_history(key, limit=10)
+    assert len(history) == 4
+    for record in history:
+        assert record.event is not None and record.event.dagster_event is not None
+        target = record.event.dagster_event.asset_check_evaluation_data.target_materialization_data
+        [latest] = latest_materializations(
+            instance, key.asset_key, [str(record.partition)]
+        ).values()
+        assert target is not None
+        assert (target.storage_id, target.run_id, target.timestamp) == (
+            latest.storage_id,
+            latest.run_id,
+            latest.timestamp,
+        )

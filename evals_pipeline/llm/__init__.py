@@ -4,8 +4,9 @@
 `model_server:`); `complete_structured` turns a reply into a validated pydantic model.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from evals_pipeline.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evals_pipeline.llm.anthropic_api import AnthropicClient
@@ -59,10 +60,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _MODULES:
-        return getattr(import_module(f"{__name__}.{_MODULES[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _MODULES)
 
 
 __all__ = [

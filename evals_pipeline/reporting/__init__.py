@@ -1,8 +1,9 @@
 """The reporter: figures per agent, judged rates and comparisons, Markdown, Parquet tables and
 AgentV-compatible results (docs/report.md)."""
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from evals_pipeline.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evals_pipeline.reporting.labels import HumanLabel, LabelFileError, load_labels
@@ -26,10 +27,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _MODULES:
-        return getattr(import_module(f"{__name__}.{_MODULES[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _MODULES)
 
 
 __all__ = [

@@ -48,7 +48,6 @@ SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "backgro
 numpy's BLAS pool and Arrow's allocator's background purger (a worker without them purges as
 it allocates)."""
 
-READY = "ready"
 REAP_SECONDS = 1.0  # how often finished workers are collected while no request comes
 
 

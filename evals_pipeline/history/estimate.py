@@ -62,15 +62,17 @@ class RunEstimate(BaseModel):
 
 def read_past_runs(folder: Path) -> list[PastRun]:
     """The (case, agent) figures of one report folder; none without cases.parquet. Runs that
-    never started (a setup error, 0 ms) say nothing of cost or time and are left out."""
+    never started (a setup error) say nothing of cost or time and are left out; a run that
+    took under a millisecond (a mock agent) is a figure like any other."""
     path = folder / CASES_FILE
     if not path.exists():
         return []
-    table = read_parquet(path, columns=["case_key", "agent", "cost_usd", "duration_ms"])
+    columns = ["case_key", "agent", "cost_usd", "duration_ms", "failure_stage"]
+    table = read_parquet(path, columns=columns)
     return [
         PastRun(r["case_key"], r["agent"], r["cost_usd"], r["duration_ms"])
         for r in table.to_pylist()
-        if r["duration_ms"]
+        if r["duration_ms"] is not None and r.get("failure_stage") != "setup"
     ]
 
 

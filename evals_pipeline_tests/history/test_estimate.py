@@ -23,6 +23,9 @@ from evals_pipeline.history.estimate import (
     read_past_runs,
     render_estimate,
 )
+from evals_pipeline.history.outcomes import CASES_FILE
+from evals_pipeline.reporting.tables import CASES_SCHEMA
+from evals_pipeline.storage.parquet import arrow_rows
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.scheduling.test_run_budget import RUN_COST, write_suite
 
@@ -137,3 +140,25 @@ def test_estimate_command(storage: Path) -> None:
         lines[0],
     ), done.stdout
     assert lines[1] == "the budget of $0.15 stops the run after ~2 of 3 runs"
+
+
+def test_a_run_under_a_millisecond_counts_and_one_that_never_started_does_not(
+    tmp_path: Path,
+) -> None:
+    """A mock agent can answer in 0 ms: that is its figure. A setup error never ran the agent."""
+    rows = [
+        {"case_key": "t00", "agent": "a", "cost_usd": 0.0, "duration_ms": 0, "verdict": "pass"},
+        {
+            "case_key": "t01",
+            "agent": "a",
+            "duration_ms": 0,
+            "verdict": "error",
+            "failure_stage": "setup",
+        },
+        {"case_key": "t02", "agent": "a", "cost_usd": 0.1, "duration_ms": 120, "verdict": "fail"},
+    ]
+    pq.write_table(arrow_rows(rows, CASES_SCHEMA), tmp_path / CASES_FILE)
+    assert [(r.case_key, r.duration_ms) for r in read_past_runs(tmp_path)] == [
+        ("t00", 0),
+        ("t02", 120),
+    ]

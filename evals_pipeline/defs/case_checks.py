@@ -95,18 +95,17 @@ def _targets(
     cost ~3 ms a case), else read from the instance."""
     run_id = context.run.run_id
     storage = context.instance.event_log_storage
-    found = {}
+    found: dict[str, tuple[int, str, float]] = {}  # partition -> storage id, run id, time
     if isinstance(storage, BatchingSqliteEventLogStorage):
-        for partition, stored in storage.stored_materializations(run_id, context.asset_key).items():
-            found[partition] = AssetCheckEvaluationTargetMaterializationData(
-                storage_id=stored.storage_id, run_id=run_id, timestamp=stored.timestamp
-            )
+        stored = storage.stored_materializations(run_id, context.asset_key)
+        found = {p: (m.storage_id, run_id, m.timestamp) for p, m in stored.items()}
     missing = [p for p in partitions if p not in found]
     if missing:
-        for partition, record in latest_materializations(
-            context.instance, context.asset_key, missing
-        ).items():
-            found[partition] = AssetCheckEvaluationTargetMaterializationData(
-                storage_id=record.storage_id, run_id=record.run_id, timestamp=record.timestamp
-            )
-    return found
+        records = latest_materializations(context.instance, context.asset_key, missing)
+        found |= {p: (r.storage_id, r.run_id, r.timestamp) for p, r in records.items()}
+    return {
+        partition: AssetCheckEvaluationTargetMaterializationData(
+            storage_id=storage_id, run_id=target_run, timestamp=timestamp
+        )
+        for partition, (storage_id, target_run, timestamp) in found.items()
+    }

@@ -33,6 +33,7 @@ from dagster._core.storage.dagster_run import DagsterRun
 from dagster._serdes import ConfigurableClassData, serialize_value
 
 from evals_pipeline.defs.warm_workers import server_argv, server_env
+from evals_pipeline.reaping.proc_table import read_stat
 
 WORKER_TAG = "evals/run_worker"
 """`<host>:<pid>:<start>` of a forked run's worker (its start time tells a reused pid apart)."""
@@ -227,13 +228,9 @@ class _Worker:
 
 
 def _start_time(pid: int) -> str | None:
-    """When process `pid` started (clock ticks since boot), None if there is no such process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return None if fields[0] == "Z" else fields[19]
+    """When process `pid` started (clock ticks since boot), None if it is gone or a zombie."""
+    stat = read_stat(pid)
+    return str(stat.start_ticks) if stat is not None and stat.running else None
 
 
 def _runs_here(run: DagsterRun) -> bool:

@@ -108,11 +108,13 @@ def test_a_ranged_run_reads_back_as_dagsters_own_storage_records_it(
 
     monkeypatch.setattr(BatchingSqliteEventLogStorage, "store_event_batch", counted)
     one_by_one: list[object] = []  # Dagster's own update of one check execution row
-    monkeypatch.setattr(
-        BatchingSqliteEventLogStorage,
-        "_update_asset_check_evaluation",
-        lambda self, event, event_id: one_by_one.append(event),
-    )
+    update_one = BatchingSqliteEventLogStorage._update_asset_check_evaluation
+
+    def updating(self: BatchingSqliteEventLogStorage, event: object, event_id: object) -> None:
+        one_by_one.append(event)  # noted, then written for real
+        update_one(self, event, event_id)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(BatchingSqliteEventLogStorage, "_update_asset_check_evaluation", updating)
     for instance in (ours, theirs):
         assert _materialize(instance).success
     assert batches.count(40) == 2  # each step's materializations went as one batch

@@ -21,6 +21,7 @@ from dagster._core.workspace.load_target import PythonFileTarget
 
 from evals_pipeline.defs.instance import local_instance
 from evals_pipeline.defs.run_launcher import WORKER_TAG, WarmRunLauncher
+from evals_pipeline.reaping.proc_table import read_stat
 
 LOCATION = "launcher_test"
 
@@ -168,7 +169,7 @@ def test_a_terminated_run_is_canceled_and_its_worker_ends(launches: Launches) ->
     assert launches.instance.run_launcher.terminate(run_id)
     assert launches.finished(run_id).status == dg.DagsterRunStatus.CANCELED
     deadline = time.monotonic() + 30
-    while Path(f"/proc/{pid}").exists() and "Z" not in _state(pid):
+    while (stat := read_stat(pid)) is not None and stat.running:
         assert time.monotonic() < deadline, "the canceled run's worker did not end"
         time.sleep(0.1)
 
@@ -207,11 +208,3 @@ def test_a_server_whose_modules_changed_hands_over_to_a_new_one(
     assert launches.finished(second).status == dg.DagsterRunStatus.SUCCESS
     assert launches.launcher._server is not server
     assert server.process.poll() == 0  # the stale one ended by itself
-
-
-def _state(pid: int) -> str:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "gone"
-    return stat[stat.rindex(")") + 2]

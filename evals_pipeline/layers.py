@@ -347,6 +347,8 @@ def _clean_up(
 ) -> None:
     """Delete graded workspaces the cleanup policy does not keep (default: keep failures)."""
     policy = case.workspace.cleanup if case.workspace else "on_success"
+    if case.keep_workspaces:
+        policy = "never"
     for session, verdict in zip(sessions, verdicts, strict=True):
         passed = None if verdict == "error" else verdict == "pass"
         if session.workspace_path and should_remove(policy, passed):

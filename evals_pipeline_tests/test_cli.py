@@ -481,6 +481,30 @@ def test_a_300_character_test_id_runs(tmp_path: Path) -> None:
     assert json.loads(result)["test_id"] == long_id
 
 
+def test_keep_workspaces_keeps_a_passing_runs_workspace_without_a_workspace_spec(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        "bare.eval.yaml",
+        """\
+        targets: [{name: m, provider: mock, response: hi}]
+        tests: [{id: t, input: hi, assertions: [{type: contains, value: hi}]}]
+        """,
+    )
+
+    def workspaces() -> list[Path]:
+        return [p for p in (tmp_path / "storage").rglob("workspace") if p.is_dir()]
+
+    done = cli("run", str(path), home=tmp_path)
+    assert done.code == 0, done.explain()
+    assert workspaces() == []  # a passing run's workspace goes (AgentV's rule)
+    done = cli("run", str(path), "--keep-workspaces", "--no-cache", home=tmp_path)
+    assert done.code == 0, done.explain()
+    [kept] = workspaces()
+    assert (kept / ".git").exists()  # the run's own workspace, its baseline link in it
+
+
 def test_tests_naming_their_own_targets_run_only_there(tmp_path: Path) -> None:
     path = write(
         tmp_path,

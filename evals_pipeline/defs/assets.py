@@ -69,7 +69,7 @@ from evals_pipeline.suites import (
     apply_run_options,
     load_suite,
     resolve_cases,
-    with_run_budget,
+    with_run_options,
 )
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
@@ -129,7 +129,7 @@ def _suite_assets(
         try:
             current = apply_run_options(load_suite(path), options)
             resolved = {
-                (c.case_key, c.agent): c for c in with_run_budget(resolve_cases(current), options)
+                (c.case_key, c.agent): c for c in with_run_options(resolve_cases(current), options)
             }
         except SuiteError as exc:
             raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc

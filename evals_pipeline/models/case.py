@@ -60,6 +60,12 @@ class ResolvedCase(BaseModel):
         description="The run's spend cap over every agent (`run --budget`): once spent, the cases "
         "not yet started are not run. A run option, so not part of the content hash.",
     )
+    keep_workspaces: bool = Field(
+        default=False,
+        description="`run --keep-workspaces`: every run's workspace is kept, whatever the "
+        "cleanup policy (a suite without a `workspace:` has one too). A run option, so not part "
+        "of the content hash.",
+    )
     conversation_id: str | None = None
     timeout_seconds: float = 600.0
     workspace: ResolvedWorkspace | None = Field(
@@ -109,5 +115,5 @@ class ResolvedCase(BaseModel):
     @property
     def content_hash(self) -> str:
         """A stable hash of the spec: a changed test or target gets a new hash (and a new run)."""
-        payload = self.model_dump_json(exclude={"suite_path", "run_budget_usd"})
+        payload = self.model_dump_json(exclude={"suite_path", "run_budget_usd", "keep_workspaces"})
         return hashlib.sha256(payload.encode()).hexdigest()[:16]

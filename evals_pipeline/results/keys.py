@@ -54,6 +54,7 @@ _SCHEDULING_FIELDS = frozenset(
         "fail_on_error",
         "cache",
         "run_budget_usd",
+        "keep_workspaces",
     }
 )
 # Never part of a folder's content: version control, dependency installs and caches.

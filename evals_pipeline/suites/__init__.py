@@ -7,7 +7,7 @@ from evals_pipeline.suites.discovery import discover_suites
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.loader import LoadedSuite, load_suite
 from evals_pipeline.suites.resolve import resolve_cases
-from evals_pipeline.suites.run_options import RunOptions, apply_run_options, with_run_budget
+from evals_pipeline.suites.run_options import RunOptions, apply_run_options, with_run_options
 from evals_pipeline.suites.schema import suite_json_schema, targets_json_schema
 from evals_pipeline.suites.slugs import slugify
 
@@ -23,5 +23,5 @@ __all__ = [
     "slugify",
     "suite_json_schema",
     "targets_json_schema",
-    "with_run_budget",
+    "with_run_options",
 ]

@@ -35,7 +35,8 @@ class RunOptions(BaseModel):
 
 
 def apply_run_options(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
-    """`loaded` with `options` written into its tests and workspaces (changed in place)."""
+    """`loaded` with `options` written into its tests (changed in place); the budget and
+    `--keep-workspaces` go on its resolved cases instead (with_run_options)."""
     spec = loaded.suite
     if options.threshold is not None:
         for test in spec.tests:
@@ -43,10 +44,6 @@ def apply_run_options(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
                 test.execution = TestExecutionSpec(threshold=options.threshold)
             elif test.execution.threshold is None:
                 test.execution.threshold = options.threshold
-    if options.keep_workspaces:
-        for workspace in [spec.workspace, *(test.workspace for test in spec.tests)]:
-            if workspace is not None:
-                workspace.cleanup = "never"
     if not options.cache:
         spec.execution.cache = False
         for test in spec.tests:
@@ -57,8 +54,12 @@ def apply_run_options(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
     return loaded
 
 
-def with_run_budget(cases: Iterable[ResolvedCase], options: RunOptions) -> list[ResolvedCase]:
-    """`cases` carrying the run's budget, so the agent step that runs them can keep to it."""
-    if options.budget_usd is None:
-        return list(cases)
-    return [c.model_copy(update={"run_budget_usd": options.budget_usd}) for c in cases]
+def with_run_options(cases: Iterable[ResolvedCase], options: RunOptions) -> list[ResolvedCase]:
+    """`cases` carrying the run's budget and `--keep-workspaces`, so the steps that run and grade
+    them keep to those (neither is part of a case's hash: they are the run's, not the case's)."""
+    update: dict[str, object] = {}
+    if options.budget_usd is not None:
+        update["run_budget_usd"] = options.budget_usd
+    if options.keep_workspaces:
+        update["keep_workspaces"] = True
+    return [c.model_copy(update=update) for c in cases] if update else list(cases)

@@ -13,7 +13,7 @@ import pytest
 from evals_pipeline.defs.suite_run import run_suite
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.scheduling import NOT_RUN_PREFIX
-from evals_pipeline.suites import RunOptions, load_suite, resolve_cases, with_run_budget
+from evals_pipeline.suites import RunOptions, load_suite, resolve_cases, with_run_options
 from evals_pipeline_tests.test_cli import cli
 
 # Every run reads 1000 input tokens at $100 per million: $0.10 a run.
@@ -50,7 +50,7 @@ def write_suite(root: Path, tests: int, workers: int, targets: tuple[str, ...] =
 def test_one_worker_stops_exactly_at_the_budget(tmp_path: Path) -> None:
     # $0.25: runs 1 and 2 leave $0.20 < $0.25 spent, run 3 reaches $0.30; 7 are never launched.
     suite = write_suite(tmp_path / "p", tests=10, workers=1)
-    cases = with_run_budget(resolve_cases(load_suite(suite)), RunOptions(budget_usd=0.25))
+    cases = with_run_options(resolve_cases(load_suite(suite)), RunOptions(budget_usd=0.25))
     runs = run_agents(cases, tmp_path / "runs", workers=1)
     launched = [r for r in runs if r.not_run is None]
     assert [r.case_key for r in launched] == ["t00", "t01", "t02"]
@@ -150,7 +150,7 @@ def test_dependents_of_a_case_not_run_are_not_run_either(tmp_path: Path) -> None
         "  - {id: first, input: q, assertions: [{type: contains, value: done}]}\n",
     )
     suite.write_text(text)
-    cases = with_run_budget(resolve_cases(load_suite(suite)), RunOptions(budget_usd=0.05))
+    cases = with_run_options(resolve_cases(load_suite(suite)), RunOptions(budget_usd=0.05))
     runs = {r.case_key: r for r in run_agents(cases, tmp_path / "runs", workers=1)}
     # Wave 1 runs first and t00 one after the other: first reaches the budget, t00 is not run;
     # then later, whose dependency was not run, is not run either (no "Skipped: ..." error).

@@ -5,7 +5,6 @@ is left."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import shutil
@@ -24,8 +23,9 @@ def _load_prctl() -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        function = libc.prctl
+        # The process's own symbols hold libc's: no `ldconfig -p` child at import, as
+        # ctypes.util.find_library would run in every process that imports this.
+        function = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
         return None
     function.argtypes = [

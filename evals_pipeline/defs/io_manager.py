@@ -23,6 +23,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.record_digest import record_digest
 from evals_pipeline.secrets import restore
+from evals_pipeline.storage.record_reader import RecordReader
 from evals_pipeline.storage.records import read_records, write_records
 from evals_pipeline.storage.root import open_root
 
@@ -213,6 +214,7 @@ class RecordsIOManager(dg.ConfigurableIOManager):
             )
         wanted = set(uris)
         root = open_root(self.root)
+        reader = RecordReader(model)
         records = LoadedRecords()
         for uri in sorted(set(uris.values())):
             path = root.local_path(uri)
@@ -222,9 +224,7 @@ class RecordsIOManager(dg.ConfigurableIOManager):
                     shown = root.import_text(text)
                     # A stored case holds [REDACTED:VAR] where the suite interpolated a secret;
                     # the steps that run its command or its graders need the value back.
-                    record = model.model_validate_json(
-                        restore(shown) if model is ResolvedCase else shown
-                    )
+                    record = reader.read(restore(shown) if model is ResolvedCase else shown)
                     root.fetch_record(record)  # the files it names, here for this step
                     records.add(record, shown)  # the digest of the text without the secrets
         return records

@@ -139,7 +139,9 @@ def _transcript_fields(ctx: GradingContext) -> TranscriptFields:
                 start_ms=trace.start_ms,
                 end_ms=trace.end_ms,
             )
-        ctx.release_transcript()
+            # Freed before the collector resumes: its first pass would walk them all.
+            del trace
+            ctx.release_transcript()
     return ctx.transcript_fields
 
 

@@ -3,7 +3,7 @@ these, and so can tests and scripts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -12,6 +12,7 @@ from evals_pipeline.adapters.cli import check_health
 from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_batching, run_batch
 from evals_pipeline.adapters.identity import auth_problem
 from evals_pipeline.enrichers import enrich_run, run_cost
+from evals_pipeline.enrichers.ahead import SessionsAhead
 from evals_pipeline.grading import aggregate_trials, grade_trial
 from evals_pipeline.grading.prefetch import TranscriptPrefetch
 from evals_pipeline.judging import (
@@ -119,6 +120,7 @@ def run_agents(
     git_cache: Path | None = None,
     store: ResultStore | None = None,
     identity: Identity = agent_identity,
+    finished: Callable[[AgentRun], None] | None = None,
 ) -> list[AgentRun]:
     """Run every trial of every case, `workers` at a time, each in a fresh workspace.
 
@@ -132,6 +134,7 @@ def run_agents(
 
     With a `store`, each run is stored the moment it ends, and a case whose stored run has the
     same key (results/keys.py; `identity` gives the agent CLI's version) is not run again.
+    `finished` is called with each run as it ends (sessions_ahead: its session made meanwhile).
     """
     sweep_leftovers()  # what runners that died left running (a UI run's step, a killed CLI)
     health: dict[str, str | None] = {}
@@ -195,6 +198,9 @@ def run_agents(
             else:
                 status, outcome = f"ok in {run.duration_ms} ms", "ok"
             tracker.advance(f"{case.agent} / {case.test_id}{label}", status + batch_note, outcome)
+        if finished is not None:
+            for run in ran:
+                finished(run)
         return ran
 
     def gated(case: ResolvedCase, trial: int) -> AgentRun:
@@ -237,11 +243,21 @@ def run_agents(
     ]
 
 
+def sessions_ahead(ahead: SessionsAhead, folder: Path) -> Callable[[AgentRun], None]:
+    """`run_agents`' `finished`: each run's session made by `ahead` while the other runs go on,
+    where `enrich_runs` into `folder` would make it."""
+    return lambda run: ahead.submit(run, run_folder(folder, run.case_key, run.agent, run.trial))
+
+
 def enrich_runs(
-    runs: list[AgentRun], folder: Path, store: ResultStore | None = None
+    runs: list[AgentRun],
+    folder: Path,
+    store: ResultStore | None = None,
+    ahead: SessionsAhead | None = None,
 ) -> list[Session]:
     """Enrich every run that was launched (not the runs the run budget left out), writing each
-    session's messages once as Parquet under `folder`.
+    session's messages once as Parquet under `folder`; a session `ahead` made of the same run
+    record while the agents ran (sessions_ahead) is taken as made.
 
     With a `store`, each session is stored as it is made, and a reused run's stored session is
     reused with it (its messages stay where they were first written).
@@ -252,7 +268,9 @@ def enrich_runs(
             stored = store.session(run.case_key, run.agent, run.result_key)
             if stored is not None:
                 return stored
-        made = enrich_run(run, run_folder(folder, run.case_key, run.agent, run.trial))
+        made = ahead.take(run) if ahead is not None else None
+        if made is None:
+            made = enrich_run(run, run_folder(folder, run.case_key, run.agent, run.trial))
         made = made.model_copy(update={"result_key": run.result_key})
         if store is not None:
             store.put("session", made)

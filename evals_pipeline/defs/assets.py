@@ -11,6 +11,7 @@ import dagster as dg
 
 from evals_pipeline.defs.automation import nightly, report_refresh
 from evals_pipeline.defs.case_checks import case_check_evaluations, case_passes_spec
+from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import (
     regression_check_result,
     regression_check_spec,
@@ -44,6 +45,7 @@ from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.report_scope import ReportScope
 from evals_pipeline.defs.resources import EvalStorage
+from evals_pipeline.enrichers import ahead
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.history import (
     HISTORY_FILES,
@@ -51,7 +53,7 @@ from evals_pipeline.history import (
     outcomes_from_grades,
     with_history,
 )
-from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
+from evals_pipeline.layers import enrich_runs, grade_cases, run_agents, sessions_ahead
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
@@ -96,6 +98,12 @@ def build_suite_assets(
         # Partitioned asset checks are a preview: they make each failed case a red check.
         warnings.simplefilter("ignore", dg.PreviewWarning)
         return _suite_assets(loaded, cases)
+
+
+def _in_this_run(context: dg.AssetExecutionContext, key: dg.AssetKey) -> bool:
+    """Whether the run materializes asset `key` too (a step of its own in the run's plan)."""
+    selected = context.run.asset_selection or context.job_def.asset_layer.executable_asset_keys
+    return key in selected  # an empty selection: the whole job
 
 
 def _suite_assets(
@@ -153,6 +161,12 @@ def _suite_assets(
     ) -> Records:
         """Each agent run in a fresh workspace: stdout, stderr, exit code, timing, timeouts."""
         folder = storage.step_folder(context.asset_key, context.run.run_id)
+        sessions_key = dg.AssetKey([suite, "sessions"])
+        finished = None
+        # The sessions step of this run, in this process next: each session made meanwhile.
+        if _in_this_run(context, sessions_key) and executor_name() == "in_process":
+            sessions_folder = storage.step_folder(sessions_key, context.run.run_id)
+            finished = sessions_ahead(ahead.start(sessions_folder), sessions_folder)
         runs: list[AgentRun] = run_agents(
             cases,
             folder,
@@ -161,6 +175,7 @@ def _suite_assets(
             run_id=context.run.run_id,
             git_cache=storage.storage.local / "git-cache",
             store=storage.results(suite, context.run.run_id),
+            finished=finished,
         )
         add_partition_metadata(context, runs, run_metadata)
         return keyed(runs)
@@ -171,7 +186,14 @@ def _suite_assets(
     ) -> Records:
         """Each run as a canonical session; messages stored once as Parquet."""
         folder = storage.step_folder(context.asset_key, context.run.run_id)
-        enriched = enrich_runs(agent_runs, folder, storage.results(suite, context.run.run_id))
+        made = ahead.claim(folder)
+        try:
+            enriched = enrich_runs(
+                agent_runs, folder, storage.results(suite, context.run.run_id), made
+            )
+        finally:
+            if made is not None:
+                made.close()
         add_partition_metadata(context, enriched, session_metadata)
         return keyed(enriched)
 

@@ -1,7 +1,7 @@
 """One layer's stored records read back into their models. A suite's resolved cases repeat the
 same target and graders (10,000 cases, one target, a few graders): each distinct part is
-validated once and shared by the cases that hold it, as resolution shares them, which halves
-reading a large suite's cases (~0.5 s of a 10,000-case report)."""
+validated once and shared by the cases that hold it (resolution shares the target too), which
+halves reading a large suite's cases (~0.5 s of a 10,000-case report)."""
 
 from __future__ import annotations
 

@@ -24,16 +24,15 @@ class RecordReader:
 
     def __init__(self, model: type[BaseModel]) -> None:
         self._model = model
-        self._parts: dict[bytes, Any] = {}
+        self._parts: dict[tuple[int, bytes], Any] = {}
 
     def read(self, text: str) -> BaseModel:
         if self._model is not ResolvedCase:
             return self._model.model_validate_json(text)
         try:
             data = orjson.loads(text)
-        except (
-            orjson.JSONDecodeError
-        ):  # what orjson refuses (NaN, ints past 64 bits) pydantic reads
+        except orjson.JSONDecodeError:
+            # What orjson refuses (NaN, integers past 64 bits), pydantic reads.
             return self._model.model_validate_json(text)
         if isinstance(data, dict):
             if isinstance(data.get("target"), dict):
@@ -44,7 +43,7 @@ class RecordReader:
 
     def _part(self, adapter: TypeAdapter[Any], value: Any) -> Any:
         # Keyed by the adapter too: a target and a grader with the same JSON are not one part.
-        key = id(adapter).to_bytes(8, "little") + orjson.dumps(value)
+        key = (id(adapter), orjson.dumps(value))
         part = self._parts.get(key)
         if part is None:
             part = self._parts[key] = adapter.validate_python(value)

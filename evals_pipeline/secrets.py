@@ -13,6 +13,7 @@ with `[REDACTED:VAR]`, which `restore` turns back into the value for the steps t
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -106,10 +107,14 @@ class Redactor:
             return {key: self.data(item) for key, item in value.items()}
         return value
 
+    def holds_secret(self, text: str) -> bool:
+        """Whether `text` (a JSON document's) holds a secret, as is or JSON string-escaped."""
+        return any(secret in text for secret in self._searchable)
+
     def json(self, text: str) -> str:
         """A JSON document's text with its strings scrubbed (its keys and syntax left intact,
         so even a secret like "true" cannot break the document)."""
-        if not self or not any(secret in text for secret in self._searchable()):
+        if not self.holds_secret(text):
             return text
         return json.dumps(self.data(json.loads(text)), ensure_ascii=False)
 
@@ -121,6 +126,7 @@ class Redactor:
         scrubbed = self.json(text)
         return record if scrubbed is text else type(record).model_validate_json(scrubbed)
 
+    @functools.cached_property
     def _searchable(self) -> list[str]:
         """Each secret as it appears in text and inside a JSON string literal."""
         found = []

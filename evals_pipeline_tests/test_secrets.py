@@ -36,6 +36,14 @@ def test_longest_secret_is_replaced_first() -> None:
     assert redactor.text("x abcdefgh-and-more y abcdefgh") == f"x {REDACTED} y {REDACTED}"
 
 
+def test_a_json_text_holds_a_secret_as_is_or_escaped() -> None:
+    redactor = Redactor(['sk-"quoted"-value'])
+    escaped = json.dumps({"error": 'key sk-"quoted"-value'})
+    assert redactor.holds_secret(escaped) and redactor.json(escaped) != escaped
+    assert not redactor.holds_secret(json.dumps({"error": "no key"}))
+    assert not Redactor([]).holds_secret(escaped)
+
+
 def test_files_are_scrubbed_in_place(tmp_path: Path) -> None:
     stream = tmp_path / "stdout.jsonl"
     stream.write_text('{"key": "sk-secret-value-1"}\n{"other": 1}\n')

@@ -4,7 +4,7 @@ eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and th
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import warnings
 from collections.abc import Iterator
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import dagster as dg
@@ -18,10 +18,11 @@ from evals_pipeline.defs.history import (
     report_trigger,
 )
 from evals_pipeline.defs.io_manager import (
-    ALLOW_MISSING,
     IO_MANAGER_KEY,
     Records,
+    clean_records,
     keyed,
+    records_in,
     stored_digests,
 )
 from evals_pipeline.defs.judging import (
@@ -50,14 +51,13 @@ from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.history import (
     HISTORY_FILES,
     REPORT_ASSET,
+    ReportHistory,
     outcomes_from_grades,
-    with_history,
 )
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents, sessions_ahead
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
-from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
@@ -127,7 +127,7 @@ def _suite_assets(
     }
 
     def upstream(name: str) -> dg.AssetIn:
-        return dg.AssetIn(key=[suite, name])
+        return records_in([suite, name])
 
     @dg.asset(name="cases", kinds={"yaml"}, **layer)
     def cases(context: dg.AssetExecutionContext, config: CaseOptions) -> Records:
@@ -228,10 +228,8 @@ def _suite_assets(
 
     scope = ReportScope.of(resolved_now)  # not resolved again in the report's body
     report_ins: dict[str, dg.AssetIn] = {
-        name: dg.AssetIn(
-            key=[suite, name],
-            partition_mapping=dg.AllPartitionMapping(),
-            metadata={ALLOW_MISSING: True},
+        name: records_in(
+            [suite, name], partition_mapping=dg.AllPartitionMapping(), allow_missing=True
         )
         for name in ("grades", "judgments", "sessions", "cases", "agent_runs")
     }
@@ -239,10 +237,10 @@ def _suite_assets(
     judging = loaded.suite.judging
     if judging is not None and judging.pairwise and len(agents) > 1:
         extra.append(build_pairwise_verdicts(loaded))
-        report_ins["pairwise_verdicts"] = dg.AssetIn(
-            key=[suite, "pairwise_verdicts"],
+        report_ins["pairwise_verdicts"] = records_in(
+            [suite, "pairwise_verdicts"],
             partition_mapping=dg.AllPartitionMapping(),
-            metadata={ALLOW_MISSING: True},
+            allow_missing=True,
         )
 
     @dg.asset(
@@ -288,25 +286,28 @@ def _suite_assets(
             folder = storage.step_folder(context.asset_key, context.run.run_id)
             root = storage.storage
             root.pull(f"{suite}/{REPORT_ASSET}", HISTORY_FILES)  # earlier reports, for the history
-            report = with_history(
-                report.model_copy(update={"trigger": report_trigger(context, suite)}),
-                folder,
-                root.local,
-                outcomes_from_grades(grades),
-            )
+            base = report.model_copy(update={"trigger": report_trigger(context, suite)})
+            history = ReportHistory.find(base, folder, root.local)
             from evals_pipeline.reporting import write_report  # loaded when it is needed
 
-            files = write_report(
-                report,
-                grades,
-                folder,
-                judgments=judgments,
-                pairwise=pairwise,
-                sessions=sessions,
-                cases=cases,
-                previous=_previous_folder(report),
-                stored=stored_digests(grades, judgments, sessions, cases),
-            )
+            # The comparison's bootstraps (numpy, without the GIL) are drawn on a thread while
+            # the tables and case pages, which show no history, are written.
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
+                compared = pool.submit(history.attach, base, outcomes_from_grades(grades))
+                files = write_report(
+                    base,
+                    grades,
+                    folder,
+                    judgments=judgments,
+                    pairwise=pairwise,
+                    sessions=sessions,
+                    cases=cases,
+                    previous=history.previous_folder,
+                    stored=stored_digests(grades, judgments, sessions, cases),
+                    clean=clean_records(grades, judgments, pairwise, sessions, cases),
+                    history=compared,
+                )
+            report = compared.result()
             root.publish(folder)
             required = scope.required_tests(cases)
             return dg.MaterializeResult(
@@ -315,12 +316,6 @@ def _suite_assets(
             )
 
     return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]
-
-
-def _previous_folder(report: EvalReport) -> Path | None:
-    """The folder of the report this one is compared with, whose unchanged case pages it keeps."""
-    since = report.since_previous
-    return Path(since.before.folder) if since is not None else None
 
 
 def _labels_file(loaded: LoadedSuite) -> str | None:

@@ -11,7 +11,7 @@ from typing import Any
 import dagster as dg
 
 from evals_pipeline.defs.automation import nightly
-from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, Records, keyed
+from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, Records, keyed, records_in
 from evals_pipeline.defs.partitions import CASE, SINGLE_RUN, case_partitions_name
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.judging import PairReadings, TrialVotes
@@ -70,7 +70,7 @@ def build_judgments(loaded: LoadedSuite, layer: Mapping[str, Any]) -> dg.AssetsD
     suite, path = loaded.slug, loaded.path
     workers = loaded.suite.execution.workers
     providers = panel_providers(loaded)
-    ins = {name: dg.AssetIn(key=[suite, name]) for name in ("cases", "sessions", "grades")}
+    ins = {name: records_in([suite, name]) for name in ("cases", "sessions", "grades")}
     description = (
         "Five dimensions per trial (grounded panel votes blended with heuristics) and why each "
         "failed trial failed."
@@ -167,8 +167,7 @@ def build_pairwise_verdicts(loaded: LoadedSuite) -> dg.AssetsDefinition:
     suite, path = loaded.slug, loaded.path
     by_case = dg.MultiToSingleDimensionPartitionMapping(partition_dimension_name=CASE)
     ins = {
-        name: dg.AssetIn(key=[suite, name], partition_mapping=by_case)
-        for name in ("cases", "sessions")
+        name: records_in([suite, name], partition_mapping=by_case) for name in ("cases", "sessions")
     }
     providers = panel_providers(loaded)
     reading_ops = [_readings_op(loaded, provider) for provider in providers]

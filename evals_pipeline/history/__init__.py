@@ -1,7 +1,7 @@
 """Run history: a suite's reports found in the storage root, and two of them compared
 (docs/report.md, "Run history and comparison"). Pure: no Dagster."""
 
-from evals_pipeline.history.attach import with_history
+from evals_pipeline.history.attach import ReportHistory
 from evals_pipeline.history.comparison import compare_runs, compare_stored
 from evals_pipeline.history.entries import (
     HISTORY_FILES,
@@ -28,6 +28,7 @@ __all__ = [
     "CaseOutcome",
     "HistoryError",
     "RegressionCheck",
+    "ReportHistory",
     "check_regressions",
     "compare_runs",
     "compare_stored",
@@ -44,5 +45,4 @@ __all__ = [
     "suite_entries",
     "suites_in",
     "trend",
-    "with_history",
 ]

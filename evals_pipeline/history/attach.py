@@ -4,6 +4,7 @@ trend over the last reports, filled in before the report is written."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from evals_pipeline.history.bootstraps import Bootstraps
@@ -11,35 +12,50 @@ from evals_pipeline.history.comparison import DEFAULT_SEED, compare_runs
 from evals_pipeline.history.entries import entry_for, suite_entries
 from evals_pipeline.history.outcomes import CaseOutcome, read_outcomes
 from evals_pipeline.history.previous import previous_entry, trend
+from evals_pipeline.models.history import RunEntry
 from evals_pipeline.models.report import EvalReport
 
 
-def with_history(
-    report: EvalReport,
-    folder: Path,
-    storage_root: Path,
-    outcomes: Sequence[CaseOutcome],
-    *,
-    seed: int = DEFAULT_SEED,
-) -> EvalReport:
-    """`report` (to be written into `folder`, its per-case `outcomes` given) with
-    `since_previous` against the suite's previous report (the previous nightly for a nightly
-    report) and `trend` over its last reports. The comparison's bootstraps are kept in `folder`
-    (bootstraps.py), for `evals-pipeline compare` of the same two reports."""
-    entries = suite_entries(storage_root, report.suite)
-    current = entry_for(report, folder)
-    previous = previous_entry(entries, current)
-    since = None
-    if previous is not None:
-        bootstraps = Bootstraps()
-        since = compare_runs(
-            previous,
-            read_outcomes(Path(previous.folder)),
-            current,
-            outcomes,
-            reasons={(f.agent, f.test_id): f.reason for f in report.failures},
-            seed=seed,
-            bootstraps=bootstraps,
-        )
-        bootstraps.write(folder)
-    return report.model_copy(update={"since_previous": since, "trend": trend(entries, current)})
+@dataclass(frozen=True)
+class ReportHistory:
+    """A new report's place among its suite's reports: the entry it is compared with (the
+    previous nightly for a nightly report) and the entries of its trend."""
+
+    entries: list[RunEntry]
+    current: RunEntry
+    previous: RunEntry | None
+
+    @classmethod
+    def find(cls, report: EvalReport, folder: Path, storage_root: Path) -> ReportHistory:
+        """The history of `report`, to be written into `folder`, among the reports in
+        `storage_root`."""
+        entries = suite_entries(storage_root, report.suite)
+        current = entry_for(report, folder)
+        return cls(entries, current, previous_entry(entries, current))
+
+    @property
+    def previous_folder(self) -> Path | None:
+        """The folder of the report this one is compared with."""
+        return None if self.previous is None else Path(self.previous.folder)
+
+    def attach(
+        self, report: EvalReport, outcomes: Sequence[CaseOutcome], *, seed: int = DEFAULT_SEED
+    ) -> EvalReport:
+        """`report` (its per-case `outcomes` given) with `since_previous` against the previous
+        report and `trend` over its last reports. The comparison's bootstraps are kept in the
+        report's folder (bootstraps.py), for `evals-pipeline compare` of the same two reports."""
+        since = None
+        if self.previous is not None:
+            bootstraps = Bootstraps()
+            since = compare_runs(
+                self.previous,
+                read_outcomes(Path(self.previous.folder)),
+                self.current,
+                outcomes,
+                reasons={(f.agent, f.test_id): f.reason for f in report.failures},
+                seed=seed,
+                bootstraps=bootstraps,
+            )
+            bootstraps.write(Path(self.current.folder))
+        trend_entries = trend(self.entries, self.current)
+        return report.model_copy(update={"since_previous": since, "trend": trend_entries})

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import pyarrow.parquet as pq
+from pydantic import BaseModel
 
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.session import Session
-from evals_pipeline.reporting.html import write_html_report
+from evals_pipeline.reporting.html import write_case_pages, write_page
 from evals_pipeline.reporting.markdown import render_markdown
 from evals_pipeline.reporting.results_jsonl import render_results_jsonl
 from evals_pipeline.reporting.tables import (
@@ -23,6 +27,8 @@ from evals_pipeline.reporting.tables import (
     pairwise_table,
 )
 from evals_pipeline.secrets import run_redactor
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,8 @@ def write_report(
     cases: Sequence[ResolvedCase] = (),
     previous: Path | None = None,
     stored: Mapping[int, bytes] | None = None,
+    clean: AbstractSet[int] = frozenset(),
+    history: Future[EvalReport] | None = None,
 ) -> ReportFiles:
     """Write the Markdown summary, the Parquet tables, results.jsonl, report.json and report.html
     (its case pages under `cases/` show the `sessions`' transcripts and the `cases`' inputs).
@@ -57,11 +65,21 @@ def write_report(
     pairwise verdicts give them rows; their paths are None otherwise. Case pages unchanged since
     the report in `previous` (an earlier report's folder) are linked from it; `stored` holds the
     digests of the records as loaded, by `id()` (html/page_cache.py `record_digest`), so their
-    pages are keyed without serializing them again.
+    pages are keyed without serializing them again. The records whose `id()` is in `clean` were
+    found to hold no secret as they were loaded, and are not serialized again to be scrubbed.
+
+    `history`: `report` with its place in the suite's history, still being compared on another
+    thread (history/attach.py, whose bootstraps numpy draws without the GIL). The tables,
+    results.jsonl and case pages show no history and are written meanwhile; the summary,
+    report.json and report.html are written from it.
     """
     folder.mkdir(parents=True, exist_ok=True)
     # The cases hold the secrets a suite interpolated (their steps need them); no report does.
-    scrub = run_redactor().model
+    redactor = run_redactor()
+
+    def scrub(record: M) -> M:
+        return record if id(record) in clean else redactor.model(record)
+
     report = scrub(report)
     grades = [scrub(g) for g in grades]
     judgments = [scrub(j) for j in judgments]
@@ -78,12 +96,10 @@ def write_report(
         report_html=folder / "report.html",
     )
     ordered = sorted(grades, key=lambda g: (g.agent, g.test_id))
-    files.summary_md.write_text(render_markdown(report))
     pq.write_table(cases_table(report.suite, ordered), files.cases_parquet, compression="zstd")
     pq.write_table(graders_table(report.suite, ordered), files.graders_parquet, compression="zstd")
     files.results_jsonl.write_text(render_results_jsonl(report.suite, ordered, report.created_ms))
-    files.report_json.write_text(report.model_dump_json(indent=2))
-    write_html_report(
+    write_case_pages(
         report,
         ordered,
         folder,
@@ -105,4 +121,9 @@ def write_report(
         path = folder / "pairwise.parquet"
         pq.write_table(pairs, path, compression="zstd")
         files = replace(files, pairwise_parquet=path)
+    if history is not None:
+        report = scrub(history.result())
+    files.summary_md.write_text(render_markdown(report))
+    files.report_json.write_text(report.model_dump_json(indent=2))
+    write_page(report, ordered, folder, cases=cases)
     return files

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from evals_pipeline.models.case import ResolvedCase
@@ -467,3 +471,50 @@ def test_pages_are_keyed_by_the_digests_of_the_records_as_loaded(tmp_path: Path)
     assert third.joinpath("t1.js").samefile(second / "t1.js")
     assert not third.joinpath("t3.js").samefile(second / "t3.js")
     assert third.joinpath("t3.js").read_text() == second.joinpath("t3.js").read_text()
+
+
+def test_tables_and_case_pages_are_written_while_the_history_is_compared(tmp_path: Path) -> None:
+    """With the history still being compared, write_report writes the tables, results.jsonl
+    and case pages first (the history is only set once they exist: waiting for it before them
+    would never end), then the summary, report.json and page from the report with history."""
+    graded = grades()
+    report = report_of(graded)
+    history: Future[EvalReport] = Future()
+    folder = tmp_path / "report"
+    before_history = ["cases.parquet", "graders.parquet", "results.jsonl", "cases/claude/t3.js"]
+
+    def compare() -> None:
+        deadline = time.monotonic() + 60
+        while not all((folder / f).exists() for f in before_history):
+            assert time.monotonic() < deadline, "case pages not written before the history"
+            time.sleep(0.01)
+        assert not (folder / "report.json").exists()
+        history.set_result(report.model_copy(update={"since_previous": comparison()}))
+
+    comparing = threading.Thread(target=compare)
+    comparing.start()
+    files = write_report(report, graded, folder, history=history)
+    comparing.join()
+    written = EvalReport.model_validate_json(files.report_json.read_text())
+    assert written.since_previous == comparison()
+    assert "## Since the previous run" in files.summary_md.read_text()
+    assert matrix_rows(files.report_html.read_text())["t3"].split() == ["failed", "regressed"]
+
+
+def test_records_loaded_clean_are_not_scrubbed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record the loader found free of secrets is written as it is; any other is scrubbed."""
+    monkeypatch.setenv("DEMO_API_KEY", "sk-demo-0123456789abcdef")
+    leaky = [
+        g.model_copy(update={"error": "key sk-demo-0123456789abcdef"}) if g.agent == "codex" else g
+        for g in grades()
+    ]
+    loaded_clean = {id(g) for g in leaky if g.test_id == "t1"}
+    files = write_report(report_of(leaky), leaky, tmp_path, clean=loaded_clean)
+    errors = {
+        (r["agent"], r["test_id"]): r["error"]
+        for r in pq.read_table(files.cases_parquet).to_pylist()
+    }
+    assert errors[("codex", "t1")] == "key sk-demo-0123456789abcdef"  # trusted as loaded
+    assert errors[("codex", "t3")] == "key [REDACTED:DEMO_API_KEY]"

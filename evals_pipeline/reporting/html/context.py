@@ -138,6 +138,24 @@ def _corrected(agent: str, rates: Sequence[DimensionRate]) -> DimensionRate | No
     )
 
 
+def matrix_agents(report: EvalReport) -> list[str]:
+    """The matrix's columns: the agents that ran a case."""
+    return [a.agent for a in report.agents if a.cases > 0]
+
+
+def matrix_rows(
+    grades: Sequence[CaseGrade], cases: Sequence[ResolvedCase] = ()
+) -> list[tuple[str, str]]:
+    """The matrix's rows, (case key, test id) by test id: every case graded, and (for tests
+    never graded) every case resolved."""
+    test_ids: dict[str, str] = {}
+    for g in sorted(grades, key=lambda g: g.test_id):
+        test_ids.setdefault(g.case_key, g.test_id)
+    for c in cases:
+        test_ids.setdefault(c.case_key, c.test_id)
+    return sorted(test_ids.items(), key=lambda kv: kv[1])
+
+
 def build_context(
     report: EvalReport, grades: Sequence[CaseGrade], cases: Sequence[ResolvedCase] = ()
 ) -> PageContext:
@@ -156,13 +174,8 @@ def build_context(
     regressed = {(c.agent, c.case_key) for c in changes if c.change == "regressed"}
     fixed = {(c.agent, c.case_key) for c in changes if c.change == "fixed"}
     by_cell = {(g.agent, g.case_key): g for g in grades}
-    test_ids: dict[str, str] = {}
-    for g in sorted(grades, key=lambda g: g.test_id):
-        test_ids.setdefault(g.case_key, g.test_id)
-    for c in cases:
-        test_ids.setdefault(c.case_key, c.test_id)
     matrix = []
-    for case_key, test_id in sorted(test_ids.items(), key=lambda kv: kv[1]):
+    for case_key, test_id in matrix_rows(grades, cases):
         cells = []
         for row in agents:
             agent = row.summary.agent

@@ -57,6 +57,7 @@ _SCHEDULING_FIELDS = frozenset(
         "keep_workspaces",
     }
 )
+_NOT_RUN_FIELDS = _GRADING_FIELDS | _SCHEDULING_FIELDS
 # Never part of a folder's content: version control, dependency installs and caches.
 _SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".evals"})
 
@@ -144,7 +145,7 @@ def case_keys(
     files = files or FileLookups()
     spec = case.model_dump(mode="json", exclude={"suite_path"})
     base = files.folder(case.base_dir)
-    run_spec = {k: v for k, v in spec.items() if k not in _GRADING_FIELDS | _SCHEDULING_FIELDS}
+    run_spec = {k: v for k, v in spec.items() if k not in _NOT_RUN_FIELDS}
     if isinstance(run_spec.get("workspace"), dict):  # when a workspace is deleted is not an input
         run_spec["workspace"] = {k: v for k, v in run_spec["workspace"].items() if k != "cleanup"}
     run_files, run_finite = _referenced_files(run_spec, base, files)

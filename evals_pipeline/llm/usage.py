@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +29,32 @@ class LlmUsage(BaseModel):
             input_tokens=reply.input_tokens,
             output_tokens=reply.output_tokens,
             cost_usd=reply.cost_usd,
+        )
+
+    @classmethod
+    def total(cls, usages: Iterable[LlmUsage]) -> LlmUsage:
+        """The sum of `usages`, as `+` gives it, made once (not a model per addition)."""
+        return cls.summed(
+            (u.calls, u.errors, u.input_tokens, u.output_tokens, u.cost_usd) for u in usages
+        )
+
+    @classmethod
+    def summed(cls, rows: Iterable[tuple[int, int, int, int, float | None]]) -> LlmUsage:
+        """The sum of (calls, errors, input tokens, output tokens, cost) rows: the known costs
+        added up in order, None when none is known."""
+        calls = errors = input_tokens = output_tokens = 0
+        cost: float | None = None
+        for c, e, i, o, usd in rows:
+            calls, errors = calls + c, errors + e
+            input_tokens, output_tokens = input_tokens + i, output_tokens + o
+            if usd is not None:
+                cost = usd if cost is None else cost + usd
+        return cls(
+            calls=calls,
+            errors=errors,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=cost,
         )
 
     def __add__(self, other: LlmUsage) -> LlmUsage:

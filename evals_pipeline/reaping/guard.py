@@ -29,6 +29,8 @@ def ensure_guard(owner: Owner) -> None:
     """Start this runner's guard unless it runs already (once per process; no-op without
     /proc, where the sweep on start is what is left)."""
     global _guarded_pid, _pipe_end
+    if _guarded_pid == owner.pid:  # every call but the first: no read of /proc per child
+        return
     if read_stat(owner.pid) is None:
         return
     with _lock:

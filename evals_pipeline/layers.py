@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from evals_pipeline.adapters import RunContext, run_agent
@@ -14,6 +15,8 @@ from evals_pipeline.adapters.identity import auth_problem
 from evals_pipeline.enrichers import enrich_run, run_cost
 from evals_pipeline.enrichers.ahead import SessionsAhead
 from evals_pipeline.grading import aggregate_trials, grade_trial
+from evals_pipeline.grading.ahead import GradesAhead
+from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.grading.prefetch import TranscriptPrefetch
 from evals_pipeline.judging import (
     PairReadings,
@@ -249,6 +252,34 @@ def sessions_ahead(ahead: SessionsAhead, folder: Path) -> Callable[[AgentRun], N
     return lambda run: ahead.submit(run, run_folder(folder, run.case_key, run.agent, run.trial))
 
 
+def grades_ahead(
+    cases: list[ResolvedCase],
+    *,
+    workers: int,
+    store: ResultStore | None = None,
+    identity: Identity = agent_identity,
+) -> GradesAhead:
+    """Grades made as `grade_cases` makes them (without LLM clients: only cases that call no
+    model are graded ahead), `workers` at a time."""
+    grade = partial(_grade_case, llm=None, store=store, identity=identity)
+    return GradesAhead(cases, grade, workers=workers)
+
+
+def grade_when_made(grades: GradesAhead) -> Callable[[AgentRun, Session], None]:
+    """SessionsAhead's `then`: each session made ahead, as `enrich_runs` records it, handed to
+    `grades`."""
+    return lambda run, made: grades.session_made(_session_record(made, run))
+
+
+def _session_record(made: Session, run: AgentRun, store: ResultStore | None = None) -> Session:
+    """The sessions step's record of `run`'s session `made`: with its run's result key, stored
+    in `store` when given, then marked reused as its run is."""
+    made = made.model_copy(update={"result_key": run.result_key})
+    if store is not None:
+        store.put("session", made)
+    return made.model_copy(update={"reused": run.reused})
+
+
 def enrich_runs(
     runs: list[AgentRun],
     folder: Path,
@@ -271,10 +302,7 @@ def enrich_runs(
         made = ahead.take(run) if ahead is not None else None
         if made is None:
             made = enrich_run(run, run_folder(folder, run.case_key, run.agent, run.trial))
-        made = made.model_copy(update={"result_key": run.result_key})
-        if store is not None:
-            store.put("session", made)
-        return made.model_copy(update={"reused": run.reused})
+        return _session_record(made, run, store)
 
     return [one(run) for run in runs if run.not_run is None]
 
@@ -288,8 +316,11 @@ def grade_cases(
     log_dir: Path | None = None,
     store: ResultStore | None = None,
     identity: Identity = agent_identity,
+    ahead: GradesAhead | None = None,
 ) -> list[CaseGrade]:
-    """Grade every trial's session and aggregate the trials of each (case, agent).
+    """Grade every trial's session and aggregate the trials of each (case, agent); a grade
+    `ahead` made of the same case and sessions while the agents ran (grades_ahead) is taken as
+    made.
 
     With a `store`, each grade is stored as it is made; a case whose sessions were all reused
     reuses its stored grade too while its grade key (graders, threshold, runs) is unchanged.
@@ -311,22 +342,27 @@ def grade_cases(
         (case, sorted(by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial))
         for case in cases
     ]
+    # Taken before the step's own work is laid out: a case graded ahead is not prefetched.
+    made = {} if ahead is None else {i: ahead.take(*work[i]) for i in range(len(work))}
+    own = {i: n for n, i in enumerate(i for i in range(len(work)) if made.get(i) is None)}
 
     def grade_all(llm: LlmClients | None) -> list[CaseGrade]:
         def one(index: int) -> CaseGrade:
             case, trials = work[index]
-            key = case_keys(case, identity).grade if store is not None else None
-            grade = _stored_grade(store, case, key, trials)
+            grade = made.get(index)
             if grade is None:
-                prepared = ahead.take(index)
-                graded = [
-                    grade_trial(case, s, s.trial, llm=llm, ctx=prepared.get(s.trial))
-                    for s in trials
-                ]
-                grade = aggregate_trials(case, graded).model_copy(update={"result_key": key})
-                if store is not None:
-                    store.put("grade", grade)
-                _clean_up(case, trials, [t.verdict for t in graded], removals)
+                grade = _stored_grade(store, case, trials, identity)
+            if grade is None:
+                prepared = prefetch.take(own[index])
+                grade = _grade_case(
+                    case,
+                    trials,
+                    removals,
+                    llm=llm,
+                    store=store,
+                    identity=identity,
+                    prepared=prepared,
+                )
             reused = " (reused)" if grade.reused is not None else ""
             tracker.advance(
                 f"{case.agent} / {case.test_id}",
@@ -337,7 +373,7 @@ def grade_cases(
 
         with (
             WorkspaceRemovals() as removals,
-            TranscriptPrefetch(work, llm, ahead=max(1, workers)) as ahead,
+            TranscriptPrefetch([work[i] for i in own], llm, ahead=max(1, workers)) as prefetch,
             ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
         ):
             return list(pool.map(one, range(len(work))))
@@ -349,15 +385,39 @@ def grade_cases(
 
 
 def _stored_grade(
-    store: ResultStore | None, case: ResolvedCase, key: str | None, sessions: list[Session]
+    store: ResultStore | None, case: ResolvedCase, sessions: list[Session], identity: Identity
 ) -> CaseGrade | None:
-    """The stored grade of `case` under `key`, when the cache is on and every session graded
-    was itself reused (a run made again is graded again)."""
-    if store is None or key is None or not case.cache or not sessions:
+    """The stored grade of `case` under its grade key, when the cache is on and every session
+    graded was itself reused (a run made again is graded again)."""
+    if store is None or not case.cache or not sessions:
         return None
     if any(s.reused is None for s in sessions):
         return None
-    return store.grade(case.case_key, case.agent, key)
+    return store.grade(case.case_key, case.agent, case_keys(case, identity).grade)
+
+
+def _grade_case(
+    case: ResolvedCase,
+    sessions: list[Session],
+    removals: WorkspaceRemovals,
+    *,
+    llm: LlmClients | None,
+    store: ResultStore | None,
+    identity: Identity,
+    prepared: Mapping[int, GradingContext] | None = None,
+) -> CaseGrade:
+    """Grade each trial's session (`prepared`: contexts made ahead, by trial) and aggregate
+    them; stored in `store` when given, under the case's grade key; the graded workspaces the
+    cleanup policy does not keep removed."""
+    # Keyed before the graders run, on the files they will read.
+    key = case_keys(case, identity).grade if store is not None else None
+    ready = prepared or {}
+    graded = [grade_trial(case, s, s.trial, llm=llm, ctx=ready.get(s.trial)) for s in sessions]
+    grade = aggregate_trials(case, graded).model_copy(update={"result_key": key})
+    if store is not None:
+        store.put("grade", grade)
+    _clean_up(case, sessions, [t.verdict for t in graded], removals)
+    return grade
 
 
 def _clean_up(

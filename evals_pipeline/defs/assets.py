@@ -48,13 +48,21 @@ from evals_pipeline.defs.report_scope import ReportScope
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.enrichers import ahead
 from evals_pipeline.gc_pause import gc_paused
+from evals_pipeline.grading import ahead as grading_ahead
 from evals_pipeline.history import (
     HISTORY_FILES,
     REPORT_ASSET,
     ReportHistory,
     outcomes_from_grades,
 )
-from evals_pipeline.layers import enrich_runs, grade_cases, run_agents, sessions_ahead
+from evals_pipeline.layers import (
+    enrich_runs,
+    grade_cases,
+    grade_when_made,
+    grades_ahead,
+    run_agents,
+    sessions_ahead,
+)
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
@@ -161,20 +169,29 @@ def _suite_assets(
     ) -> Records:
         """Each agent run in a fresh workspace: stdout, stderr, exit code, timing, timeouts."""
         folder = storage.step_folder(context.asset_key, context.run.run_id)
-        sessions_key = dg.AssetKey([suite, "sessions"])
+        run_id = context.run.run_id
+        store = storage.results(suite, run_id)
+        sessions_key, grades_key = dg.AssetKey([suite, "sessions"]), dg.AssetKey([suite, "grades"])
         finished = None
-        # The sessions step of this run, in this process next: each session made meanwhile.
+        # The sessions step of this run, in this process next: each session made meanwhile,
+        # and when the grades step comes after it too, each case graded once its sessions are.
         if _in_this_run(context, sessions_key) and executor_name() == "in_process":
-            sessions_folder = storage.step_folder(sessions_key, context.run.run_id)
-            finished = sessions_ahead(ahead.start(sessions_folder), sessions_folder)
+            then = None
+            if _in_this_run(context, grades_key):
+                made = grades_ahead(cases, workers=workers, store=store)
+                then = grade_when_made(
+                    grading_ahead.start(storage.step_folder(grades_key, run_id), made)
+                )
+            sessions_folder = storage.step_folder(sessions_key, run_id)
+            finished = sessions_ahead(ahead.start(sessions_folder, then), sessions_folder)
         runs: list[AgentRun] = run_agents(
             cases,
             folder,
             workers=workers,
             progress=logging_progress(context.log),
-            run_id=context.run.run_id,
+            run_id=run_id,
             git_cache=storage.storage.local / "git-cache",
-            store=storage.results(suite, context.run.run_id),
+            store=store,
             finished=finished,
         )
         add_partition_metadata(context, runs, run_metadata)
@@ -213,13 +230,19 @@ def _suite_assets(
         """Every grader's verdict on each session, and the case verdict they add up to; each
         partition shows its verdict, score, cost, tokens and duration, and `case_passes` fails
         for the cases that did not pass."""
-        graded = grade_cases(
-            cases,
-            sessions,
-            workers=workers,
-            progress=logging_progress(context.log),
-            store=storage.results(suite, context.run.run_id),
-        )
+        made = grading_ahead.claim(storage.step_folder(context.asset_key, context.run.run_id))
+        try:
+            graded = grade_cases(
+                cases,
+                sessions,
+                workers=workers,
+                progress=logging_progress(context.log),
+                store=storage.results(suite, context.run.run_id),
+                ahead=made,
+            )
+        finally:
+            if made is not None:
+                made.close()
         add_partition_metadata(context, graded, lambda group: grade_metadata(group[0]))
         yield dg.Output(keyed(graded))
         yield from case_check_evaluations(context, graded)

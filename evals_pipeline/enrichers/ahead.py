@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from evals_pipeline.enrichers.session import enrich_run
+from evals_pipeline.made_ahead import MadeAhead
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 
@@ -26,21 +28,32 @@ RunKey = tuple[str, str, int]
 
 class SessionsAhead:
     """Runs enriched one at a time on one thread (a session's parse at a time in memory), each
-    session taken at most once by the step that would have made it."""
+    session taken at most once by the step that would have made it; `then` is called with each
+    run and its session as it is made (grading/ahead.py: its case graded meanwhile)."""
 
-    def __init__(self) -> None:
+    def __init__(self, then: Callable[[AgentRun, Session], None] | None = None) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="sessions-ahead")
         self._lock = threading.Lock()
         self._made: dict[RunKey, tuple[AgentRun, Future[Session]]] = {}
+        self._then = then
 
     def submit(self, run: AgentRun, session_dir: Path) -> None:
         """Make `run`'s session in `session_dir` soon; a run whose session the step does not
         make (reused with its stored session, or not run) is left alone."""
         if run.not_run is not None or run.reused is not None:
             return
-        future = self._pool.submit(enrich_run, run, session_dir)
+        future = self._pool.submit(self._make, run, session_dir)
         with self._lock:
             self._made[_key(run)] = (run, future)
+
+    def _make(self, run: AgentRun, session_dir: Path) -> Session:
+        session = enrich_run(run, session_dir)
+        if self._then is not None:
+            try:
+                self._then(run, session)
+            except Exception:  # only what is made ahead is lost: its step makes it
+                log.warning("after the session of %s was made ahead", _key(run), exc_info=True)
+        return session
 
     def take(self, run: AgentRun) -> Session | None:
         """The session made ahead from this very run record, once it is made; None when none
@@ -63,26 +76,19 @@ class SessionsAhead:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-_lock = threading.Lock()
-_open: dict[Path, SessionsAhead] = {}
+_steps: MadeAhead[SessionsAhead] = MadeAhead()
 
 
-def start(folder: Path) -> SessionsAhead:
-    """Sessions made ahead for the sessions step whose folder is `folder`."""
-    ahead = SessionsAhead()
-    with _lock:
-        earlier = _open.pop(folder, None)
-        _open[folder] = ahead
-    if earlier is not None:  # an agent step of the same run again: its runs are new
-        earlier.close()
-    return ahead
+def start(folder: Path, then: Callable[[AgentRun, Session], None] | None = None) -> SessionsAhead:
+    """Sessions made ahead for the sessions step whose folder is `folder` (`then`: see
+    SessionsAhead)."""
+    return _steps.start(folder, SessionsAhead(then))
 
 
 def claim(folder: Path) -> SessionsAhead | None:
     """The sessions made ahead for the step whose folder is `folder`, if this process made
     any; the caller closes it."""
-    with _lock:
-        return _open.pop(folder, None)
+    return _steps.claim(folder)
 
 
 def _key(run: AgentRun) -> RunKey:

@@ -214,6 +214,10 @@ class WorkspaceRemovals:
         return self
 
     def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Wait for every removal."""
         self._pool.shutdown(wait=True)
 
     def remove(self, path: Path) -> None:

@@ -1,0 +1,39 @@
+"""What one step makes ahead for a later step of the same Dagster run, found in this process by
+that step's folder: sessions (enrichers/ahead.py) and grades (grading/ahead.py)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+T = TypeVar("T", bound=Closable)
+
+
+class MadeAhead(Generic[T]):
+    """What is being made ahead, by the folder of the step it is made for."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[Path, T] = {}
+
+    def start(self, folder: Path, made: T) -> T:
+        """`made` for the step whose folder is `folder`; what an earlier step of the same run
+        made for it is closed (that step's runs are new)."""
+        with self._lock:
+            earlier = self._open.pop(folder, None)
+            self._open[folder] = made
+        if earlier is not None:
+            earlier.close()
+        return made
+
+    def claim(self, folder: Path) -> T | None:
+        """What was made for the step whose folder is `folder`, if this process made any; the
+        caller closes it."""
+        with self._lock:
+            return self._open.pop(folder, None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 
 class Closable(Protocol):
@@ -21,6 +21,7 @@ class MadeAhead(Generic[T]):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._open: dict[Path, T] = {}
+        _registries.append(self)
 
     def start(self, folder: Path, made: T) -> T:
         """`made` for the step whose folder is `folder`; what an earlier step of the same run
@@ -37,3 +38,21 @@ class MadeAhead(Generic[T]):
         caller closes it."""
         with self._lock:
             return self._open.pop(folder, None)
+
+    def close_all(self) -> None:
+        """Close everything not claimed."""
+        with self._lock:
+            left = list(self._open.values())
+            self._open.clear()
+        for made in left:
+            made.close()
+
+
+_registries: list[MadeAhead[Any]] = []
+
+
+def close_unclaimed() -> None:
+    """Close what was made ahead for steps that did not run once a run is over (a step before
+    them failed): its queued work is dropped, not done before this process may end."""
+    for registry in _registries:
+        registry.close_all()

@@ -23,6 +23,7 @@ from evals_pipeline.defs.partitions import (
 from evals_pipeline.defs.run_recovery import runner_tags
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.gc_pause import start_up_over
+from evals_pipeline.made_ahead import close_unclaimed
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
@@ -143,9 +144,12 @@ def _execute(
     """Run one job: in this process (the default executor), else through `execute_job` on a
     reconstructable pointer, which the executor hands to its workers."""
     if executor_name() == "in_process":
-        return defs.resolve_job_def(job_name).execute_in_process(
-            instance=instance, run_config=run_config, tags=tags
-        )
+        try:
+            return defs.resolve_job_def(job_name).execute_in_process(
+                instance=instance, run_config=run_config, tags=tags
+            )
+        finally:
+            close_unclaimed()
     job = dg.build_reconstructable_job(
         __name__,
         reconstruct_run_job.__name__,

@@ -98,6 +98,8 @@ def run_worker(run_id: str, instance_ref: str) -> int:
     from dagster._serdes import deserialize_value
     from dagster._utils.interrupts import capture_interrupts
 
+    from evals_pipeline.made_ahead import close_unclaimed
+
     with (
         capture_interrupts(),
         DagsterInstance.from_ref(deserialize_value(instance_ref, InstanceRef)) as instance,
@@ -112,6 +114,8 @@ def run_worker(run_id: str, instance_ref: str) -> int:
                 instance.report_engine_event(f"The run's worker failed to start: {exc}", run)
                 instance.report_run_failed(run)
             raise
+        finally:
+            close_unclaimed()
 
 
 def _reap(workers: dict[int, tuple[str, str]]) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from evals_pipeline.defs import assets
 from evals_pipeline.defs.suite_run import run_suite
 from evals_pipeline.enrichers.ahead import SessionsAhead
 from evals_pipeline.grading.ahead import GradesAhead, calls_no_model
@@ -165,3 +166,33 @@ def test_a_dagster_run_of_the_suite_takes_every_grade_made_ahead(
     [summary] = outcome.report.agents
     assert (summary.cases, summary.passed) == (4, 4)
     assert sorted(taken) == _graded(suite) == ["t0", "t1", "t2", "t3"]  # each graded once
+
+
+def test_grades_made_ahead_for_a_step_that_never_ran_are_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sessions step fails, so the grades step never claims its grades: they are closed
+    when the run is over, not left to be waited for at the process's exit."""
+    closed: list[GradesAhead] = []
+    real = GradesAhead.close
+
+    def spy(self: GradesAhead) -> None:
+        closed.append(self)
+        real(self)
+
+    def failing(*_: object, **__: object) -> list[Session]:
+        raise RuntimeError("the sessions step failed")
+
+    monkeypatch.setattr(GradesAhead, "close", spy)
+    monkeypatch.setattr(assets, "enrich_runs", failing)
+    suite = _suite(tmp_path / "suite", tests=2)
+    with dg.instance_for_test() as instance, pytest.raises(Exception, match="sessions step"):
+        run_suite(
+            instance,
+            load_suite(suite),
+            str(tmp_path / "storage"),
+            agents=["a"],
+            case_keys=["t0", "t1"],
+            echo=lambda _: None,
+        )
+    assert len(closed) == 1

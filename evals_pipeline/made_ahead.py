@@ -4,6 +4,7 @@ that step's folder: sessions (enrichers/ahead.py) and grades (grading/ahead.py).
 from __future__ import annotations
 
 import threading
+import weakref
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -21,7 +22,7 @@ class MadeAhead(Generic[T]):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._open: dict[Path, T] = {}
-        _registries.append(self)
+        _registries.add(self)
 
     def start(self, folder: Path, made: T) -> T:
         """`made` for the step whose folder is `folder`; what an earlier step of the same run
@@ -48,7 +49,7 @@ class MadeAhead(Generic[T]):
             made.close()
 
 
-_registries: list[MadeAhead[Any]] = []
+_registries: weakref.WeakSet[MadeAhead[Any]] = weakref.WeakSet()
 
 
 def close_unclaimed() -> None:

@@ -40,8 +40,9 @@ cleaned up through the removals given."""
 
 
 class GradesAhead:
-    """The cases of `cases` that call no model (`calls_no_model`), each graded `workers` at a time once its last
-    trial's session is made (`session_made`), and taken at most once by the grades step."""
+    """The cases of `cases` that call no model (`calls_no_model`), each graded `workers` at a
+    time once its last trial's session is made (`session_made`), and taken at most once by the
+    grades step."""
 
     def __init__(self, cases: list[ResolvedCase], grade: Grader, *, workers: int) -> None:
         self._cases = {(c.case_key, c.agent): c for c in cases if calls_no_model(c)}
@@ -62,8 +63,9 @@ class GradesAhead:
         with self._lock:
             made = self._sessions.setdefault(key, {})
             made[session.trial] = session
-            if len(made) < case.trials.count or key in self._made:
+            if len(made) < case.trials.count:
                 return
+            del self._sessions[key]  # each trial's session is made once
             trials = [made[t] for t in sorted(made)]
             future = self._pool.submit(self._grade, case, trials, self._removals)
             self._made[key] = (case, trials, future)

@@ -40,15 +40,14 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_register(args: argparse.Namespace) -> int:
     from evals_pipeline.defs.partitions import register_cases
-    from evals_pipeline.suites import resolve_cases
+    from evals_pipeline.suites import resolved_case_keys
 
     loaded = load_suites(args.suites)
     if isinstance(loaded, int):
         return loaded
     instance = cli_instance()
     for suite in loaded:
-        keys = list(dict.fromkeys(c.case_key for c in resolve_cases(suite)))
-        registered = register_cases(instance, suite, keys)
+        registered = register_cases(instance, suite, resolved_case_keys(suite))
         print(
             f"{suite.slug}: {len(registered)} cases registered for agents {', '.join(suite.targets)}"
         )

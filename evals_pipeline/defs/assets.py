@@ -81,6 +81,7 @@ from evals_pipeline.suites import (
     resolve_cases,
     with_run_options,
 )
+from evals_pipeline.suites.resolution import Resolution, resolve_recorded
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
 
@@ -96,16 +97,16 @@ class CaseOptions(dg.Config):
 
 
 def build_suite_assets(
-    loaded: LoadedSuite, cases: list[ResolvedCase] | None = None
+    loaded: LoadedSuite, resolution: Resolution | None = None
 ) -> list[dg.AssetsDefinition]:
-    """The asset group of one suite, partitioned by its own cases x its own agents (`cases`:
-    its resolved cases, when the caller has them already)."""
+    """The asset group of one suite, partitioned by its own cases x its own agents
+    (`resolution`: its resolved cases, when the caller has them already)."""
     with warnings.catch_warnings():
         # Backfill policies are beta in Dagster 1.13; the batching they give is the point here.
         warnings.simplefilter("ignore", dg.BetaWarning)
         # Partitioned asset checks are a preview: they make each failed case a red check.
         warnings.simplefilter("ignore", dg.PreviewWarning)
-        return _suite_assets(loaded, cases)
+        return _suite_assets(loaded, resolution or resolve_recorded(loaded))
 
 
 def _in_this_run(context: dg.AssetExecutionContext, key: dg.AssetKey) -> bool:
@@ -114,15 +115,13 @@ def _in_this_run(context: dg.AssetExecutionContext, key: dg.AssetKey) -> bool:
     return key in selected  # an empty selection: the whole job
 
 
-def _suite_assets(
-    loaded: LoadedSuite, resolved: list[ResolvedCase] | None
-) -> list[dg.AssetsDefinition]:
+def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.AssetsDefinition]:
     suite, path = loaded.slug, loaded.path
     agents = list(loaded.targets)
     workers = loaded.suite.execution.workers
     partitions = suite_partitions(suite, agents, path)
-    # Once for the fingerprint and the graders' pool.
-    resolved_now = resolve_cases(loaded) if resolved is None else resolved
+    # Resolved once for the fingerprint, the graders' pool and the report's scope.
+    resolved_now = resolution.cases
     layer: dict[str, Any] = {
         "key_prefix": [suite],
         "group_name": suite,
@@ -131,7 +130,7 @@ def _suite_assets(
         "backfill_policy": SINGLE_RUN,
         "automation_condition": nightly(),
         # The suite file, the files it names and its graders: a change marks partitions stale.
-        "code_version": suite_fingerprint(loaded, resolved_now),
+        "code_version": suite_fingerprint(loaded, resolution),
     }
 
     def upstream(name: str) -> dg.AssetIn:

@@ -58,7 +58,7 @@ def suite_definitions(suite: LoadedSuite) -> dg.Definitions:
     """The assets and the cases sensor of one suite, from one resolution of its cases (the
     sensor's first tick reuses it while the suite is unchanged)."""
     resolution = resolve_recorded(suite)
-    assets = build_suite_assets(suite, resolution.cases)
+    assets = build_suite_assets(suite, resolution)
     layers = [dg.AssetKey([suite.slug, name]) for name in LAYERS]
     sensor = build_cases_sensor(
         suite.slug, suite.path, list(suite.targets), layers, resolution=resolution

@@ -112,8 +112,17 @@ class ResolvedCase(BaseModel):
         """The absolute template folder, if the workspace has one."""
         return self.workspace.template if self.workspace else None
 
+    def content_json(self) -> str:
+        """The spec as its content hash covers it: every field but where the suite file lies and
+        the run's own options."""
+        return self.model_dump_json(exclude={"suite_path", "run_budget_usd", "keep_workspaces"})
+
     @property
     def content_hash(self) -> str:
         """A stable hash of the spec: a changed test or target gets a new hash (and a new run)."""
-        payload = self.model_dump_json(exclude={"suite_path", "run_budget_usd", "keep_workspaces"})
-        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+        return content_digest(self.content_json())
+
+
+def content_digest(content_json: str) -> str:
+    """The content hash of a case whose `content_json()` is `content_json`."""
+    return hashlib.sha256(content_json.encode()).hexdigest()[:16]

@@ -1,29 +1,31 @@
-"""A suite's fingerprint: one hash over its eval file, its targets file and every case's grade key
-(results/keys.py), so whatever would re-run or re-grade a case changes it. The Dagster layer uses
-it as the assets' code version: a changed suite or grader marks their partitions stale."""
+"""A suite's fingerprint: one hash over its eval file, its targets file, every case's content and
+the content of every file a case names (as result keys find them, results/keys.py), so whatever
+would re-run or re-grade a case changes it. The Dagster layer uses it as the assets' code
+version: a changed suite or grader marks their partitions stale."""
 
 from __future__ import annotations
 
 import hashlib
 
-from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.results.keys import FileLookups, case_keys, content_hash
-from evals_pipeline.suites import LoadedSuite, resolve_cases
+import orjson
+
+from evals_pipeline.results.keys import KEY_VERSION, FileLookups, content_hash
+from evals_pipeline.suites import LoadedSuite
+from evals_pipeline.suites.resolution import Resolution, resolve_recorded
 
 
-def suite_fingerprint(loaded: LoadedSuite, cases: list[ResolvedCase] | None = None) -> str:
-    """16 hex digits that change when the suite file, a file it names or a grader changes;
-    `cases` are the suite's resolved cases when the caller has them already."""
-    digest = hashlib.sha256()
+def suite_fingerprint(loaded: LoadedSuite, resolution: Resolution | None = None) -> str:
+    """16 hex digits that change when the suite file, a case, a file a case names or a grader
+    changes; `resolution`: the suite's resolved cases when the caller has them already (their
+    content hashes are then kept for its cases sensor)."""
+    digest = hashlib.sha256(f"{KEY_VERSION}\0".encode())
     for path in (loaded.path, loaded.targets_file):
         if path is not None:
             digest.update(content_hash(path).encode())
-    files = FileLookups()  # every case's grader scripts looked up and hashed once
-    for case in resolve_cases(loaded) if cases is None else cases:
-        digest.update(case_keys(case, _unversioned, files).grade.encode())
+    hashes, strings = (resolution or resolve_recorded(loaded)).contents()
+    digest.update(orjson.dumps(hashes, option=orjson.OPT_SORT_KEYS))
+    # The strings of a suite's cases repeat: each distinct one is split and looked up once.
+    base = loaded.base_dir
+    named = FileLookups().in_texts(sorted(strings), base, str(base))
+    digest.update(orjson.dumps(named, option=orjson.OPT_SORT_KEYS))
     return digest.hexdigest()[:16]
-
-
-def _unversioned(case: ResolvedCase) -> str | None:
-    # Code versions are read when a code location loads: no agent CLI is probed for them.
-    return None

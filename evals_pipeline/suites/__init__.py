@@ -6,7 +6,7 @@ Pure Python, no Dagster: the Dagster layer calls `load_suite` and `resolve_cases
 from evals_pipeline.suites.discovery import discover_suites
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.loader import LoadedSuite, load_suite
-from evals_pipeline.suites.resolve import resolve_cases
+from evals_pipeline.suites.resolve import resolve_cases, resolved_case_keys
 from evals_pipeline.suites.run_options import RunOptions, apply_run_options, with_run_options
 from evals_pipeline.suites.schema import suite_json_schema, targets_json_schema
 from evals_pipeline.suites.slugs import slugify
@@ -20,6 +20,7 @@ __all__ = [
     "discover_suites",
     "load_suite",
     "resolve_cases",
+    "resolved_case_keys",
     "slugify",
     "suite_json_schema",
     "targets_json_schema",

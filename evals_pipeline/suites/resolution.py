@@ -7,15 +7,19 @@ same and every probe holds, a tick takes the kept cases' content hashes instead 
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 
-from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.case import ResolvedCase, content_digest
 from evals_pipeline.suites.loader import LoadedSuite
 from evals_pipeline.suites.probes import Probes, recording
 from evals_pipeline.suites.resolve import resolve_cases
 
 Hashes = dict[str, dict[str, str]]
 """Case key -> agent -> the case's content hash."""
+_JSON_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"')
+"""A string in JSON text, as written (escapes kept)."""
 
 
 @dataclass
@@ -30,18 +34,35 @@ class Resolution:
     def content_hashes(self) -> Hashes:
         """Each case's content hash, made once; the cases are then let go (only the hashes are
         asked for again)."""
-        if self._hashes is None:
-            hashes: Hashes = {}
-            for case in self.cases:
-                hashes.setdefault(case.case_key, {})[case.agent] = case.content_hash
-            self._hashes = hashes
-            self.cases = []
-        return self._hashes
+        hashes = self._hashes if self._hashes is not None else self.contents()[0]
+        self.cases = []
+        return hashes
+
+    def contents(self) -> tuple[Hashes, set[str]]:
+        """Each case's content hash, and every distinct string of the cases' content (their
+        `content_json()`; keys too): both from one encoding of each case. The hashes are kept
+        for content_hashes; so are the cases, until it is called."""
+        hashes: Hashes = {}
+        strings: set[str] = set()
+        for case in self.cases:
+            text = case.content_json()
+            hashes.setdefault(case.case_key, {})[case.agent] = content_digest(text)
+            strings.update(_json_strings(text))
+        self._hashes = hashes
+        return hashes, {json.loads(f'"{s}"') if "\\" in s else s for s in strings}
 
     def holds_for(self, loaded: LoadedSuite) -> bool:
         """Whether resolving `loaded` now would give these cases: it is the same suite (as
         loaded: its file, targets and environment) and the file system answers as it did."""
         return loaded == self.loaded and self.probes.hold()
+
+
+def _json_strings(text: str) -> list[str]:
+    """The strings of JSON `text` as written (escapes kept). Without an escaped quote, every
+    other piece between quotes is one (10x faster than the expression)."""
+    if '\\"' not in text:
+        return text.split('"')[1::2]
+    return _JSON_STRING.findall(text)
 
 
 def resolve_recorded(loaded: LoadedSuite) -> Resolution:

@@ -70,10 +70,17 @@ def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> li
         return _resolve_cases(loaded, agents)
 
 
+def resolved_case_keys(loaded: LoadedSuite) -> list[str]:
+    """The case keys of resolve_cases(loaded), each once in suite order, without resolving the
+    cases (registering a suite's partitions needs no more: 1-2 s for 10,000 tests). Raises what
+    resolve_cases raises for the suite as a whole."""
+    _check_resolvable(loaded)
+    keys = (slugify(test.id) for test in loaded.suite.tests if _agents_of(test, loaded))
+    return list(dict.fromkeys(keys))
+
+
 def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[ResolvedCase]:
-    if loaded.run_issues:
-        raise SuiteError(loaded.run_issues)
-    _check_graders(loaded)
+    _check_resolvable(loaded)
     wanted = _wanted_agents(loaded, agents)
     suite = loaded.suite
     base = loaded.base_dir
@@ -198,8 +205,11 @@ def _conversation(
     )
 
 
-def _check_graders(loaded: LoadedSuite) -> None:
-    """Raise the LLM-grader problems (load_suite reports them too, when it checks graders)."""
+def _check_resolvable(loaded: LoadedSuite) -> None:
+    """Raise why the suite's targets do not resolve, and its LLM-grader problems (load_suite
+    reports them too, when it checks graders)."""
+    if loaded.run_issues:
+        raise SuiteError(loaded.run_issues)
     problems = [
         problem
         for problem in grader_problems(

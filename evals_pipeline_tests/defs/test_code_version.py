@@ -51,6 +51,16 @@ def test_the_code_version_follows_the_suite_file_and_its_grader_script(tmp_path:
     assert set(code_versions(path).values()).isdisjoint({*first.values(), *graded.values()})
 
 
+def test_the_code_version_follows_a_script_in_the_graders_own_folder(tmp_path: Path) -> None:
+    path = with_grader(tmp_path)
+    (tmp_path / "graders").mkdir()
+    (tmp_path / "graders" / "check.py").write_text("print('{\"score\": 1}')\n")
+    path.write_text(path.read_text().replace("check.py]}", "check.py], cwd: graders}"))
+    first = code_versions(path)["grades"]
+    (tmp_path / "graders" / "check.py").write_text("print('{\"score\": 0}')\n")
+    assert code_versions(path)["grades"] != first
+
+
 def test_dagster_marks_a_materialized_partition_stale_when_the_suite_changes(
     instance: dg.DagsterInstance, tmp_path: Path
 ) -> None:

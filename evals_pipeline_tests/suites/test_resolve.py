@@ -8,7 +8,13 @@ import pytest
 
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, resolve_cases
+from evals_pipeline.suites import (
+    LoadedSuite,
+    SuiteError,
+    load_suite,
+    resolve_cases,
+    resolved_case_keys,
+)
 from evals_pipeline_tests.suites.conftest import Project, only
 
 
@@ -279,6 +285,28 @@ def test_each_test_runs_on_each_agent_unless_it_names_one(project: Project) -> N
     # Target timeout first, then the suite's.
     assert [c.timeout_seconds for c in cases] == [30, 120, 120]
     assert {c.target.name for c in cases} == {"alpha", "beta"}
+
+
+def test_the_case_keys_are_those_of_the_resolved_cases(project: Project) -> None:
+    project.write(".agentv/targets.yaml", MATRIX_TARGETS)
+    suite = MATRIX_SUITE + "  - {id: Only Alpha, input: z, execution: {target: alpha}}\n"
+    loaded = load_suite(project.write("evals/s.eval.yaml", suite))
+    keys = resolved_case_keys(loaded)
+    assert keys == list(dict.fromkeys(c.case_key for c in resolve_cases(loaded)))
+    assert keys == ["both", "only-beta", "only-alpha"]
+
+
+def test_the_case_keys_of_a_suite_whose_target_does_not_resolve_raise(
+    project: Project,
+) -> None:
+    loaded = load_suite(
+        project.write(
+            "evals/s.eval.yaml", "execution: {target: nowhere}\ntests: [{id: a, input: hi}]\n"
+        )
+    )
+    with pytest.raises(SuiteError) as caught:
+        resolved_case_keys(loaded)
+    assert caught.value.issues == loaded.run_issues
 
 
 def test_agents_filter(project: Project) -> None:

@@ -1,0 +1,223 @@
+"""Running the agents: every trial of every case in a fresh workspace, in dependency waves,
+stored runs reused."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from evals_pipeline.adapters import RunContext, run_agent
+from evals_pipeline.adapters.cli import check_health
+from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_batching, run_batch
+from evals_pipeline.adapters.identity import auth_problem
+from evals_pipeline.enrichers import run_cost
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.reuse import age_text
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.targets import CliTarget
+from evals_pipeline.process import now_ms
+from evals_pipeline.progress import LayerProgress, Progress, silent
+from evals_pipeline.provider_limits import agent_slot
+from evals_pipeline.reaping.ledger import sweep_leftovers
+from evals_pipeline.results import (
+    CaseKeys,
+    Identity,
+    ResultStore,
+    agent_identity,
+    case_keys,
+)
+from evals_pipeline.scheduling import RunGate, run_budget, waves
+
+
+def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
+    """The artifact folder of one trial of one (case, agent) inside a step's folder."""
+    return folder / agent / case_key / f"trial-{trial}"
+
+
+def _refused_run(
+    case: ResolvedCase, trial: int, reason: str, *, setup: bool, not_run: bool = False
+) -> AgentRun:
+    """A run that never started: an unhealthy target, (`setup`) the gate said no, or
+    (`not_run`) the run budget was spent, which is no error."""
+    now = now_ms()
+    return AgentRun(
+        case_key=case.case_key,
+        agent=case.agent,
+        trial=trial,
+        start_ms=now,
+        end_ms=now,
+        error=None if not_run else reason,
+        setup_failed=setup,
+        not_run=reason if not_run else None,
+    )
+
+
+class _RunReuse:
+    """The result store as `run_agents` sees it: stored runs to reuse, new runs to keep."""
+
+    def __init__(self, store: ResultStore | None, identity: Identity) -> None:
+        self.store = store
+        self.identity = identity
+        self._keys: dict[tuple[str, str], CaseKeys] = {}
+
+    def keys(self, case: ResolvedCase) -> CaseKeys:
+        partition = (case.case_key, case.agent)
+        if partition not in self._keys:
+            self._keys[partition] = case_keys(case, self.identity)
+        return self._keys[partition]
+
+    def stored(self, case: ResolvedCase, trial: int) -> AgentRun | None:
+        """The stored run of this trial, when the cache is on and its key is unchanged.
+
+        A run whose workspace was cleaned up is reused only when its grade is too: graders
+        that have changed may read the workspace.
+        """
+        if self.store is None or not case.cache:
+            return None
+        keys = self.keys(case)
+        run = self.store.run(case.case_key, case.agent, keys.run(trial))
+        if run is None or run.workspace_path is None or Path(run.workspace_path).exists():
+            return run
+        return run if self.store.grade(case.case_key, case.agent, keys.grade) else None
+
+    def keep(self, case: ResolvedCase, run: AgentRun) -> AgentRun:
+        """`run` with its key, stored the moment it ended."""
+        if self.store is None:
+            return run
+        keyed_run = run.model_copy(update={"result_key": self.keys(case).run(run.trial)})
+        self.store.put("run", keyed_run)
+        return keyed_run
+
+
+def run_agents(
+    cases: list[ResolvedCase],
+    folder: Path,
+    *,
+    workers: int,
+    progress: Progress = silent,
+    run_id: str | None = None,
+    git_cache: Path | None = None,
+    store: ResultStore | None = None,
+    identity: Identity = agent_identity,
+    finished: Callable[[AgentRun], None] | None = None,
+) -> list[AgentRun]:
+    """Run every trial of every case, `workers` at a time, each in a fresh workspace.
+
+    Cases run in dependency waves (`depends_on`); a run is refused, and recorded as a setup
+    error, when its target is unhealthy, a dependency failed, or the suite's fail_on_error or
+    budget_usd says stop (scheduling.py). The cases of a batching `cli` target
+    (`provider_batching: true`) run as one invocation per eval file and trial, whatever subset of
+    its tests `cases` holds, without waves or gate, as in AgentV. Repositories named by URL are
+    cloned once into `git_cache` (default: inside `folder`). Runs come back in the order of
+    `cases`.
+
+    With a `store`, each run is stored the moment it ends, and a case whose stored run has the
+    same key (results/keys.py; `identity` gives the agent CLI's version) is not run again.
+    `finished` is called with each run as it ends (sessions_ahead: its session made meanwhile).
+    """
+    sweep_leftovers()  # what runners that died left running (a UI run's step, a killed CLI)
+    health: dict[str, str | None] = {}
+    for case in cases:
+        if isinstance(case.target, CliTarget) and case.agent not in health:
+            health[case.agent] = check_health(case.target, case.base_dir)
+        elif case.agent not in health:  # an agent CLI without auth: one reason, no 30 failures
+            health[case.agent] = auth_problem(case.target)
+    gate = RunGate(run_budget(cases))
+    # `reused` and `not run` join the tally when they happen.
+    tracker = LayerProgress(
+        "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error")
+    )
+    reuse = _RunReuse(store, identity)
+
+    def context(case: ResolvedCase, trial: int) -> RunContext:
+        artifacts = run_folder(folder, case.case_key, case.agent, trial)
+        return RunContext(
+            artifacts,
+            artifacts / "workspace",
+            trial,
+            run_id=run_id,
+            git_cache=git_cache or folder / ".git-cache",
+        )
+
+    def one(job: tuple[list[ResolvedCase], int]) -> list[AgentRun]:
+        """One invocation: one (case, trial), or a batch of cases sharing a trial."""
+        group, trial = job
+        unhealthy = health.get(group[0].agent)
+        if unhealthy:
+            ran = [_refused_run(case, trial, unhealthy, setup=False) for case in group]
+            for case in group:
+                gate.refused(case)
+        elif is_batching(group[0]) and (spent := gate.not_run()):
+            ran = [_refused_run(case, trial, spent, setup=False, not_run=True) for case in group]
+        elif is_batching(group[0]):
+            stored = [reuse.stored(case, trial) for case in group]
+            if all(stored):
+                ran = [run for run in stored if run is not None]
+            else:
+                batch = batch_context(folder, group[0].agent, trial)
+                with agent_slot(group[0].target):
+                    ran = run_batch([(case, context(case, trial)) for case in group], batch)
+                ran = [reuse.keep(case, run) for case, run in zip(group, ran, strict=True)]
+                if gate.run_budget_usd is not None:
+                    gate.spent(sum(run_cost(run) or 0.0 for run in ran))
+        else:
+            ran = [gated(group[0], trial)]
+        for case, run in zip(group, ran, strict=True):
+            if run.not_run:
+                tracker.advance(f"{case.agent} / {case.test_id}", run.not_run, "not run")
+                continue
+            label = f" (trial {trial})" if case.trials.count > 1 else ""
+            batch_note = f" (batch of {len(group)})" if len(group) > 1 else ""
+            if run.reused is not None:
+                age = age_text(now_ms() - run.reused.stored_ms)
+                status, outcome = f"reused, stored {age} ago", "reused"
+            elif run.error:
+                status = f"error: {run.error.splitlines()[0][:120]} in {run.duration_ms} ms"
+                outcome = "error"
+            else:
+                status, outcome = f"ok in {run.duration_ms} ms", "ok"
+            tracker.advance(f"{case.agent} / {case.test_id}{label}", status + batch_note, outcome)
+        if finished is not None:
+            for run in ran:
+                finished(run)
+        return ran
+
+    def gated(case: ResolvedCase, trial: int) -> AgentRun:
+        # A spent run budget comes first: every run not started is then not run, not an error
+        # (a dependent of a case that was not run too).
+        spent = gate.not_run()
+        if spent:
+            return _refused_run(case, trial, spent, setup=False, not_run=True)
+        refusal = gate.refusal(case)
+        if refusal:
+            gate.refused(case)
+            return _refused_run(case, trial, refusal, setup=True)
+        stored = reuse.stored(case, trial)
+        if stored is not None:
+            gate.finished(case, errored=False, cost_usd=0.0)  # paid for by an earlier run
+            return stored
+        with agent_slot(case.target):  # the deployment's limit for this agent provider
+            run = reuse.keep(case, run_agent(case, context(case, trial)))
+        cost = run_cost(run) if gate.counts_cost(case) else None
+        gate.finished(case, errored=run.failed, cost_usd=cost)
+        return run
+
+    # AgentV's batch path returns before its dependency waves, fail_on_error and budget checks
+    # (orchestrator.ts), so a batching target's cases all go in the first round, ungated.
+    rounds: list[list[tuple[list[ResolvedCase], int]]] = [
+        [([case], trial) for case in wave for trial in range(case.trials.count)]
+        for wave in waves(case for case in cases if not is_batching(case))
+    ] or [[]]
+    rounds[0] += [(group, t) for group in batch_groups(cases) for t in range(group[0].trials.count)]
+    runs: dict[tuple[str, str, int], AgentRun] = {}
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for jobs in rounds:
+            for ran in pool.map(one, jobs):
+                for run in ran:
+                    runs[(run.agent, run.case_key, run.trial)] = run
+    return [
+        runs[(case.agent, case.case_key, trial)]
+        for case in cases
+        for trial in range(case.trials.count)
+    ]

@@ -1,0 +1,174 @@
+"""Grades: every trial's session graded and each case's trials aggregated; stored grades and
+those made ahead while the agents ran are taken as made."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+
+from evals_pipeline.grading import aggregate_trials, grade_trial
+from evals_pipeline.grading.ahead import GradesAhead
+from evals_pipeline.grading.context import GradingContext
+from evals_pipeline.grading.prefetch import TranscriptPrefetch
+from evals_pipeline.layers.sessions import session_record, sessions_by_partition
+from evals_pipeline.llm import LlmClients
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.session import Session
+from evals_pipeline.models.targets import LlmTargetSpec
+from evals_pipeline.progress import LayerProgress, Progress, silent
+from evals_pipeline.results import (
+    Identity,
+    ResultStore,
+    agent_identity,
+    case_keys,
+)
+from evals_pipeline.workspaces import WorkspaceRemovals, should_remove
+
+
+def grades_ahead(
+    cases: list[ResolvedCase],
+    *,
+    workers: int,
+    store: ResultStore | None = None,
+    identity: Identity = agent_identity,
+) -> GradesAhead:
+    """Grades made as `grade_cases` makes them (without LLM clients: only cases that call no
+    model are graded ahead), `workers` at a time."""
+    grade = partial(_grade_case, llm=None, store=store, identity=identity)
+    return GradesAhead(cases, grade, workers=workers)
+
+
+def grade_when_made(grades: GradesAhead) -> Callable[[AgentRun, Session], None]:
+    """SessionsAhead's `then`: each session made ahead, as `enrich_runs` records it, handed to
+    `grades`."""
+    return lambda run, made: grades.session_made(session_record(made, run))
+
+
+def grade_cases(
+    cases: list[ResolvedCase],
+    sessions: list[Session],
+    *,
+    workers: int,
+    progress: Progress = silent,
+    log_dir: Path | None = None,
+    store: ResultStore | None = None,
+    identity: Identity = agent_identity,
+    ahead: GradesAhead | None = None,
+) -> list[CaseGrade]:
+    """Grade every trial's session and aggregate the trials of each (case, agent); a grade
+    `ahead` made of the same case and sessions while the agents ran (grades_ahead) is taken as
+    made.
+
+    With a `store`, each grade is stored as it is made; a case whose sessions were all reused
+    reuses its stored grade too while its grade key (graders, threshold, runs) is unchanged.
+
+    When any case has LLM graders (or a code grader using the target proxy), one set of LLM
+    clients serves the whole step: scripted judges' model servers start once, and their request
+    logs go to `log_dir` when given.
+    """
+    by_partition = sessions_by_partition(sessions)
+    # A case whose runs were not launched (run budget) has no session and no grade.
+    cases = [c for c in cases if (c.case_key, c.agent) in by_partition]
+    llm_targets: dict[str, LlmTargetSpec] = {}
+    for case in cases:
+        for name, spec in case.llm_targets.items():
+            llm_targets.setdefault(name, spec)
+    tracker = LayerProgress("grades", len(cases), progress, ("pass", "fail", "error"))
+
+    work = [
+        (case, sorted(by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial))
+        for case in cases
+    ]
+    # Taken before the step's own work is laid out: a case graded ahead is not prefetched.
+    made = {} if ahead is None else {i: ahead.take(*work[i]) for i in range(len(work))}
+    own = {i: n for n, i in enumerate(i for i in range(len(work)) if made.get(i) is None)}
+
+    def grade_all(llm: LlmClients | None) -> list[CaseGrade]:
+        def one(index: int) -> CaseGrade:
+            case, trials = work[index]
+            grade = made.get(index)
+            if grade is None:
+                grade = _stored_grade(store, case, trials, identity)
+            if grade is None:
+                prepared = prefetch.take(own[index])
+                grade = _grade_case(
+                    case,
+                    trials,
+                    removals,
+                    llm=llm,
+                    store=store,
+                    identity=identity,
+                    prepared=prepared,
+                )
+            reused = " (reused)" if grade.reused is not None else ""
+            tracker.advance(
+                f"{case.agent} / {case.test_id}",
+                f"{grade.verdict} (score {grade.score:.2f}){reused}",
+                grade.verdict,
+            )
+            return grade
+
+        with (
+            WorkspaceRemovals() as removals,
+            TranscriptPrefetch([work[i] for i in own], llm, ahead=max(1, workers)) as prefetch,
+            ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
+        ):
+            return list(pool.map(one, range(len(work))))
+
+    if not llm_targets:
+        return grade_all(None)
+    with LlmClients(llm_targets, log_dir=log_dir) as clients:
+        return grade_all(clients)
+
+
+def _stored_grade(
+    store: ResultStore | None, case: ResolvedCase, sessions: list[Session], identity: Identity
+) -> CaseGrade | None:
+    """The stored grade of `case` under its grade key, when the cache is on and every session
+    graded was itself reused (a run made again is graded again)."""
+    if store is None or not case.cache or not sessions:
+        return None
+    if any(s.reused is None for s in sessions):
+        return None
+    return store.grade(case.case_key, case.agent, case_keys(case, identity).grade)
+
+
+def _grade_case(
+    case: ResolvedCase,
+    sessions: list[Session],
+    removals: WorkspaceRemovals,
+    *,
+    llm: LlmClients | None,
+    store: ResultStore | None,
+    identity: Identity,
+    prepared: Mapping[int, GradingContext] | None = None,
+) -> CaseGrade:
+    """Grade each trial's session (`prepared`: contexts made ahead, by trial) and aggregate
+    them; stored in `store` when given, under the case's grade key; the graded workspaces the
+    cleanup policy does not keep removed."""
+    # Keyed before the graders run, on the files they will read.
+    key = case_keys(case, identity).grade if store is not None else None
+    ready = prepared or {}
+    graded = [grade_trial(case, s, s.trial, llm=llm, ctx=ready.get(s.trial)) for s in sessions]
+    grade = aggregate_trials(case, graded).model_copy(update={"result_key": key})
+    if store is not None:
+        store.put("grade", grade)
+    _clean_up(case, sessions, [t.verdict for t in graded], removals)
+    return grade
+
+
+def _clean_up(
+    case: ResolvedCase, sessions: list[Session], verdicts: list[str], removals: WorkspaceRemovals
+) -> None:
+    """Delete graded workspaces the cleanup policy does not keep (default: keep failures)."""
+    policy = case.workspace.cleanup if case.workspace else "on_success"
+    if case.keep_workspaces:
+        policy = "never"
+    for session, verdict in zip(sessions, verdicts, strict=True):
+        passed = None if verdict == "error" else verdict == "pass"
+        if session.workspace_path and should_remove(policy, passed):
+            removals.remove(Path(session.workspace_path))

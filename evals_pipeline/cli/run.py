@@ -7,7 +7,8 @@ import math
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+import uuid
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,21 +24,20 @@ from evals_pipeline.cli.locations import cli_instance, storage_folder
 from evals_pipeline.cli.selection import load_suites, select_agents, select_cases, tags_match
 
 if TYPE_CHECKING:
+    from dagster import DagsterInstance
+
     from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.models.report import EvalReport
-    from evals_pipeline.suites import LoadedSuite
+    from evals_pipeline.models.run import AgentRun
+    from evals_pipeline.progress import Progress
+    from evals_pipeline.suites import LoadedSuite, RunOptions
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    # Dagster is loaded once the first suite's agents have started (_start_agents).
     from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
-    from evals_pipeline.defs.run_recovery import recover_on_start
-    from evals_pipeline.defs.suite_run import run_suite
-    from evals_pipeline.history import read_outcomes
-    from evals_pipeline.progress_bars import PlainProgress, progress_display
-    from evals_pipeline.reporting import render_text_table
-    from evals_pipeline.reporting.reuse import reuse_line
+    from evals_pipeline.made_ahead import close_unclaimed
     from evals_pipeline.storage_env import storage_root_from_env
-    from evals_pipeline.suites import RunOptions
 
     loaded = load_suites(args.suites)
     if isinstance(loaded, int):
@@ -55,9 +55,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.storage:
         os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
     storage = storage_root_from_env()
-    instance = cli_instance()
-    for line in recover_on_start(instance):  # what a run killed outright left behind
-        print(line, file=sys.stderr)
+    try:
+        return _run_suites(args, loaded, storage, in_process=executor_name() == "in_process")
+    finally:
+        close_unclaimed()  # the first suite's agents, when its run failed before taking them
+
+
+def _run_suites(
+    args: argparse.Namespace, loaded: list[LoadedSuite], storage: str, *, in_process: bool
+) -> int:
+    """Run each suite in turn and print its report; the command's exit code. The first suite
+    run on the in-process executor starts its agents before Dagster loads."""
+    from evals_pipeline.progress_bars import PlainProgress, progress_display
+    from evals_pipeline.suites import RunOptions
+
+    instance: DagsterInstance | None = None
     finished: list[tuple[EvalReport, Path]] = []
     cases_total = cases_errored = cases_not_run = 0
     below_threshold = False
@@ -82,7 +94,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()
         echo = print if isinstance(display, PlainProgress) else display.message
+        first_run = None
         try:
+            if instance is None:
+                if in_process:
+                    first_run = _start_agents(suite, agents, keys, options, storage, display.event)
+                instance = _instance(echo)
+            from evals_pipeline.defs.suite_run import run_suite
+
             outcome = run_suite(
                 instance,
                 suite,
@@ -92,9 +111,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                 options=options,
                 echo=echo,
                 display=display,
+                first_run_id=first_run,
             )
         finally:
             display.close()
+        from evals_pipeline.history import read_outcomes
+        from evals_pipeline.reporting import render_text_table
+        from evals_pipeline.reporting.reuse import reuse_line
+
         report = outcome.report
         print()
         print(render_text_table(report))
@@ -146,6 +170,61 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{cases_not_run} cases not run: the run budget was spent", file=sys.stderr)
         return EXIT_NOT_RUN
     return EXIT_OK
+
+
+def _start_agents(
+    suite: LoadedSuite,
+    agents: list[str],
+    case_keys: list[str],
+    options: RunOptions,
+    storage: str,
+    progress: Progress,
+) -> str:
+    """Start the agents of the suite's first run now, before Dagster loads (2-3 s here): that
+    run's agents step takes their runs (layers/agent_runs_ahead.py). The run's id."""
+    from evals_pipeline.layers import agent_runs_ahead, run_agents
+    from evals_pipeline.results import ResultStore
+    from evals_pipeline.run_ranges import contiguous_ranges
+    from evals_pipeline.storage.root import open_root
+    from evals_pipeline.suites import run_cases
+
+    run_id = str(uuid.uuid4())  # as Dagster makes them; the run is made with this one
+    root = open_root(storage)
+    folder = root.step_folder([suite.slug, agent_runs_ahead.ASSET], run_id)
+    first = set(contiguous_ranges(set(agents), list(suite.targets))[0])  # the first run's agents
+    wanted = set(case_keys)
+    workers = suite.suite.execution.workers
+    store = ResultStore.of_suite(root, suite.slug, run_id)
+
+    def cases() -> list[ResolvedCase]:
+        return [
+            c for c in run_cases(suite.path, options) if c.case_key in wanted and c.agent in first
+        ]
+
+    def run(cases: list[ResolvedCase], finished: Callable[[AgentRun], None]) -> list[AgentRun]:
+        return run_agents(
+            cases,
+            folder,
+            workers=workers,
+            progress=progress,
+            run_id=run_id,
+            git_cache=root.local / "git-cache",
+            store=store,
+            finished=finished,
+        )
+
+    agent_runs_ahead.start(folder, agent_runs_ahead.AgentRunsAhead(cases, run))
+    return run_id
+
+
+def _instance(echo: Callable[[str], None]) -> DagsterInstance:
+    """The Dagster instance, once what a run killed outright left behind is dealt with."""
+    from evals_pipeline.defs.run_recovery import recover_on_start
+
+    instance = cli_instance()
+    for line in recover_on_start(instance):
+        echo(line)
+    return instance
 
 
 def _set_provider_limits(given: list[str]) -> dict[str, int] | str:

@@ -56,6 +56,7 @@ from evals_pipeline.history import (
     outcomes_from_grades,
 )
 from evals_pipeline.layers import (
+    agent_runs_ahead,
     enrich_runs,
     grade_cases,
     grade_when_made,
@@ -76,10 +77,7 @@ from evals_pipeline.suites import (
     LoadedSuite,
     RunOptions,
     SuiteError,
-    apply_run_options,
-    load_suite,
-    resolve_cases,
-    with_run_options,
+    run_cases,
 )
 from evals_pipeline.suites.resolution import Resolution, resolve_recorded
 
@@ -142,10 +140,7 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
         (with the run's options, e.g. `--threshold`, laid over it)."""
         options = RunOptions(**config.model_dump())
         try:
-            current = apply_run_options(load_suite(path), options)
-            resolved = {
-                (c.case_key, c.agent): c for c in with_run_options(resolve_cases(current), options)
-            }
+            resolved = {(c.case_key, c.agent): c for c in run_cases(path, options)}
         except SuiteError as exc:
             raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
         tests = {case_key for case_key, _ in resolved}
@@ -183,16 +178,25 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
                 )
             sessions_folder = storage.step_folder(sessions_key, run_id)
             finished = sessions_ahead(ahead.start(sessions_folder, then), sessions_folder)
-        runs: list[AgentRun] = run_agents(
-            cases,
-            folder,
-            workers=workers,
-            progress=logging_progress(context.log),
-            run_id=run_id,
-            git_cache=storage.storage.local / "git-cache",
-            store=store,
-            finished=finished,
-        )
+        # `evals-pipeline run` starts its first run's agents before Dagster loads: taken here
+        # when they ran these cases.
+        started = agent_runs_ahead.claim(folder)
+        try:
+            runs = started.take(cases, finished) if started is not None else None
+        finally:
+            if started is not None:
+                started.close()
+        if runs is None:
+            runs = run_agents(
+                cases,
+                folder,
+                workers=workers,
+                progress=logging_progress(context.log),
+                run_id=run_id,
+                git_cache=storage.storage.local / "git-cache",
+                store=store,
+                finished=finished,
+            )
         add_partition_metadata(context, runs, run_metadata)
         return keyed(runs)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import warnings
+from typing import TYPE_CHECKING
 
-import dagster as dg
+if TYPE_CHECKING:  # Dagster loads only when an executor is made: the CLI reads the setting first
+    import dagster as dg
 
 EXECUTOR_ENV = "EVALS_PIPELINE_EXECUTOR"
 BROKER_ENV = "EVALS_PIPELINE_CELERY_BROKER"
@@ -37,6 +39,8 @@ def executor_from_env() -> dg.ExecutorDefinition:
     """The executor EVALS_PIPELINE_EXECUTOR names. The celery executor reads its broker and
     result backend from the environment of each process that uses them (`{env: ...}`), so a
     broker password is never stored in a run's config or a job snapshot."""
+    import dagster as dg
+
     if executor_name() == "in_process":
         return dg.in_process_executor
     from celery.exceptions import DuplicateTaskNameWarning

@@ -3,7 +3,7 @@ does not list, and a backfill of "all partitions" is exactly the suite's matrix.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -158,18 +158,3 @@ def split_key(key: str | dg.MultiPartitionKey) -> tuple[str, str]:
         return dims[CASE], dims[AGENT]
     agent, case = key.split("|", 1)  # dimension names sort: "agent" < "case"
     return case, agent
-
-
-def contiguous_ranges(selected: Collection[str], order: list[str]) -> list[list[str]]:
-    """The `selected` names split into runs of neighbours in `order`: each run is one partition
-    range, so one Dagster run."""
-    ranges: list[list[str]] = []
-    last = -2
-    for index, name in enumerate(order):
-        if name not in selected:
-            continue
-        if index != last + 1:
-            ranges.append([])
-        ranges[-1].append(name)
-        last = index
-    return ranges

@@ -18,7 +18,7 @@ from evals_pipeline.storage_env import storage_root_from_env as storage_root_fro
 def step_folder(root: str, asset_key: dg.AssetKey, run_id: str) -> Path:
     """Where one run's step of an asset keeps its files (in this process's local folder of the
     root); earlier runs are never overwritten."""
-    return Path(open_root(root).local, *asset_key.path, run_id)
+    return open_root(root).step_folder(asset_key.path, run_id)
 
 
 class EvalStorage(dg.ConfigurableResource):

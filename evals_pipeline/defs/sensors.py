@@ -10,9 +10,10 @@ from dagster._core.storage.tags import (
     ASSET_PARTITION_RANGE_START_TAG,
 )
 
-from evals_pipeline.defs.partitions import case_partitions_name, contiguous_ranges, partition_key
+from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.run_ranges import contiguous_ranges
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
 from evals_pipeline.suites.resolution import Resolution, resolve_recorded
 

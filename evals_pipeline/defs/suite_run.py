@@ -15,11 +15,7 @@ from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
-from evals_pipeline.defs.partitions import (
-    contiguous_ranges,
-    partition_key,
-    register_cases,
-)
+from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.defs.run_recovery import runner_tags
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.gc_pause import start_up_over
@@ -27,6 +23,7 @@ from evals_pipeline.made_ahead import close_unclaimed
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
+from evals_pipeline.run_ranges import contiguous_ranges
 from evals_pipeline.storage.root import open_root
 from evals_pipeline.suites import LoadedSuite, RunOptions, load_suite
 
@@ -140,13 +137,15 @@ def _execute(
     instance: dg.DagsterInstance,
     run_config: dict[str, Any],
     tags: dict[str, str],
+    run_id: str | None = None,
 ) -> dg.ExecuteInProcessResult | dg.JobExecutionResult:
-    """Run one job: in this process (the default executor), else through `execute_job` on a
-    reconstructable pointer, which the executor hands to its workers."""
+    """Run one job (as run `run_id`, when given): in this process (the default executor), else
+    through `execute_job` on a reconstructable pointer, which the executor hands to its
+    workers."""
     if executor_name() == "in_process":
         try:
             return defs.resolve_job_def(job_name).execute_in_process(
-                instance=instance, run_config=run_config, tags=tags
+                instance=instance, run_config=run_config, tags=tags, run_id=run_id
             )
         finally:
             close_unclaimed()
@@ -177,15 +176,26 @@ def run_suite(
     echo: Callable[[str], None] = print,
     display: ProgressDisplay | None = None,
     trigger: str = "cli",
+    first_run_id: str | None = None,
 ) -> SuiteRun:
     """Materialize every layer for `case_keys` x `agents`, then the report, on the executor
     EVALS_PIPELINE_EXECUTOR names (in-process by default); the layers' progress goes to
     `display` (default: plain lines on stderr; on celery, the workers' stderr), and every run
-    is tagged with `trigger` (the report's `trigger`, see defs/history.py)."""
+    is tagged with `trigger` (the report's `trigger`, see defs/history.py). `first_run_id`: the
+    id of the first run, whose agents the caller started ahead (layers/agent_runs_ahead.py)."""
     display = display or PlainProgress()
     with listening(display.event):
         return _run_jobs(
-            instance, suite, storage_root, agents, case_keys, options, echo, display, trigger
+            instance,
+            suite,
+            storage_root,
+            agents,
+            case_keys,
+            options,
+            echo,
+            display,
+            trigger,
+            first_run_id,
         )
 
 
@@ -199,6 +209,7 @@ def _run_jobs(
     echo: Callable[[str], None],
     display: ProgressDisplay,
     trigger: str,
+    first_run_id: str | None,
 ) -> SuiteRun:
     order = register_cases(instance, suite, case_keys)
     assets = SuiteAssets.of(suite)
@@ -213,7 +224,7 @@ def _run_jobs(
     sessions_op = next(a.op.name for a in layers if a.key.path[-1] == "sessions")
     options = options or RunOptions()
     budget = options.budget_usd
-    run_ids = []
+    run_ids: list[str] = []
     for group in contiguous_ranges(set(agents), list(suite.targets)):
         echo(f"{suite.slug}: {len(order)} cases x {', '.join(group)}")
         # Agents that are not neighbours run as separate Dagster runs: each gets what the
@@ -227,6 +238,7 @@ def _run_jobs(
             "layers",
             instance=instance,
             run_config=layers_config,
+            run_id=None if run_ids else first_run_id,
             tags={
                 "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
                 "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),

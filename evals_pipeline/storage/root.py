@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,6 +60,11 @@ class StorageRoot:
         self.local = cache.resolve() / scheme / self.base
 
     # -- names ---------------------------------------------------------------------------------
+
+    def step_folder(self, asset_path: Sequence[str], run_id: str) -> Path:
+        """Where one run's step of the asset at `asset_path` keeps its files, in the local
+        folder; earlier runs are never overwritten."""
+        return Path(self.local, *asset_path, run_id)
 
     def uri(self, path: Path | str) -> str:
         """The storage URI of a local path under this root (the path itself when local)."""

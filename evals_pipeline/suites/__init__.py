@@ -7,7 +7,12 @@ from evals_pipeline.suites.discovery import discover_suites
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.loader import LoadedSuite, load_suite
 from evals_pipeline.suites.resolve import resolve_cases, resolved_case_keys
-from evals_pipeline.suites.run_options import RunOptions, apply_run_options, with_run_options
+from evals_pipeline.suites.run_options import (
+    RunOptions,
+    apply_run_options,
+    run_cases,
+    with_run_options,
+)
 from evals_pipeline.suites.schema import suite_json_schema, targets_json_schema
 from evals_pipeline.suites.slugs import slugify
 
@@ -21,6 +26,7 @@ __all__ = [
     "load_suite",
     "resolve_cases",
     "resolved_case_keys",
+    "run_cases",
     "slugify",
     "suite_json_schema",
     "targets_json_schema",

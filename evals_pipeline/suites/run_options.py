@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.suite import TestExecutionSpec
-from evals_pipeline.suites.loader import LoadedSuite
+from evals_pipeline.suites.loader import LoadedSuite, load_suite
+from evals_pipeline.suites.resolve import resolve_cases
 
 
 class RunOptions(BaseModel):
@@ -63,3 +65,9 @@ def with_run_options(cases: Iterable[ResolvedCase], options: RunOptions) -> list
     if options.keep_workspaces:
         update["keep_workspaces"] = True
     return [c.model_copy(update=update) for c in cases] if update else list(cases)
+
+
+def run_cases(path: Path, options: RunOptions) -> list[ResolvedCase]:
+    """A run's cases (every agent's) as its `cases` step makes them: the suite read again from
+    its file, which stays the one spec, with `options` laid over it."""
+    return with_run_options(resolve_cases(apply_run_options(load_suite(path), options)), options)

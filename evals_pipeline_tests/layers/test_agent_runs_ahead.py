@@ -1,0 +1,111 @@
+"""Agent runs started before their step: the step takes them when they ran its cases, hears
+each one as run_agents would tell it, and runs its own otherwise; `evals-pipeline run` starts
+its first run's agents before the Dagster run exists."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import dagster as dg
+
+from evals_pipeline.layers import run_agents
+from evals_pipeline.layers.agent_runs_ahead import AgentRunsAhead, Finished
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
+
+AGENT = """\
+import json, sys, time
+with open(sys.argv[sys.argv.index("--started") + 1], "a") as stamps:
+    stamps.write(f"{time.time()}\\n")
+json.dump({"output": [{"role": "assistant", "content": "done"}]},
+          open(sys.argv[sys.argv.index("--out") + 1], "w"))
+"""
+
+
+def _suite(root: Path, tests: int = 4) -> Path:
+    root.mkdir(parents=True)
+    (root / ".git").mkdir()  # upward searches for .agentv stop here
+    (root / "agent.py").write_text(AGENT)
+    command = "python3 {EVAL_DIR}/agent.py --out {OUTPUT_FILE} --started {EVAL_DIR}/started.txt"
+    lines = [
+        "name: ahead",
+        "execution: {targets: [a], workers: 2}",
+        "targets:",
+        f"  - {{name: a, provider: cli, command: '{command}'}}",
+        "tests:",
+        *(
+            f"  - {{id: t{i}, input: question {i}, assertions: [{{type: contains, value: done}}]}}"
+            for i in range(tests)
+        ),
+    ]
+    path = root / "ahead.eval.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _ahead(cases: list[ResolvedCase], folder: Path) -> AgentRunsAhead:
+    def run(given: list[ResolvedCase], finished: Finished) -> list[AgentRun]:
+        return run_agents(given, folder, workers=2, finished=finished)
+
+    return AgentRunsAhead(lambda: cases, run)
+
+
+def test_the_step_takes_the_runs_in_its_order_and_hears_each_one(tmp_path: Path) -> None:
+    cases = resolve_cases(load_suite(_suite(tmp_path / "suite")))
+    ahead = _ahead(cases, tmp_path / "runs")
+    heard: list[AgentRun] = []
+    step_order = list(reversed(cases))
+    runs = ahead.take(step_order, heard.append)
+    ahead.close()
+    assert runs is not None
+    assert [(r.case_key, r.error) for r in runs] == [(c.case_key, None) for c in step_order]
+    assert sorted(r.case_key for r in heard) == sorted(c.case_key for c in cases)
+    assert len((tmp_path / "suite" / "started.txt").read_text().split()) == len(cases)
+
+
+def test_runs_started_for_other_cases_are_not_taken(tmp_path: Path) -> None:
+    cases = resolve_cases(load_suite(_suite(tmp_path / "suite")))
+    ahead = _ahead(cases[:2], tmp_path / "runs")
+    assert ahead.take(cases, None) is None
+    ahead.close()  # waits for the two started: none outlives the command
+    assert len((tmp_path / "suite" / "started.txt").read_text().split()) == 2
+
+
+def test_cases_that_could_not_be_made_leave_the_step_its_own_runs(tmp_path: Path) -> None:
+    def unloadable() -> list[ResolvedCase]:
+        raise SuiteError([])
+
+    ahead = AgentRunsAhead(unloadable, lambda cases, finished: [])
+    assert ahead.take([], None) is None
+    ahead.close()
+
+
+def test_the_command_starts_its_agents_before_the_dagster_run_exists(tmp_path: Path) -> None:
+    path = _suite(tmp_path / "suite")
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(tmp_path / "dagster"),
+        "EVALS_PIPELINE_STORAGE": str(tmp_path / "storage"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "evals_pipeline.cli", "run", str(path)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    [folder] = (tmp_path / "storage" / "ahead" / "agent_runs").iterdir()
+    with dg.DagsterInstance.from_config(str(tmp_path / "dagster")) as instance:
+        record = instance.get_run_record_by_id(folder.name)  # the run's own agents folder
+        assert record is not None and record.dagster_run.is_success
+        created = record.create_timestamp.timestamp()
+        runs = instance.fetch_materializations(dg.AssetKey(["ahead", "agent_runs"]), limit=10)
+        assert {r.run_id for r in runs.records} == {folder.name}
+    starts = [float(s) for s in (tmp_path / "suite" / "started.txt").read_text().split()]
+    assert len(starts) == 4 and min(starts) < created, (starts, created)

@@ -16,6 +16,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from evals_pipeline.defs.instance import local_instance
 from evals_pipeline.defs.run_recovery import RUNNER_PID_TAG
 from evals_pipeline.reaping.ledger import STATE_DIR_VAR
 from evals_pipeline.reaping.owner import OWNER_VAR, Owner
@@ -122,6 +123,21 @@ def test_setsid_children_of_agents_and_graders_end_with_their_case(tmp_path: Pat
     assert left_by_dead_runners(tmp_path) == []
 
 
+def _wait_for_started_run(home: Path, suite: str, limit_seconds: float = 120) -> None:
+    """Until the Dagster run of `suite` is in progress: `evals-pipeline run` starts its first
+    run's agents before it makes the run."""
+    with local_instance(home) as instance:  # made under the lock the runner makes it under
+        deadline = time.monotonic() + limit_seconds
+        while time.monotonic() < deadline:
+            started = dg.RunsFilter(
+                tags={"evals/suite": suite}, statuses=[dg.DagsterRunStatus.STARTED]
+            )
+            if instance.get_run_records(filters=started):
+                return
+            time.sleep(0.1)
+    raise AssertionError(f"no run of {suite} started within {limit_seconds} s")
+
+
 def test_a_killed_run_leaves_nothing_running_and_is_marked_failed_by_the_next(
     tmp_path: Path,
 ) -> None:
@@ -143,6 +159,7 @@ def test_a_killed_run_leaves_nothing_running_and_is_marked_failed_by_the_next(
     )
     try:
         in_flight = _wait_for_pids(pids, 4, limit_seconds=240)
+        _wait_for_started_run(tmp_path / "dagster", "slow")
     finally:
         runner.send_signal(signal.SIGKILL)
         runner.wait()

@@ -94,12 +94,14 @@ def _run_suites(
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()
         echo = print if isinstance(display, PlainProgress) else display.message
+        warn = _to_stderr if isinstance(display, PlainProgress) else display.message
         first_run = None
         try:
             if instance is None:
+                _sweep_leftovers(warn)
                 if in_process:
                     first_run = _start_agents(suite, agents, keys, options, storage, display.event)
-                instance = _instance(echo)
+                instance = _instance(warn)
             from evals_pipeline.defs.suite_run import run_suite
 
             outcome = run_suite(
@@ -217,13 +219,31 @@ def _start_agents(
     return run_id
 
 
-def _instance(echo: Callable[[str], None]) -> DagsterInstance:
-    """The Dagster instance, once what a run killed outright left behind is dealt with."""
-    from evals_pipeline.defs.run_recovery import recover_on_start
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _sweep_leftovers(say: Callable[[str], None]) -> None:
+    """Kill the processes an evals-pipeline run that died left running (reaping/ledger.py),
+    before this command starts any."""
+    from evals_pipeline.reaping.ledger import sweep_leftovers
+
+    killed = sweep_leftovers()
+    if killed:
+        say(
+            f"killed {len(killed)} process(es) left running by an evals-pipeline run that died "
+            f"(pids {', '.join(map(str, killed))})"
+        )
+
+
+def _instance(say: Callable[[str], None]) -> DagsterInstance:
+    """The Dagster instance, the runs of runners that died marked failed on it (an in-process
+    run killed outright stays STARTED for ever otherwise)."""
+    from evals_pipeline.defs.run_recovery import fail_crashed_runs
 
     instance = cli_instance()
-    for line in recover_on_start(instance):
-        echo(line)
+    for run_id in fail_crashed_runs(instance):
+        say(f"marked run {run_id} failed: the process that ran it died")
     return instance
 
 

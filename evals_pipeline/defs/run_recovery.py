@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dagster as dg
 
-from evals_pipeline.reaping.ledger import sweep_leftovers
 from evals_pipeline.reaping.owner import Owner, this_runner
 
 RUNNER_HOST_TAG = "evals/runner_host"
@@ -59,18 +58,3 @@ def fail_crashed_runs(instance: dg.DagsterInstance) -> list[str]:
         )
         failed.append(run.run_id)
     return failed
-
-
-def recover_on_start(instance: dg.DagsterInstance) -> list[str]:
-    """What a start does about runs that died before it: kill the processes they left (see
-    reaping/ledger.py) and mark their Dagster runs failed. One line per thing done."""
-    lines = []
-    killed = sweep_leftovers()
-    if killed:
-        lines.append(
-            f"killed {len(killed)} process(es) left running by an evals-pipeline run that died "
-            f"(pids {', '.join(map(str, killed))})"
-        )
-    for run_id in fail_crashed_runs(instance):
-        lines.append(f"marked run {run_id} failed: the process that ran it died")
-    return lines

@@ -4,9 +4,6 @@ its first run's agents before the Dagster run exists."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import dagster as dg
@@ -16,6 +13,7 @@ from evals_pipeline.layers.agent_runs_ahead import AgentRunsAhead, Finished
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
+from evals_pipeline_tests.test_cli import cli
 
 AGENT = """\
 import json, sys, time
@@ -85,21 +83,8 @@ def test_cases_that_could_not_be_made_leave_the_step_its_own_runs(tmp_path: Path
 
 
 def test_the_command_starts_its_agents_before_the_dagster_run_exists(tmp_path: Path) -> None:
-    path = _suite(tmp_path / "suite")
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(tmp_path / "dagster"),
-        "EVALS_PIPELINE_STORAGE": str(tmp_path / "storage"),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "evals_pipeline.cli", "run", str(path)],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = cli("run", str(_suite(tmp_path / "suite")), home=tmp_path)
+    assert done.code == 0, done.explain()
     [folder] = (tmp_path / "storage" / "ahead" / "agent_runs").iterdir()
     with dg.DagsterInstance.from_config(str(tmp_path / "dagster")) as instance:
         record = instance.get_run_record_by_id(folder.name)  # the run's own agents folder

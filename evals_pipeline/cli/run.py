@@ -185,6 +185,7 @@ def _start_agents(
     """Start the agents of the suite's first run now, before Dagster loads (2-3 s here): that
     run's agents step takes their runs (layers/agent_runs_ahead.py). The run's id."""
     from evals_pipeline.layers import agent_runs_ahead, run_agents
+    from evals_pipeline.layers.feed import feed_later_steps
     from evals_pipeline.results import ResultStore
     from evals_pipeline.run_ranges import contiguous_ranges
     from evals_pipeline.storage.root import open_root
@@ -192,7 +193,11 @@ def _start_agents(
 
     run_id = str(uuid.uuid4())  # as Dagster makes them; the run is made with this one
     root = open_root(storage)
-    folder = root.step_folder([suite.slug, agent_runs_ahead.ASSET], run_id)
+
+    def folder_of(layer: str) -> Path:
+        return root.step_folder([suite.slug, layer], run_id)
+
+    folder = folder_of("agent_runs")
     first = set(contiguous_ranges(set(agents), list(suite.targets))[0])  # the first run's agents
     wanted = set(case_keys)
     workers = suite.suite.execution.workers
@@ -203,7 +208,9 @@ def _start_agents(
             c for c in run_cases(suite.path, options) if c.case_key in wanted and c.agent in first
         ]
 
-    def run(cases: list[ResolvedCase], finished: Callable[[AgentRun], None]) -> list[AgentRun]:
+    def run(cases: list[ResolvedCase]) -> list[AgentRun]:
+        # The run's job holds every layer: its sessions and grades are made as agents end.
+        feed = feed_later_steps(cases, folder_of, workers=workers, store=store, grades=True)
         return run_agents(
             cases,
             folder,
@@ -212,7 +219,7 @@ def _start_agents(
             run_id=run_id,
             git_cache=root.local / "git-cache",
             store=store,
-            finished=finished,
+            finished=feed,
         )
 
     agent_runs_ahead.start(folder, agent_runs_ahead.AgentRunsAhead(cases, run))

@@ -59,11 +59,9 @@ from evals_pipeline.layers import (
     agent_runs_ahead,
     enrich_runs,
     grade_cases,
-    grade_when_made,
-    grades_ahead,
     run_agents,
-    sessions_ahead,
 )
+from evals_pipeline.layers.feed import feed_later_steps
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
@@ -107,10 +105,10 @@ def build_suite_assets(
         return _suite_assets(loaded, resolution or resolve_recorded(loaded))
 
 
-def _in_this_run(context: dg.AssetExecutionContext, key: dg.AssetKey) -> bool:
-    """Whether the run materializes asset `key` too (a step of its own in the run's plan)."""
+def _in_this_run(context: dg.AssetExecutionContext, key: list[str]) -> bool:
+    """Whether the run materializes the asset at `key` too (a step of its own in its plan)."""
     selected = context.run.asset_selection or context.job_def.asset_layer.executable_asset_keys
-    return key in selected  # an empty selection: the whole job
+    return dg.AssetKey(key) in selected  # an empty selection: the whole job
 
 
 def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.AssetsDefinition]:
@@ -165,28 +163,26 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
         folder = storage.step_folder(context.asset_key, context.run.run_id)
         run_id = context.run.run_id
         store = storage.results(suite, run_id)
-        sessions_key, grades_key = dg.AssetKey([suite, "sessions"]), dg.AssetKey([suite, "grades"])
-        finished = None
-        # The sessions step of this run, in this process next: each session made meanwhile,
-        # and when the grades step comes after it too, each case graded once its sessions are.
-        if _in_this_run(context, sessions_key) and executor_name() == "in_process":
-            then = None
-            if _in_this_run(context, grades_key):
-                made = grades_ahead(cases, workers=workers, store=store)
-                then = grade_when_made(
-                    grading_ahead.start(storage.step_folder(grades_key, run_id), made)
-                )
-            sessions_folder = storage.step_folder(sessions_key, run_id)
-            finished = sessions_ahead(ahead.start(sessions_folder, then), sessions_folder)
         # `evals-pipeline run` starts its first run's agents before Dagster loads: taken here
         # when they ran these cases.
         started = agent_runs_ahead.claim(folder)
         try:
-            runs = started.take(cases, finished) if started is not None else None
+            runs = started.take(cases) if started is not None else None
         finally:
             if started is not None:
                 started.close()
         if runs is None:
+            finished = None
+            # The sessions step of this run, in this process next: each session made meanwhile,
+            # and when the grades step comes after it too, each case graded once its sessions are.
+            if _in_this_run(context, [suite, "sessions"]) and executor_name() == "in_process":
+                finished = feed_later_steps(
+                    cases,
+                    lambda layer: storage.step_folder(dg.AssetKey([suite, layer]), run_id),
+                    workers=workers,
+                    store=store,
+                    grades=_in_this_run(context, [suite, "grades"]),
+                )
             runs = run_agents(
                 cases,
                 folder,

@@ -42,7 +42,10 @@ class SessionsAhead:
         make (reused with its stored session, or not run) is left alone."""
         if run.not_run is not None or run.reused is not None:
             return
-        future = self._pool.submit(self._make, run, session_dir)
+        try:
+            future = self._pool.submit(self._make, run, session_dir)
+        except RuntimeError:  # closed: the steps it made sessions for are over or replaced
+            return
         with self._lock:
             self._made[_key(run)] = (run, future)
 

@@ -1,6 +1,7 @@
 """Agent runs started before their step: `evals-pipeline run` starts its first run's agents
 before it loads Dagster (2-3 s of imports and set-up here), and that run's agents step takes
-their runs instead of running the agents itself. Found by the step's folder (made_ahead.py)."""
+their runs instead of running the agents itself; what they feed the later steps as each ends is
+made meanwhile (layers/feed.py). Found by the step's folder (made_ahead.py)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,9 @@ from evals_pipeline.made_ahead import MadeAhead
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 
-ASSET = "agent_runs"
-"""The agents step's asset, under its suite's key prefix: the folder its runs are made in."""
-Finished = Callable[[AgentRun], None]
-RunCases = Callable[[list[ResolvedCase], Finished], list[AgentRun]]
-"""`run_agents` with all but its cases and its `finished` bound."""
+RunCases = Callable[[list[ResolvedCase]], list[AgentRun]]
+"""`run_agents` with all but its cases bound (its `finished` feeding the run's later steps:
+layers/feed.py)."""
 
 
 class AgentRunsAhead:
@@ -25,11 +24,8 @@ class AgentRunsAhead:
     that thread too, as the run's `cases` step makes them)."""
 
     def __init__(self, cases_of: Callable[[], list[ResolvedCase]], run: RunCases) -> None:
-        self._lock = threading.Lock()
         self._known = threading.Event()
         self._cases: dict[tuple[str, str], ResolvedCase] | None = None
-        self._ended: list[AgentRun] = []
-        self._then: Finished | None = None
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agents-ahead")
         self._runs = pool.submit(self._run, cases_of, run)
         pool.shutdown(wait=False)
@@ -40,39 +36,20 @@ class AgentRunsAhead:
             self._cases = {(c.case_key, c.agent): c for c in cases}
         finally:
             self._known.set()
-        return run(cases, self._ended_one)
+        return run(cases)
 
-    def _ended_one(self, run: AgentRun) -> None:
-        with self._lock:
-            then = self._then
-            if then is None:
-                self._ended.append(run)
-        if then is not None:
-            then(run)
-
-    def take(self, cases: list[ResolvedCase], finished: Finished | None) -> list[AgentRun] | None:
+    def take(self, cases: list[ResolvedCase]) -> list[AgentRun] | None:
         """The runs of `cases`, in their order, once every one has ended; None when those
-        started were of other cases (the suite changed meanwhile) or none could start.
-        `finished` hears each run as `run_agents` would call it: those ended already at once."""
+        started were of other cases (the suite changed meanwhile) or none could start."""
         self._known.wait()
         if self._cases != {(c.case_key, c.agent): c for c in cases}:
             return None
-        hear = finished or _unheard
-        with self._lock:
-            self._then = hear
-            ended, self._ended = self._ended, []
-        for run in ended:
-            hear(run)
         runs = {(r.case_key, r.agent, r.trial): r for r in self._runs.result()}
         return [runs[(c.case_key, c.agent, t)] for c in cases for t in range(c.trials.count)]
 
     def close(self) -> None:
         """Wait for the runs started to end, claimed or not: none outlives the command."""
         wait([self._runs])
-
-
-def _unheard(run: AgentRun) -> None:
-    """A `finished` that does nothing: the step has no one to tell."""
 
 
 _steps: MadeAhead[AgentRunsAhead] = MadeAhead()

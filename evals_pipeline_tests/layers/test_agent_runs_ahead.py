@@ -1,6 +1,6 @@
-"""Agent runs started before their step: the step takes them when they ran its cases, hears
-each one as run_agents would tell it, and runs its own otherwise; `evals-pipeline run` starts
-its first run's agents before the Dagster run exists."""
+"""Agent runs started before their step: the step takes them when they ran its cases and runs
+its own otherwise; `evals-pipeline run` starts its first run's agents before the Dagster run
+exists, and its sessions and grades steps take what those fed them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import dagster as dg
 
 from evals_pipeline.layers import run_agents
-from evals_pipeline.layers.agent_runs_ahead import AgentRunsAhead, Finished
+from evals_pipeline.layers.agent_runs_ahead import AgentRunsAhead
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
@@ -45,19 +45,19 @@ def _suite(root: Path, tests: int = 4) -> Path:
     return path
 
 
-def _ahead(cases: list[ResolvedCase], folder: Path) -> AgentRunsAhead:
-    def run(given: list[ResolvedCase], finished: Finished) -> list[AgentRun]:
-        return run_agents(given, folder, workers=2, finished=finished)
+def _ahead(cases: list[ResolvedCase], folder: Path, heard: list[AgentRun]) -> AgentRunsAhead:
+    def run(given: list[ResolvedCase]) -> list[AgentRun]:
+        return run_agents(given, folder, workers=2, finished=heard.append)
 
     return AgentRunsAhead(lambda: cases, run)
 
 
-def test_the_step_takes_the_runs_in_its_order_and_hears_each_one(tmp_path: Path) -> None:
+def test_the_step_takes_the_runs_in_its_order(tmp_path: Path) -> None:
     cases = resolve_cases(load_suite(_suite(tmp_path / "suite")))
-    ahead = _ahead(cases, tmp_path / "runs")
     heard: list[AgentRun] = []
+    ahead = _ahead(cases, tmp_path / "runs", heard)
     step_order = list(reversed(cases))
-    runs = ahead.take(step_order, heard.append)
+    runs = ahead.take(step_order)
     ahead.close()
     assert runs is not None
     assert [(r.case_key, r.error) for r in runs] == [(c.case_key, None) for c in step_order]
@@ -67,8 +67,8 @@ def test_the_step_takes_the_runs_in_its_order_and_hears_each_one(tmp_path: Path)
 
 def test_runs_started_for_other_cases_are_not_taken(tmp_path: Path) -> None:
     cases = resolve_cases(load_suite(_suite(tmp_path / "suite")))
-    ahead = _ahead(cases[:2], tmp_path / "runs")
-    assert ahead.take(cases, None) is None
+    ahead = _ahead(cases[:2], tmp_path / "runs", [])
+    assert ahead.take(cases) is None
     ahead.close()  # waits for the two started: none outlives the command
     assert len((tmp_path / "suite" / "started.txt").read_text().split()) == 2
 
@@ -77,8 +77,8 @@ def test_cases_that_could_not_be_made_leave_the_step_its_own_runs(tmp_path: Path
     def unloadable() -> list[ResolvedCase]:
         raise SuiteError([])
 
-    ahead = AgentRunsAhead(unloadable, lambda cases, finished: [])
-    assert ahead.take([], None) is None
+    ahead = AgentRunsAhead(unloadable, lambda cases: [])
+    assert ahead.take([]) is None
     ahead.close()
 
 

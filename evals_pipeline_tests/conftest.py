@@ -1,10 +1,15 @@
-"""Fixtures every test folder can use: the real servers of servers.py (started on request)."""
+"""Fixtures every test folder can use: the real servers of servers.py (started on request), and
+a spy on the sessions step's own enrichments."""
 
 import signal
+from pathlib import Path
 
 import pytest
 
 from evals_pipeline.defs.event_volume import SETTINGS
+from evals_pipeline.layers import sessions as sessions_layer
+from evals_pipeline.models.run import AgentRun
+from evals_pipeline.models.session import Session
 
 pytest_plugins = ["evals_pipeline_tests.servers"]
 
@@ -24,3 +29,17 @@ def _dagster_event_switches(monkeypatch: pytest.MonkeyPatch) -> None:
     on for every later test of its worker."""
     for name in SETTINGS:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def step_enrichments(monkeypatch: pytest.MonkeyPatch) -> list[AgentRun]:
+    """The runs the sessions step enriches itself (not those made ahead)."""
+    made: list[AgentRun] = []
+    real = sessions_layer.enrich_run
+
+    def spy(run: AgentRun, session_dir: Path) -> Session:
+        made.append(run)
+        return real(run, session_dir)
+
+    monkeypatch.setattr(sessions_layer, "enrich_run", spy)
+    return made

@@ -8,14 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-import pytest
 
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import partition_key
 from evals_pipeline.defs.suite_run import run_suite
 from evals_pipeline.enrichers.ahead import SessionsAhead
 from evals_pipeline.layers import enrich_runs, run_agents, sessions_ahead
-from evals_pipeline.layers import sessions as sessions_layer
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.storage.messages import read_messages
@@ -47,20 +45,6 @@ def _suite(root: Path, tests: int = 4) -> Path:
     path = root / "ahead.eval.yaml"
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-@pytest.fixture
-def step_enrichments(monkeypatch: pytest.MonkeyPatch) -> list[AgentRun]:
-    """The runs the sessions step enriches itself (not those made ahead)."""
-    made: list[AgentRun] = []
-    real = sessions_layer.enrich_run
-
-    def spy(run: AgentRun, session_dir: Path) -> Session:
-        made.append(run)
-        return real(run, session_dir)
-
-    monkeypatch.setattr(sessions_layer, "enrich_run", spy)
-    return made
 
 
 def _comparable(session: Session) -> dict[str, Any]:

@@ -11,11 +11,9 @@ import pytest
 
 from evals_pipeline.cli.parser import build_parser
 from evals_pipeline.layers import run_agents
-from evals_pipeline.layers import sessions as sessions_layer
 from evals_pipeline.layers.agent_runs_ahead import AgentRunsAhead
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
-from evals_pipeline.models.session import Session
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
 from evals_pipeline_tests.test_cli import cli
 
@@ -101,18 +99,10 @@ def test_the_command_starts_its_agents_before_the_dagster_run_exists(tmp_path: P
 
 
 def test_the_sessions_step_takes_what_the_early_agents_fed_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step_enrichments: list[AgentRun]
 ) -> None:
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     monkeypatch.setenv("EVALS_PIPELINE_STORAGE", str(tmp_path / "storage"))
-    made_by_the_step: list[AgentRun] = []
-    real = sessions_layer.enrich_run
-
-    def spy(run: AgentRun, session_dir: Path) -> Session:
-        made_by_the_step.append(run)
-        return real(run, session_dir)
-
-    monkeypatch.setattr(sessions_layer, "enrich_run", spy)
     args = build_parser().parse_args(["run", str(_suite(tmp_path / "suite"))])
     assert args.func(args) == 0  # in this process, as the command runs
-    assert made_by_the_step == []
+    assert step_enrichments == []

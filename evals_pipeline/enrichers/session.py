@@ -23,8 +23,6 @@ from evals_pipeline.models.messages import Message, TokenUsage, final_answer
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session, TraceSummary, fits_inline
 from evals_pipeline.models.targets import Pricing
-from evals_pipeline.storage.events import write_events
-from evals_pipeline.storage.messages import write_messages
 
 FAILED_TOOL_STATUSES = {"error", "timeout", "cancelled"}
 
@@ -124,6 +122,10 @@ def _enrich(run: AgentRun, session_dir: Path) -> Session:
 
 
 def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) -> Session:
+    # The Parquet writers (pyarrow) load with the first session, not with `evals-pipeline run`,
+    # whose agents start before they are needed.
+    from evals_pipeline.storage.events import write_events
+
     events_path = write_events(enriched.events, session_dir / "events.parquet")
     cost = enriched.cost_usd
     if cost is None:
@@ -177,6 +179,8 @@ def _session(
     warnings: list[str],
     llm_calls: int | None = None,
 ) -> Session:
+    from evals_pipeline.storage.messages import write_messages  # with pyarrow: see _from_stream
+
     messages_path = write_messages(messages, session_dir / "messages.parquet")
     output_path = None
     if not fits_inline(answer):

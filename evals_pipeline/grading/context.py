@@ -13,7 +13,6 @@ from evals_pipeline.llm.client import LlmClient
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message, ToolCall, final_answer
 from evals_pipeline.models.session import Session
-from evals_pipeline.storage.messages import read_messages
 
 
 class LlmClientSource(Protocol):
@@ -42,6 +41,9 @@ class GradingContext:
     @cached_property
     def messages(self) -> list[Message]:
         """Every message of the session, read from its Parquet file on first use."""
+        # pyarrow loads with the first transcript read, not with every module that grades.
+        from evals_pipeline.storage.messages import read_messages
+
         return read_messages(self.session.messages_path)
 
     @cached_property

@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 
 from evals_pipeline.history.entries import suite_entries
 from evals_pipeline.history.outcomes import CASES_FILE
-from evals_pipeline.storage.parquet import read_parquet
 
 ESTIMATE_RUNS = 3
 """How many of the suite's last reports an estimate reads."""
@@ -67,6 +66,8 @@ def read_past_runs(folder: Path) -> list[PastRun]:
     path = folder / CASES_FILE
     if not path.exists():
         return []
+    from evals_pipeline.storage.parquet import read_parquet  # pyarrow: see read_outcomes
+
     columns = ["case_key", "agent", "cost_usd", "duration_ms", "failure_stage"]
     table = read_parquet(path, columns=columns)
     return [

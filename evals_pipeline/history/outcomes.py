@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from evals_pipeline.models.grade import CaseGrade, Verdict
-from evals_pipeline.storage.parquet import read_parquet
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 CASES_FILE = "cases.parquet"
 _COLUMNS = ["case_key", "test_id", "agent", "score", "verdict", "error"]
@@ -71,4 +72,7 @@ def read_outcomes(folder: Path) -> list[CaseOutcome]:
     path = folder / CASES_FILE
     if not path.exists():
         return []
+    # pyarrow loads when a report is read, not with the run's estimate of a first run.
+    from evals_pipeline.storage.parquet import read_parquet
+
     return _from_table(read_parquet(path, columns=_COLUMNS))

@@ -10,8 +10,8 @@ import math
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from evals_pipeline.statistics.distributions import (
@@ -20,6 +20,9 @@ from evals_pipeline.statistics.distributions import (
     half_binomial_cdf,
     half_binomial_pmf,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class PairedTable(BaseModel):
@@ -145,6 +148,9 @@ def paired_bootstrap(
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be ≥ 1, got {n_resamples}")
     _check_confidence(confidence)
+    # numpy loads with the first bootstrap: the models here are read by every report and run.
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     # A row's mean_A - mean_B as the mean of its paired differences: one gather, not two.
     differences = np.asarray(scores_a, dtype=float) - np.asarray(scores_b, dtype=float)

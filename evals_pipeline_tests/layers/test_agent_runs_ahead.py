@@ -4,6 +4,9 @@ exists, and its sessions and grades steps take what those fed them."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import dagster as dg
@@ -96,6 +99,34 @@ def test_the_command_starts_its_agents_before_the_dagster_run_exists(tmp_path: P
         assert {r.run_id for r in runs.records} == {folder.name}
     starts = [float(s) for s in (tmp_path / "suite" / "started.txt").read_text().split()]
     assert len(starts) == 4 and min(starts) < created, (starts, created)
+
+
+# `evals-pipeline run` in a child process, stopped when its first agent is about to start: the
+# Dagster instance waits for that moment, then the libraries loaded so far are printed.
+FIRST_AGENT = """
+import os, sys, threading
+from evals_pipeline.cli import main, run
+from evals_pipeline.layers import agent_runs
+
+started = threading.Event()
+def first_agent(*args, **kwargs):
+    print(sorted(m for m in ("dagster", "numpy", "pandas", "pyarrow") if m in sys.modules))
+    sys.stdout.flush()
+    os._exit(0)
+def instance(say):
+    started.wait(60)
+agent_runs.run_agent = first_agent
+run._instance = instance
+main(["run", sys.argv[1]])
+"""
+
+
+def test_the_first_agent_starts_before_the_heavy_libraries_load(tmp_path: Path) -> None:
+    env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster")}
+    env["EVALS_PIPELINE_STORAGE"] = str(tmp_path / "storage")
+    argv = [sys.executable, "-c", FIRST_AGENT, str(_suite(tmp_path / "suite"))]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.splitlines()[-1:]) == (0, ["[]"]), done.stderr
 
 
 def test_the_sessions_step_takes_what_the_early_agents_fed_it(

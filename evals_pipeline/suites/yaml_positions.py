@@ -392,9 +392,62 @@ def _parse_kept(text: str, file: str) -> YamlDocument:
     kept = parse_cache.load(key, file)
     if kept is not None:
         return YamlDocument(file=file, data=kept[0], positions=_KeptPositions(text, file))
-    doc = parse_yaml(text, file)
+    doc = _parse_data(text, file) or parse_yaml(text, file)
     parse_cache.store(key, file, doc.data)
     return doc
+
+
+def _parse_data(text: str, file: str) -> YamlDocument | None:
+    """The document's data with positions found when first used, as a kept parse has them: a
+    10,000-test suite builds in ~0.2 s instead of ~0.8 s. None when the file has anything to
+    report (a syntax error, a duplicate key) or merge keys: parse_yaml then builds it with
+    positions."""
+    try:
+        loader: yaml.SafeLoader = _Yaml12CLoader(text)
+        try:
+            root = loader.get_single_node()
+        finally:
+            loader.dispose()
+        data = _DataBuilder(loader, file).build(root, ()) if root is not None else None
+    except (yaml.YAMLError, _NeedsPositions):
+        return None
+    return YamlDocument(file=file, data=data, positions=_KeptPositions(text, file))
+
+
+class _NeedsPositions(Exception):
+    """The data-only build met what parse_yaml reports or handles with positions."""
+
+
+class _DataBuilder(_Builder):
+    """_Builder's data, without recording where each node sits."""
+
+    def issue(self, node: Node, message: str, fix: str) -> None:
+        raise _NeedsPositions
+
+    def build(self, node: Node, path: DataPath) -> Any:
+        if isinstance(node, ScalarNode):
+            return self._scalar(node)
+        if id(node) in self._stack:  # an alias that refers to itself
+            raise _NeedsPositions
+        self._stack.add(id(node))
+        try:
+            if isinstance(node, SequenceNode):
+                return [self.build(item, path) for item in node.value]
+            if isinstance(node, MappingNode):
+                return self._mapping(node, path)
+            return None
+        finally:
+            self._stack.discard(id(node))
+
+    def _mapping(self, node: MappingNode, path: DataPath) -> dict[str, Any]:
+        own: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE or not isinstance(key_node, ScalarNode):
+                raise _NeedsPositions
+            if key_node.value in own:  # a duplicate key
+                raise _NeedsPositions
+            own[key_node.value] = self.build(value_node, path)
+        return own
 
 
 @functools.cache

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from evals_pipeline.suites import SuiteError
-from evals_pipeline.suites.yaml_positions import Mark, parse_yaml
+from evals_pipeline.suites.yaml_positions import Mark, parse_yaml, read_yaml_file
 
 DOC = """\
 name: demo
@@ -81,3 +83,50 @@ def test_unknown_tags_are_reported_at_their_node() -> None:
     issue = caught.value.issues[0]
     assert (issue.line, issue.column) == (2, 4)
     assert "!include" in issue.message
+
+
+# A large file (over parse_cache.MIN_CHARS) is built without positions, found when first used.
+PADDING = "".join(f"  - id: pad-{i}\n    input: say {i}\n" for i in range(10_000))
+LARGE = f"""\
+defaults: &grader {{type: code-grader, command: [python3, grade.py], weight: 0.5}}
+mixed: [yes, on, 2024-01-01, true, 012, 1.5, ~, 0x1f, '3', .inf, -.inf]
+nested: {{a: [1, [2, {{b: c}}]], same: *grader}}
+tests:
+{PADDING}  - id: last
+    assertions: [*grader]
+"""
+
+
+def test_a_large_files_data_is_the_same_without_positions(tmp_path: Path) -> None:
+    path = tmp_path / "large.eval.yaml"
+    path.write_text(LARGE)
+    read = read_yaml_file(path)
+    assert read.data == parse_yaml(LARGE, str(path)).data
+    assert read.data["tests"][-1]["assertions"][0]["weight"] == 0.5
+    # Found when asked for: the last test's id, at its line.
+    assert "values" not in vars(read.positions)
+    assert read.positions.value(("tests", 10_000, "id")) == Mark(LARGE.count("\n") - 1, 9)
+
+
+@pytest.mark.parametrize(
+    ("extra", "data_or_issue"),
+    [
+        ("merged:\n  <<: *grader\n  weight: 2\n", {"weight": 2, "type": "code-grader"}),
+        ("mixed: []\n", "duplicate key 'mixed' (first at line 2)"),
+        ("odd: !!binary 'not base64?'\n", "cannot read the value"),
+    ],
+)
+def test_a_large_file_with_merges_or_problems_is_built_with_positions(
+    tmp_path: Path, extra: str, data_or_issue: dict[str, object] | str
+) -> None:
+    path = tmp_path / "large.eval.yaml"
+    path.write_text(LARGE + extra)
+    line = LARGE.count("\n") + 1
+    if isinstance(data_or_issue, dict):
+        merged = read_yaml_file(path).data["merged"]
+        assert data_or_issue.items() <= merged.items()
+        return
+    with pytest.raises(SuiteError) as caught:
+        read_yaml_file(path)
+    [issue] = caught.value.issues
+    assert (issue.line, issue.message.startswith(data_or_issue)) == (line, True), issue

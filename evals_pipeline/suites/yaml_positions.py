@@ -170,11 +170,7 @@ class _Yaml12CLoader(getattr(yaml, "CSafeLoader", _Yaml12Loader)):  # type: igno
 def parse_yaml(text: str, file: str) -> YamlDocument:
     """Parse one YAML document, raising SuiteError with the file position of any problem."""
     try:
-        loader: yaml.SafeLoader = _Yaml12CLoader(text)
-        try:
-            root = loader.get_single_node()
-        finally:
-            loader.dispose()
+        loader, root = _c_compose(text)
     except yaml.YAMLError:
         # A broken file is parsed again by PyYAML, whose messages and positions the fixes read.
         loader, root = _python_compose(text, file)
@@ -183,6 +179,15 @@ def parse_yaml(text: str, file: str) -> YamlDocument:
     if builder.issues:
         raise SuiteError(builder.issues)
     return YamlDocument(file=file, data=data, positions=builder.positions)
+
+
+def _c_compose(text: str) -> tuple[yaml.SafeLoader, Node | None]:
+    """libyaml's loader and the document's root node; raises yaml.YAMLError."""
+    loader: yaml.SafeLoader = _Yaml12CLoader(text)
+    try:
+        return loader, loader.get_single_node()
+    finally:
+        loader.dispose()
 
 
 _SYNTAX_FIX = "check the indentation and quoting around this position"
@@ -403,11 +408,7 @@ def _parse_data(text: str, file: str) -> YamlDocument | None:
     report (a syntax error, a duplicate key) or merge keys: parse_yaml then builds it with
     positions."""
     try:
-        loader: yaml.SafeLoader = _Yaml12CLoader(text)
-        try:
-            root = loader.get_single_node()
-        finally:
-            loader.dispose()
+        loader, root = _c_compose(text)
         data = _DataBuilder(loader, file).build(root, ()) if root is not None else None
     except (yaml.YAMLError, _NeedsPositions):
         return None

@@ -265,7 +265,7 @@ class _Builder:
         self.issues.append(SuiteIssue(self.file, line, column, message, fix))
 
     def build(self, node: Node, path: DataPath) -> Any:
-        self.positions.values[path] = _mark(node)
+        self._note_value(node, path)
         if id(node) in self._stack:
             self.issue(node, "an alias refers to itself", "remove the recursive '*alias'")
             return None
@@ -274,16 +274,22 @@ class _Builder:
             if isinstance(node, ScalarNode):
                 return self._scalar(node)
             if isinstance(node, SequenceNode):
-                items = []
-                for index, item in enumerate(node.value):
-                    self.positions.keys[(*path, index)] = _mark(item)
-                    items.append(self.build(item, (*path, index)))
-                return items
+                return self._sequence(node, path)
             if isinstance(node, MappingNode):
                 return self._mapping(node, path)
             return None
         finally:
             self._stack.discard(id(node))
+
+    def _note_value(self, node: Node, path: DataPath) -> None:
+        self.positions.values[path] = _mark(node)
+
+    def _sequence(self, node: SequenceNode, path: DataPath) -> list[Any]:
+        items = []
+        for index, item in enumerate(node.value):
+            self.positions.keys[(*path, index)] = _mark(item)
+            items.append(self.build(item, (*path, index)))
+        return items
 
     def _mapping(self, node: MappingNode, path: DataPath) -> dict[str, Any]:
         merged: dict[str, Any] = {}
@@ -425,20 +431,11 @@ class _DataBuilder(_Builder):
     def issue(self, node: Node, message: str, fix: str) -> None:
         raise _NeedsPositions
 
-    def build(self, node: Node, path: DataPath) -> Any:
-        if isinstance(node, ScalarNode):
-            return self._scalar(node)
-        if id(node) in self._stack:  # an alias that refers to itself
-            raise _NeedsPositions
-        self._stack.add(id(node))
-        try:
-            if isinstance(node, SequenceNode):
-                return [self.build(item, path) for item in node.value]
-            if isinstance(node, MappingNode):
-                return self._mapping(node, path)
-            return None
-        finally:
-            self._stack.discard(id(node))
+    def _note_value(self, node: Node, path: DataPath) -> None:
+        pass
+
+    def _sequence(self, node: SequenceNode, path: DataPath) -> list[Any]:
+        return [self.build(item, path) for item in node.value]
 
     def _mapping(self, node: MappingNode, path: DataPath) -> dict[str, Any]:
         own: dict[str, Any] = {}

@@ -18,6 +18,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.storage.messages import read_messages
 from evals_pipeline.suites import load_suite, resolve_cases
+from evals_pipeline_tests.cli_agent_suite import write_cli_agent_suite
 
 AGENT = """\
 import json, sys
@@ -30,21 +31,7 @@ json.dump({"output": steps + [{"role": "assistant", "content": "done"}]}, open(o
 
 
 def _suite(root: Path, tests: int = 4) -> Path:
-    root.mkdir(parents=True)
-    (root / "agent.py").write_text(AGENT)
-    lines = [
-        "execution: {targets: [a], workers: 2}",
-        "targets:",
-        "  - {name: a, provider: cli, command: 'python3 {EVAL_DIR}/agent.py --out {OUTPUT_FILE}'}",
-        "tests:",
-        *(
-            f"  - {{id: t{i}, input: question {i}, assertions: [{{type: contains, value: done}}]}}"
-            for i in range(tests)
-        ),
-    ]
-    path = root / "ahead.eval.yaml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_cli_agent_suite(root, AGENT, tests)
 
 
 def _comparable(session: Session) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from evals_pipeline.layers.agent_runs_ahead import AgentRunsAhead
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
+from evals_pipeline_tests.cli_agent_suite import write_cli_agent_suite
 from evals_pipeline_tests.test_cli import cli
 
 AGENT = """\
@@ -30,24 +31,7 @@ json.dump({"output": [{"role": "assistant", "content": "done"}]},
 
 
 def _suite(root: Path, tests: int = 4) -> Path:
-    root.mkdir(parents=True)
-    (root / ".git").mkdir()  # upward searches for .agentv stop here
-    (root / "agent.py").write_text(AGENT)
-    command = "python3 {EVAL_DIR}/agent.py --out {OUTPUT_FILE} --started {EVAL_DIR}/started.txt"
-    lines = [
-        "name: ahead",
-        "execution: {targets: [a], workers: 2}",
-        "targets:",
-        f"  - {{name: a, provider: cli, command: '{command}'}}",
-        "tests:",
-        *(
-            f"  - {{id: t{i}, input: question {i}, assertions: [{{type: contains, value: done}}]}}"
-            for i in range(tests)
-        ),
-    ]
-    path = root / "ahead.eval.yaml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_cli_agent_suite(root, AGENT, tests, arguments="--started {EVAL_DIR}/started.txt")
 
 
 def _ahead(cases: list[ResolvedCase], folder: Path, heard: list[AgentRun]) -> AgentRunsAhead:

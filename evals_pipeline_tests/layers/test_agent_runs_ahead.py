@@ -85,20 +85,21 @@ def test_the_command_starts_its_agents_before_the_dagster_run_exists(tmp_path: P
     assert len(starts) == 4 and min(starts) < created, (starts, created)
 
 
-# `evals-pipeline run` in a child process, stopped when its first agent is about to start: the
-# Dagster instance waits for that moment, then the libraries loaded so far are printed.
+# `evals-pipeline run` in a child process, stopped when its first agent is about to start, with
+# Dagster held back (its instance never comes): the libraries loaded by then are printed.
 FIRST_AGENT = """
-import os, sys, threading
+import os, sys, threading, time
 from evals_pipeline.cli import main, run
 from evals_pipeline.layers import agent_runs
 
-started = threading.Event()
+first = threading.Lock()
 def first_agent(*args, **kwargs):
+    first.acquire()  # the first agent reports; another worker's waits for the exit
     print(sorted(m for m in ("dagster", "numpy", "pandas", "pyarrow") if m in sys.modules))
     sys.stdout.flush()
     os._exit(0)
 def instance(say):
-    started.wait(60)
+    time.sleep(60)
 agent_runs.run_agent = first_agent
 run._instance = instance
 main(["run", sys.argv[1]])

@@ -89,7 +89,8 @@ def build_cases_sensor(
 
     `resolution`: the suite's cases as the code location resolved them (every agent's, so
     `agents` are all the suite's). A tick reuses the last resolution while it still holds for
-    the suite as loaded now (suites/resolution.py) and keeps each new one."""
+    the suite as loaded now (suites/resolution.py) and keeps each new one; it loads the suite
+    again only when a file, folder or setting its last load read has changed."""
     partitions_name = case_partitions_name(suite)
     kept = [resolution] if resolution is not None else []
 
@@ -102,7 +103,9 @@ def build_cases_sensor(
     )
     def cases_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
         try:
-            loaded = load_suite(path)
+            # The suite as last loaded, while what that load read is unchanged (loader.py).
+            unchanged = kept and kept[0].loaded.inputs_hold()
+            loaded = kept[0].loaded if unchanged else load_suite(path)
             if kept and kept[0].holds_for(loaded):
                 current = kept[0].content_hashes()
             elif list(loaded.targets) == agents:  # every agent's cases are the sensor's

@@ -8,8 +8,9 @@ AgentV 4.42.4 looks, from the eval file's folder up to the filesystem root, in
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
+
+from evals_pipeline.suites.probes import probed, which
 
 ASSERTION_DIRS: tuple[str, ...] = (".agentv/assertions",)
 GRADER_DIRS: tuple[str, ...] = (".agentv/graders", ".agentv/judges")
@@ -21,6 +22,7 @@ class RunnerMissing(ValueError):
     """The grader file exists but nothing here can run it."""
 
 
+@probed  # a grader file made nearer later is the one found
 def find_custom_grader(kind: str, base_dir: Path) -> Path | None:
     """The grader file for a custom type, nearest first, assertions before graders."""
     folders = [base_dir, *base_dir.parents]
@@ -34,9 +36,10 @@ def find_custom_grader(kind: str, base_dir: Path) -> Path | None:
     return None
 
 
+@probed  # bun installed later is the one used
 def find_bun(base_dir: Path) -> str | None:
     """bun on PATH, else a project-local node_modules/.bin/bun above the eval file."""
-    found = shutil.which("bun")
+    found = which("bun")
     if found:
         return found
     for folder in (base_dir, *base_dir.parents):
@@ -52,11 +55,11 @@ def find_bun(base_dir: Path) -> str | None:
 def grader_command(file: Path, base_dir: Path) -> list[str]:
     """How to run a custom grader file: bun (as AgentV does), node for JavaScript, python3."""
     if file.suffix == ".py":
-        return [shutil.which("python3") or "python3", str(file)]
+        return [which("python3") or "python3", str(file)]
     bun = find_bun(base_dir)
     if bun is not None:
         return [bun, "run", str(file)]
-    node = shutil.which("node")
+    node = which("node")
     if node is not None and file.suffix not in _TYPESCRIPT:
         return [node, str(file)]
     raise RunnerMissing(

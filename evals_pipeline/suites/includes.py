@@ -15,6 +15,7 @@ from typing import Any
 from evals_pipeline.suites.errors import SuiteError
 from evals_pipeline.suites.interpolation import interpolate
 from evals_pipeline.suites.paths import absolute, search_dirs
+from evals_pipeline.suites.probes import is_file
 from evals_pipeline.suites.yaml_positions import read_yaml_file
 
 MAX_INCLUDE_DEPTH = 3
@@ -73,7 +74,7 @@ def _resolve(include: str, roots: list[Path]) -> Path:
         for file in bases:
             if file not in tried:
                 tried.append(file)
-            if file.is_file():
+            if is_file(file):
                 return file
     raise IncludeError(
         f"assertion template '{include}' not found",

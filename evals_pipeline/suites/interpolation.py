@@ -12,6 +12,7 @@ from typing import Any
 from evals_pipeline.secrets import note_interpolated
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import search_dirs
+from evals_pipeline.suites.probes import is_file, read_utf8
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 _VARIABLE = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -114,10 +115,10 @@ def load_env_files(eval_file: Path, cwd: Path | None = None) -> list[Path]:
     loaded: list[Path] = []
     for folder in search_dirs(eval_file.parent, cwd):
         file = folder / ".env"
-        if not file.is_file():
+        if not is_file(file):
             continue
         try:
-            values = parse_dotenv(file.read_text(encoding="utf-8"))
+            values = parse_dotenv(read_utf8(file))
         except (OSError, UnicodeDecodeError):
             continue
         for key, value in values.items():

@@ -10,7 +10,7 @@ import marshal
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.models.suite import EvalSuite
@@ -30,6 +30,7 @@ from evals_pipeline.suites.consistency import (
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.ignored_keys import drop_ignored_top_level_keys
 from evals_pipeline.suites.interpolation import interpolate, load_env_files, unset_variables
+from evals_pipeline.suites.probes import Probes, environment, recording, resolved
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
 from evals_pipeline.suites.suite_parts import jsonl_suite, splice_suite_parts
@@ -91,10 +92,19 @@ class LoadedSuite(BaseModel):
         "fail the run, not the load: resolve_cases raises them.",
     )
 
+    _inputs: Probes | None = PrivateAttr(default=None)
+    """What load_suite read to make this suite (probes.py); None for a suite made otherwise."""
+
     @property
     def base_dir(self) -> Path:
         """The eval file's folder: relative paths in the suite resolve from here."""
         return self.path.parent
+
+    def inputs_hold(self) -> bool:
+        """Whether loading its eval file again would read what this load read: the same files
+        and folders, environment, working and home folders. A cases sensor's tick then takes
+        this suite instead of loading it again (~1 s for 10,000 tests)."""
+        return self._inputs is not None and self._inputs.hold()
 
 
 def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], list[SuiteIssue]]:
@@ -130,10 +140,13 @@ def _may_hold_placeholders(data: Any) -> bool:
 
 
 def load_suite(path: str | Path) -> LoadedSuite:
-    """Load and check one eval file; raises SuiteError listing every problem found."""
-    file = Path(path).expanduser().resolve()
-    with gc_paused(kept=True):
-        return _load_suite(file)
+    """Load and check one eval file; raises SuiteError listing every problem found. The suite
+    keeps what the load read (`inputs_hold`)."""
+    with gc_paused(kept=True), recording() as done:
+        loaded = _load_suite(resolved(Path(path).expanduser()))
+        environment()  # as the load left it: `.env` files fill what the shell did not set
+    loaded._inputs = done[0]
+    return loaded
 
 
 def _load_suite(file: Path) -> LoadedSuite:

@@ -6,7 +6,10 @@ import os
 from pathlib import Path
 
 from evals_pipeline.models.assertions import PreprocessorSpec
-from evals_pipeline.suites.probes import probed
+from evals_pipeline.models.workspace import repo_source
+from evals_pipeline.suites.probes import probed, resolved, working_folder
+
+find_repo_source = probed(repo_source)  # whether a local folder exists decides the source
 
 
 def absolute(value: str, base_dir: Path) -> Path:
@@ -17,6 +20,7 @@ def absolute(value: str, base_dir: Path) -> Path:
     return Path(os.path.normpath(path))
 
 
+@probed  # it depends on the working folder and where `.git` is
 def repo_root(cwd: Path | None = None) -> Path:
     """AgentV's repository root: the nearest folder holding `.git` from the working folder up,
     else the working folder itself (apps/cli eval/shared.ts `findRepoRoot`)."""
@@ -37,7 +41,7 @@ def search_dirs(base_dir: Path, cwd: Path | None = None) -> list[Path]:
         dirs.append(folder)
         if folder == root:
             break
-    dirs += [root, (cwd or Path.cwd()).resolve()]
+    dirs += [root, resolved(cwd or Path(working_folder()))]
     return list(dict.fromkeys(dirs))
 
 

@@ -1,16 +1,20 @@
-"""The facts of the file system a suite's cases were resolved from: which files and folders
-exist where they were looked for, the text of the input files read, the working folder and the
-home folder. Recorded while a suite resolves, they tell later whether resolving the same loaded
-suite again would give the same cases: only while every one of them still holds.
+"""The facts of the file system a suite was loaded or its cases resolved from: which files and
+folders exist where they were looked for, the text of the files read, the working folder, the
+home folder and the environment. Recorded while a suite loads (loader.py) or resolves
+(resolution.py), they tell later whether doing it again would give the same: only while every
+one of them still holds.
 
 Each probe is a call of a pure function of its arguments and the file system (`probed`), so
-checking it is calling it again.
+checking it is calling it again; a call that raised holds while it raises the same.
 """
 
 from __future__ import annotations
 
 import functools
+import glob
+import hashlib
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -26,18 +30,24 @@ _recording: ContextVar[dict[Probe, None] | None] = ContextVar("suite_probes", de
 
 @dataclass(frozen=True)
 class Probe:
-    """One call and what it returned."""
+    """One call and what it returned, or the error it raised (its type and message)."""
 
     function: Callable[..., Any]
     args: tuple[Any, ...]
     kwargs: tuple[tuple[str, Any], ...]
     result: Any
+    raised: tuple[type[Exception], str] | None = None
 
     def holds(self) -> bool:
         try:
-            return bool(self.function(*self.args, **dict(self.kwargs)) == self.result)
-        except OSError:
-            return False
+            result = self.function(*self.args, **dict(self.kwargs))
+        except Exception as exc:  # any error the call raised when recorded, compared below
+            return self.raised == _error(exc)
+        return self.raised is None and bool(result == self.result)
+
+
+def _error(exc: Exception) -> tuple[type[Exception], str]:
+    return type(exc), str(exc)
 
 
 def probed(function: Callable[P, R]) -> Callable[P, R]:
@@ -45,10 +55,16 @@ def probed(function: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(function)
     def recorded(*args: P.args, **kwargs: P.kwargs) -> R:
-        result = function(*args, **kwargs)
         log = _recording.get()
-        if log is not None:
-            log[Probe(function, tuple(args), tuple(sorted(kwargs.items())), result)] = None
+        if log is None:
+            return function(*args, **kwargs)
+        call = (function, tuple(args), tuple(sorted(kwargs.items())))
+        try:
+            result = function(*args, **kwargs)
+        except Exception as exc:  # a missing or unreadable file is a fact too
+            log[Probe(*call, None, _error(exc))] = None
+            raise
+        log[Probe(*call, result)] = None
         return result
 
     return recorded
@@ -97,8 +113,40 @@ def is_file(path: Path) -> bool:
 
 
 @probed
+def is_dir(path: Path) -> bool:
+    return path.is_dir()
+
+
+@probed
 def exists(path: Path) -> bool:
     return path.exists()
+
+
+@probed
+def folder_names(path: Path) -> tuple[str, ...]:
+    """The names in a folder, sorted."""
+    return tuple(sorted(os.listdir(path)))
+
+
+@probed
+def glob_matches(pattern: str) -> tuple[str, ...]:
+    """The paths `pattern` matches (`**` spans folders), sorted."""
+    return tuple(sorted(glob.glob(pattern, recursive=True)))
+
+
+@probed
+def which(command: str) -> str | None:
+    return shutil.which(command)
+
+
+@probed
+def environment() -> str:
+    """A digest of the process environment: a suite's `${{ VAR }}` read it (a digest, so no
+    secret is kept)."""
+    digest = hashlib.sha256()
+    for key, value in sorted(os.environ.items()):
+        digest.update(f"{key}\0{value}\0".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 @probed
@@ -109,3 +157,9 @@ def resolved(path: Path) -> Path:
 @probed
 def read_text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
+
+
+@probed
+def read_utf8(path: Path) -> str:
+    """A file's text, strictly UTF-8 (an undecodable byte raises)."""
+    return path.read_text(encoding="utf-8")

@@ -22,9 +22,10 @@ from evals_pipeline.models.suite import (
     RepoSpec,
     WorkspaceSpec,
 )
-from evals_pipeline.models.workspace import is_remote, repo_source, workspace_relative
+from evals_pipeline.models.workspace import is_remote, workspace_relative
 from evals_pipeline.suites.errors import SuiteIssue
-from evals_pipeline.suites.paths import absolute, find_input_file, search_dirs
+from evals_pipeline.suites.paths import absolute, find_input_file, find_repo_source, search_dirs
+from evals_pipeline.suites.probes import exists, folder_names, is_dir, is_file, probed
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 
@@ -103,7 +104,7 @@ class _Checker:
             hook = getattr(hooks, name) if hooks else None
             if hook is not None and hook.cwd is not None:
                 cwd = absolute(hook.cwd, self.base_dir)
-                if not cwd.is_dir():
+                if not is_dir(cwd):
                     self.report(
                         (*path, "hooks", name, "cwd"),
                         f"hook cwd '{hook.cwd}' not found",
@@ -115,8 +116,8 @@ class _Checker:
         if template is None:
             return None
         folder = absolute(template, self.base_dir)
-        if not folder.is_dir():
-            problem = "is a file, not a folder" if folder.exists() else "not found"
+        if not is_dir(folder):
+            problem = "is a file, not a folder" if exists(folder) else "not found"
             self.report(
                 path,
                 f"workspace template folder '{template}' {problem}",
@@ -127,13 +128,10 @@ class _Checker:
         return folder
 
     def repo(self, repo: RepoSpec, path: DataPath) -> None:
-        # Imported here: the workspaces package (~0.1 s) is needed only by suites naming repos.
-        from evals_pipeline.workspaces.git import is_repository_root
-
-        if is_remote(repo_source(repo.repo, self.base_dir)):
+        if is_remote(find_repo_source(repo.repo, self.base_dir)):
             return  # reachable only when cloned (org/name is GitHub's): the run reports a bad one
         source = absolute(repo.repo, self.base_dir)
-        if not source.is_dir():
+        if not is_dir(source):
             self.report(
                 (*path, "repo"),
                 f"repo '{repo.repo}' not found",
@@ -141,7 +139,7 @@ class _Checker:
                 "or write a URL git can clone (https://…, git@host:org/name.git, file://…) or "
                 "a GitHub org/name",
             )
-        elif not is_repository_root(source):
+        elif not _is_repository_root(source):
             self.report(
                 (*path, "repo"),
                 f"repo '{repo.repo}' is not a git repository",
@@ -152,14 +150,7 @@ class _Checker:
             self.commit(repo, source, path)
 
     def commit(self, repo: RepoSpec, source: Path, path: DataPath) -> None:
-        from evals_pipeline.workspaces.git import GitError
-        from evals_pipeline.workspaces.repos import resolve_commit
-
-        try:
-            resolve_commit(source, repo.checkout)
-        except GitError as exc:
-            if exc.exit_code is None:
-                return  # git itself is unavailable: the run will say so
+        if _commit_missing(source, repo.checkout):
             key = "commit" if repo.commit else "base_commit" if repo.base_commit else "repo"
             self.report(
                 (*path, key),
@@ -186,8 +177,30 @@ class _Checker:
                 )
 
 
+@probed
+def _is_repository_root(folder: Path) -> bool:
+    # Imported here: the workspaces package (~0.1 s) is needed only by suites naming repos.
+    from evals_pipeline.workspaces.git import is_repository_root
+
+    return is_repository_root(folder)
+
+
+@probed  # git's answer: a commit made later resolves
+def _commit_missing(source: Path, checkout: str) -> bool:
+    """Whether `checkout` names no commit in the repository at `source` (False when git itself
+    is unavailable: the run will say so)."""
+    from evals_pipeline.workspaces.git import GitError
+    from evals_pipeline.workspaces.repos import resolve_commit
+
+    try:
+        resolve_commit(source, checkout)
+    except GitError as exc:
+        return exc.exit_code is not None
+    return False
+
+
 def _occupied(path: Path) -> bool:
-    return path.is_file() or (path.is_dir() and any(path.iterdir()))
+    return is_file(path) or (is_dir(path) and bool(folder_names(path)))
 
 
 def missing_references(suite: EvalSuite, doc: YamlDocument, base_dir: Path) -> list[SuiteIssue]:

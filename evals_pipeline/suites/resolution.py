@@ -54,7 +54,7 @@ class Resolution:
     def holds_for(self, loaded: LoadedSuite) -> bool:
         """Whether resolving `loaded` now would give these cases: it is the same suite (as
         loaded: its file, targets and environment) and the file system answers as it did."""
-        return loaded == self.loaded and self.probes.hold()
+        return (loaded is self.loaded or loaded == self.loaded) and self.probes.hold()
 
 
 def _json_strings(text: str) -> list[str]:

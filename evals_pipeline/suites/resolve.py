@@ -35,7 +35,7 @@ from evals_pipeline.models.suite import (
     WorkspaceSpec,
 )
 from evals_pipeline.models.targets import LlmTargetSpec
-from evals_pipeline.models.workspace import ResolvedRepo, ResolvedWorkspace, repo_source
+from evals_pipeline.models.workspace import ResolvedRepo, ResolvedWorkspace
 from evals_pipeline.suites.consistency import grader_problems, grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.hooks import resolve_hooks
@@ -45,15 +45,15 @@ from evals_pipeline.suites.paths import (
     absolute,
     find_in_search_dirs,
     find_input_file,
+    find_repo_source,
     resolve_preprocessor,
 )
-from evals_pipeline.suites.probes import probed, resolved, working_folder
+from evals_pipeline.suites.probes import resolved, working_folder
 from evals_pipeline.suites.prompt import render_prompt
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.template_vars import fill
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
-_repo_source = probed(repo_source)  # whether a local folder exists decides the source
 DEFAULT_THRESHOLD = 0.8
 """A test's pass threshold unless it sets `execution.threshold` (AgentV's DEFAULT_THRESHOLD)."""
 
@@ -354,7 +354,7 @@ def _workspace(
         repos=[
             ResolvedRepo(
                 path=repo.path,
-                source=_repo_source(repo.repo, base_dir),
+                source=find_repo_source(repo.repo, base_dir),
                 commit=repo.checkout,
                 ancestor=repo.ancestor,
                 sparse=tuple(repo.sparse or ()),

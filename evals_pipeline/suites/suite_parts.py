@@ -14,7 +14,6 @@ from, so a later error names the line in that file.
 
 from __future__ import annotations
 
-import glob
 import json
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from evals_pipeline.models.workspace import is_remote
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.paths import absolute
+from evals_pipeline.suites.probes import folder_names, glob_matches, is_dir, is_file, read_utf8
 from evals_pipeline.suites.yaml_positions import (
     DataPath,
     Positions,
@@ -67,9 +67,9 @@ class _Splicer:
     def tests_path(self, data: dict[str, Any], key: str, value: str) -> None:
         target = absolute(value, self.base_dir)
         loaded: list[tuple[Any, Positions, str, int]] | None
-        if target.is_dir():
+        if is_dir(target):
             loaded = self.case_folder(target, (key,))
-        elif target.is_file():
+        elif is_file(target):
             loaded = self.test_file(target, (key,), value)
         else:
             self.report(
@@ -93,12 +93,12 @@ class _Splicer:
             pattern = entry[len(FILE_PREFIX) :]
             if any(c in pattern for c in "*?{"):
                 # AgentV sorts the matches; a pattern matching nothing adds no tests.
-                files = sorted(glob.glob(str(absolute(pattern, self.base_dir)), recursive=True))
+                files = list(glob_matches(str(absolute(pattern, self.base_dir))))
             else:
                 files = [str(absolute(pattern, self.base_dir))]
             for file in files:
                 path = Path(file)
-                if not path.is_file():
+                if not is_file(path):
                     self.report(
                         (key, index),
                         f"tests file '{pattern}' not found",
@@ -131,7 +131,7 @@ class _Splicer:
             )
             return None
         try:
-            text = file.read_text(encoding="utf-8")
+            text = read_utf8(file)
         except (OSError, UnicodeDecodeError) as exc:
             self.report(at, f"cannot read tests file '{shown}': {exc}", "check the file")
             return None
@@ -192,10 +192,10 @@ class _Splicer:
 
     def case_folder(self, folder: Path, at: DataPath) -> list[tuple[Any, Positions, str, int]]:
         tests: list[tuple[Any, Positions, str, int]] = []
-        for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
-            case_file = next(
-                (sub / n for n in ("case.yaml", "case.yml") if (sub / n).is_file()), None
-            )
+        for sub in (folder / name for name in folder_names(folder)):
+            if not is_dir(sub):
+                continue
+            case_file = next((sub / n for n in ("case.yaml", "case.yml") if is_file(sub / n)), None)
             if case_file is None:
                 continue  # AgentV skips it with a warning
             try:
@@ -217,7 +217,7 @@ class _Splicer:
             test = dict(doc.data)
             if test.get("id") is None:
                 test["id"] = sub.name
-            if not test.get("workspace") and (sub / "workspace").is_dir():
+            if not test.get("workspace") and is_dir(sub / "workspace"):
                 test["workspace"] = {"template": str(sub / "workspace")}
             tests.append((test, doc.positions, str(case_file), 0))
         return tests
@@ -237,7 +237,7 @@ class _Splicer:
     def workspace_file(self, value: str, path: DataPath) -> dict[str, Any] | None:
         """The workspace a file holds, paths rooted at its folder; None (reported) if unusable."""
         file = absolute(value, self.base_dir)
-        if not file.is_file():
+        if not is_file(file):
             self.report(
                 path,
                 f"workspace file '{value}' not found",
@@ -325,14 +325,14 @@ def jsonl_suite(file: Path) -> YamlDocument:
     """A `.jsonl` file run as a suite, as `agentv eval cases.jsonl` runs it: its tests, with
     `name`, `description` and `execution` from the sidecar `<name>.yaml` beside it, if any."""
     sidecar = file.with_suffix(".yaml")
-    if sidecar.is_file():
+    if is_file(sidecar):
         doc = read_yaml_file(sidecar)
         data = doc.data if isinstance(doc.data, dict) else {}
         doc.data = {k: v for k, v in data.items() if k in SIDECAR_KEYS}
     else:
         doc = YamlDocument(file=str(file), data={}, positions=Positions())
     doc.data["tests"] = f"./{file.name}"
-    doc.file = str(sidecar if sidecar.is_file() else file)
+    doc.file = str(sidecar if is_file(sidecar) else file)
     return doc
 
 

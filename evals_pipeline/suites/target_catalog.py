@@ -20,6 +20,7 @@ from evals_pipeline.models.targets import (
 from evals_pipeline.suites.aliases import rewrite_target_aliases
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.interpolation import interpolate
+from evals_pipeline.suites.probes import probed
 from evals_pipeline.suites.validation import error_issues
 from evals_pipeline.suites.yaml_positions import YamlDocument, read_yaml_file
 
@@ -68,6 +69,7 @@ class TargetCatalog:
         return f"defined targets: {names}" + ("" if self.inline else f" (in {self.doc.file})")
 
 
+@probed  # a targets file made nearer later is the one found
 def find_targets_file(start_dir: Path) -> Path | None:
     """The nearest `.agentv/targets.yaml` in `start_dir` or one of its parents."""
     for folder in (start_dir, *start_dir.parents):

@@ -33,6 +33,7 @@ from evals_pipeline.models.workspace import ResolvedHooks
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.hooks import target_hooks
 from evals_pipeline.suites.paths import absolute
+from evals_pipeline.suites.probes import exists, is_dir, is_file
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline.suites.target_catalog import (
     NO_TARGETS_FIX,
@@ -287,7 +288,7 @@ class _Selector:
         assert written is not None
         # AgentV resolves both files against the eval file's folder, wherever the target is.
         source = absolute(written, Path(self.suite_doc.file).parent)
-        if not source.is_file():
+        if not is_file(source):
             record = (
                 "record one with `agentv eval --record-replay FILE`"
                 if key == "fixtures"
@@ -309,7 +310,7 @@ class _Selector:
             script = absolute(spec.model_server.script, base)
             # With {EVAL_ID} each test has its own script; the adapter checks it per run.
             expected = script.parent if "{EVAL_ID}" in script.name else script
-            if not expected.exists():
+            if not exists(expected):
                 self._issue(
                     self.catalog.position(index, "model_server", "script"),
                     f"model server script '{spec.model_server.script}' not found",
@@ -322,7 +323,7 @@ class _Selector:
     def _require_dir(
         self, folder: Path, index: int, key: str, written: str, base: Path | None = None
     ) -> None:
-        if folder.is_dir():
+        if is_dir(folder):
             return
         owner = "the eval file's folder" if base or self.catalog.inline else "the project folder"
         base = base or self.catalog.base_dir
@@ -453,7 +454,7 @@ def judging_issues(
         return []
     issues: list[SuiteIssue] = []
     calibration = suite.judging.calibration
-    if calibration and not absolute(calibration, Path(suite_doc.file).parent).is_file():
+    if calibration and not is_file(absolute(calibration, Path(suite_doc.file).parent)):
         mark = suite_doc.positions.value(("judging", "calibration"))
         issues.append(
             SuiteIssue(

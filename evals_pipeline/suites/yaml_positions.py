@@ -18,6 +18,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from evals_pipeline.suites import parse_cache
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.probes import read_utf8
 
 DataPath = tuple[str | int, ...]
 
@@ -366,7 +367,7 @@ def read_yaml_file(path: Path) -> YamlDocument:
     """Read and parse a YAML file; a missing or unreadable file is a SuiteError too."""
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path)
     except FileNotFoundError:
         raise SuiteError(
             [SuiteIssue(file, 1, 1, "file not found", "check the path and the file name")]

@@ -7,10 +7,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from evals_pipeline.defs import sensors
 from evals_pipeline.defs.assets import LAYERS
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import case_partitions_name
-from evals_pipeline.suites import load_suite, parse_cache
+from evals_pipeline.suites import LoadedSuite, load_suite, parse_cache
 from evals_pipeline_tests.defs.conftest import write_suite
 
 
@@ -231,3 +232,39 @@ def test_an_edit_outside_the_suite_file_is_seen_by_the_next_tick(
     assert isinstance(third, dg.SensorResult)
     assert run_keys(third) == {"echo|waves", "silent|waves"}
     assert isinstance(tick(defs, instance, third.cursor), dg.SkipReason)
+
+
+def test_a_tick_loads_the_suite_again_only_when_what_its_load_read_changed(
+    instance: dg.DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each tick of an unchanged suite takes the code location's load (~1 s for 10,000 tests);
+    an edited `.env` file or a changed variable that the suite's `${{ VAR }}` reads is seen."""
+    path = write_suite(tmp_path, [("greets", "hello"), ("waves", "wave")])
+    path.write_text(path.read_text().replace("input: say hello", "input: say ${{ DEMO_WORD }}"))
+    monkeypatch.delenv("DEMO_WORD", raising=False)
+    (tmp_path / ".env").write_text("DEMO_WORD=hello\n")
+    loads: list[Path] = []
+    real_load = sensors.load_suite
+
+    def counted(suite_path: Path) -> LoadedSuite:
+        loads.append(suite_path)
+        return real_load(suite_path)
+
+    monkeypatch.setattr(sensors, "load_suite", counted)
+    defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
+    first = tick(defs, instance, None)
+    assert isinstance(first, dg.SensorResult) and not first.run_requests
+    assert isinstance(tick(defs, instance, first.cursor), dg.SkipReason)
+    assert loads == [], "the code location's load still holds"
+
+    monkeypatch.setenv("DEMO_WORD", "goodbye")  # the shell's value is kept over the .env's
+    second = tick(defs, instance, first.cursor)
+    assert isinstance(second, dg.SensorResult)
+    assert run_keys(second) == {"echo|greets", "silent|greets"}
+    assert len(loads) == 1
+    assert isinstance(tick(defs, instance, second.cursor), dg.SkipReason)
+    assert len(loads) == 1
+
+    (tmp_path / ".env").write_text("DEMO_WORD=hello\nOTHER=1\n")
+    assert isinstance(tick(defs, instance, second.cursor), dg.SkipReason), "same cases"
+    assert len(loads) == 2, "the edited .env file was read again"

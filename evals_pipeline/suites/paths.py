@@ -9,8 +9,6 @@ from evals_pipeline.models.assertions import PreprocessorSpec
 from evals_pipeline.models.workspace import repo_source
 from evals_pipeline.suites.probes import probed, resolved, working_folder
 
-find_repo_source = probed(repo_source)  # whether a local folder exists decides the source
-
 
 def absolute(value: str, base_dir: Path) -> Path:
     """`value` as an absolute, normalised path; relative paths resolve against `base_dir`."""
@@ -59,6 +57,12 @@ def find_in_search_dirs(value: str, base_dir: Path, *, folder: bool = False) -> 
         if wanted(candidate):
             return candidate
     return None
+
+
+@probed  # whether a local folder exists decides the source
+def find_repo_source(repo: str, base_dir: Path) -> str:
+    """Where a `repo` value is fetched from (models/workspace.py `repo_source`)."""
+    return repo_source(repo, base_dir)
 
 
 def find_input_file(value: str, base_dir: Path) -> Path | None:

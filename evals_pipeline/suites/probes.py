@@ -58,7 +58,7 @@ def probed(function: Callable[P, R]) -> Callable[P, R]:
         log = _recording.get()
         if log is None:
             return function(*args, **kwargs)
-        call = (function, tuple(args), tuple(sorted(kwargs.items())))
+        call = (recorded, tuple(args), tuple(sorted(kwargs.items())))
         try:
             result = function(*args, **kwargs)
         except Exception as exc:  # a missing or unreadable file is a fact too
@@ -72,7 +72,7 @@ def probed(function: Callable[P, R]) -> Callable[P, R]:
 
 @dataclass(frozen=True)
 class Probes:
-    """The distinct probes of one resolution."""
+    """The distinct probes of one load or resolution."""
 
     probes: tuple[Probe, ...]
 

@@ -7,6 +7,7 @@ import builtins
 import contextlib
 import io
 import os
+import pickle
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -154,3 +155,10 @@ def test_a_suite_made_otherwise_does_not_claim_to_hold(suite: Path) -> None:
     loaded = load_suite(suite)
     made = LoadedSuite(**{name: getattr(loaded, name) for name in LoadedSuite.model_fields})
     assert not made.inputs_hold()
+
+
+def test_a_loaded_suite_pickles_with_what_it_read(suite: Path) -> None:
+    copy = pickle.loads(pickle.dumps(load_suite(suite)))
+    assert copy.inputs_hold()
+    (suite.parent / "cases.yaml").write_text(CASES.replace("Say hi.", "Say hello."))
+    assert not copy.inputs_hold()

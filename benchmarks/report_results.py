@@ -22,7 +22,7 @@ from dagster._core.events.log import EventLogEntry
 
 from evals_pipeline.defs.partitions import partition_key
 from evals_pipeline.defs.resources import step_folder
-from evals_pipeline.storage.records import RECORDS_SCHEMA, read_records
+from evals_pipeline.storage.records import read_records, records_schema
 from evals_pipeline.storage.root import open_root
 from evals_pipeline.storage_env import storage_root_from_env
 
@@ -48,7 +48,7 @@ def copy_layer(instance: dg.DagsterInstance, root: str, key: dg.AssetKey, cases:
     texts = [text.replace(f'"{TEMPLATE_CASE}"', f'"case-{i}"') for i in range(cases)]
     records = step_folder(root, key, run_id) / "records.parquet"
     records.parent.mkdir(parents=True)
-    table = pa.Table.from_pydict({"partition_key": keys, "record_json": texts}, RECORDS_SCHEMA)
+    table = pa.Table.from_pydict({"partition_key": keys, "record_json": texts}, records_schema())
     pq.write_table(table, records, compression="zstd")
     stored_uri = open_root(root).uri(records)
     now = time.time()

@@ -5,12 +5,11 @@ function of its inputs (scores, seed, resamples), so a hit is the result it woul
 
 from __future__ import annotations
 
+import array
 import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
 
 from evals_pipeline.statistics import BootstrapResult, paired_bootstrap
 
@@ -53,6 +52,7 @@ class Bootstraps:
 
 def _digest(a: Sequence[float], b: Sequence[float], seed: int, n_resamples: int) -> str:
     digest = hashlib.sha256(f"{seed}:{n_resamples}:{len(a)}:".encode())
-    digest.update(np.asarray(a, dtype=float).tobytes())
-    digest.update(np.asarray(b, dtype=float).tobytes())
+    # The samples' float64 bytes (as numpy's would be), without importing numpy.
+    digest.update(array.array("d", a).tobytes())
+    digest.update(array.array("d", b).tobytes())
     return digest.hexdigest()

@@ -44,7 +44,6 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import ClaudeCodeTarget
 from evals_pipeline.statistics import DEFAULT_WEIGHTS, blend, panel_vote
-from evals_pipeline.storage.events import read_events
 
 PARALLEL_CALLS = 8
 
@@ -54,6 +53,9 @@ class TrialView(GradingContext):
 
     @cached_property
     def events(self) -> list[EnrichedEvent]:
+        # Imported here: pyarrow loads with the first trial judged, not with every code location.
+        from evals_pipeline.storage.events import read_events
+
         path = self.session.events_path
         return read_events(path) if path and Path(path).exists() else []
 

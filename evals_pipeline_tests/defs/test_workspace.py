@@ -10,22 +10,29 @@ from pathlib import Path
 from evals_pipeline_tests.defs.conftest import REPO
 
 
-def test_workspace_yaml_loads_the_code_location(tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(tmp_path),
-        "EVALS_PIPELINE_STORAGE": str(tmp_path / "s"),
-    }
-    dagster = Path(sys.executable).parent / "dagster"
-    result = subprocess.run(
-        [str(dagster), "definitions", "validate", "-w", "workspace.yaml"],
+def _run(
+    command: list[str], home: Path, *, timeout: float = 120, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`command` from the repository's root on a Dagster home and storage in `home`."""
+    return subprocess.run(
+        command,
         cwd=REPO,
-        env=env,
+        env={
+            **os.environ,
+            "DAGSTER_HOME": str(home),
+            "EVALS_PIPELINE_STORAGE": str(home / "s"),
+            **env,
+        },
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
+
+
+def test_workspace_yaml_loads_the_code_location(tmp_path: Path) -> None:
+    dagster = Path(sys.executable).parent / "dagster"
+    result = _run([str(dagster), "definitions", "validate", "-w", "workspace.yaml"], tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Validation successful for code location evals_pipeline" in result.stdout + result.stderr
 
@@ -33,36 +40,17 @@ def test_workspace_yaml_loads_the_code_location(tmp_path: Path) -> None:
 def test_the_code_location_loads_without_the_data_libraries(tmp_path: Path) -> None:
     """A code server, sensor or daemon process builds the definitions and never reads a record:
     numpy, pandas and pyarrow (~0.3 s to import) load with the first step that needs them."""
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(tmp_path),
-        "EVALS_PIPELINE_STORAGE": str(tmp_path / "s"),
-        "EVALS_PIPELINE_SUITES": "examples",
-    }
     probe = (
         "import sys; from evals_pipeline.definitions import defs; "
         "defs.get_repository_def().get_all_jobs(); "
         "print(sorted(m for m in ('numpy', 'pandas', 'pyarrow') if m in sys.modules))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = _run([sys.executable, "-c", probe], tmp_path, EVALS_PIPELINE_SUITES="examples")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout
 
 
 def test_readme_materialize_command_runs_one_partition(tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(tmp_path),
-        "EVALS_PIPELINE_STORAGE": str(tmp_path / "s"),
-    }
     bin_dir = Path(sys.executable).parent
     suite = "examples/quickstart/quickstart.eval.yaml"
     materialize = [
@@ -79,9 +67,7 @@ def test_readme_materialize_command_runs_one_partition(tmp_path: Path) -> None:
         [*materialize, "--select", "quickstart/eval_report"],
     ]
     for command in commands:
-        result = subprocess.run(
-            command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False
-        )
+        result = _run(command, tmp_path, timeout=300)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     reports = list((tmp_path / "s" / "quickstart" / "eval_report").glob("*/summary.md"))
     assert len(reports) == 1

@@ -1,7 +1,10 @@
 """The report step of `evals-pipeline run` on its own: the suite of EVALS_PIPELINE_SUITES loaded
 and its run definitions built (the load), then its `report` job run in this process on the
 instance of DAGSTER_HOME, over the latest records of every partition. Prints the two times and
-the report's folder as one JSON line."""
+the report's folder as one JSON line.
+
+The load also imports the records' Parquet IO (pyarrow): in a run, the steps before the report
+have (and a run worker forked by the daemon has it preloaded, defs/warm_workers.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ def main() -> int:
     start = time.perf_counter()
     import dagster as dg
 
+    import evals_pipeline.storage.parquet  # noqa: F401  (see above)
     from evals_pipeline.defs.history import TRIGGER_TAG
     from evals_pipeline.defs.suite_run import run_definitions
     from evals_pipeline.storage_env import storage_root_from_env

@@ -36,12 +36,14 @@ PRELOAD = (
     "upath.core",
     "evals_pipeline.defs.definitions",
     "evals_pipeline.defs.event_storage",
+    "evals_pipeline.storage.parquet",
     "evals_pipeline.reporting.summary",
     "evals_pipeline.reporting.writer",
 )
 """What every worker would import before its run: Dagster, its run execution, its instance's
-storages (the instance's state storage path type among them), and our layers. The code
-location's own module, which loads the suites, is imported per run."""
+storages (the instance's state storage path type among them), our layers and the Parquet IO of
+their records (pyarrow, which the code location itself no longer imports). The code location's
+own module, which loads the suites, is imported per run."""
 
 SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "background_thread:false"}
 """Settings that keep the preloaded libraries from starting threads, so the server can fork:

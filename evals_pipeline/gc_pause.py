@@ -21,6 +21,7 @@ _was_enabled = False
 _promote = False  # a block of the current pause asked for `kept`
 _start_up_held = False  # start_up_paused() holds the collector off
 _exit_frozen = False  # freeze_at_exit() has registered its hook
+_for_life = False  # built_for_life() froze what the process keeps: nothing is thawed again
 
 
 @contextmanager
@@ -63,6 +64,26 @@ def start_up_over() -> None:
     _end_start_up(freeze=True)
 
 
+@contextmanager
+def built_for_life() -> Iterator[None]:
+    """No automatic collection while the block builds what the process keeps until it exits (a
+    code location's definitions); then every object alive is frozen for good, so no later
+    collection (a sensor's tick, the imports of the Dagster instance's storage) walks it again.
+    In a code server of a 10,000-case suite one full collection walking it took ~0.7 s.
+
+    What `kept` blocks build afterwards is frozen too, rather than thawed with the rest: it is
+    still freed once unreferenced; only cycles among it are never looked for."""
+    global _for_life
+    _hold(kept=False)
+    try:
+        yield
+    finally:
+        with _lock:
+            _for_life = True
+            gc.freeze()
+        _release()
+
+
 def _end_start_up(*, freeze: bool) -> None:
     global _start_up_held
     with _lock:
@@ -98,9 +119,11 @@ def _release() -> None:
 
 def _promote_all() -> None:
     """Every tracked object into the oldest generation (frozen, then thawed there; start-up's
-    frozen objects are thawed there too, where only the rare full collections walk them)."""
+    frozen objects are thawed there too, where only the rare full collections walk them), or
+    left frozen once the process keeps its build for life."""
     gc.freeze()
-    gc.unfreeze()
+    if not _for_life:
+        gc.unfreeze()
 
 
 def freeze_at_exit() -> None:

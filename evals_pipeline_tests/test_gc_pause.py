@@ -64,6 +64,32 @@ def test_a_start_up_never_declared_over_gives_the_collector_back_unfrozen() -> N
     assert not gc.get_freeze_count()
 
 
+def test_what_is_built_for_life_stays_frozen_out_of_sight() -> None:
+    """In a fresh process (it changes how the process promotes for good): the collector is off
+    in the block and back after it; what the block built is frozen, and a later `kept` block
+    leaves it frozen, its own objects with it."""
+    script = (
+        "import gc\n"
+        "from evals_pipeline.gc_pause import built_for_life, gc_paused\n"
+        "class Node: pass\n"
+        "def walked(o): return any(x is o for g in range(3) for x in gc.get_objects(g))\n"
+        "with built_for_life():\n"
+        "    print('off', not gc.isenabled())\n"
+        "    built = Node()\n"
+        "print('back', gc.isenabled(), 'walked', walked(built))\n"
+        "with gc_paused(kept=True):\n"
+        "    later = Node()\n"
+        "print('after a kept block', walked(built), walked(later), gc.isenabled())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "off True",
+        "back True walked False",
+        "after a kept block False False True",
+    ]
+
+
 def test_a_command_that_never_ends_its_start_up_gives_the_collector_back(tmp_path: Path) -> None:
     """In a fresh process: `validate` never declares its start-up over, and still leaves the
     collector as it found it, nothing frozen."""

@@ -50,6 +50,22 @@ def test_the_code_location_loads_without_the_data_libraries(tmp_path: Path) -> N
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout
 
 
+def test_the_code_location_leaves_its_definitions_out_of_the_collectors_sight(
+    tmp_path: Path,
+) -> None:
+    """A code server keeps its definitions until it exits: frozen once built, so no later
+    collection (a sensor's tick, the instance's imports) walks a large suite's objects again."""
+    probe = (
+        "import gc; from evals_pipeline.definitions import defs; "
+        "[sensor] = [s for s in defs.sensors if s.name == 'quickstart_cases']; "
+        "print(gc.isenabled(), any(o is sensor for g in range(3) for o in gc.get_objects(g)))"
+    )
+    suite = "examples/quickstart/quickstart.eval.yaml"
+    result = _run([sys.executable, "-c", probe], tmp_path, EVALS_PIPELINE_SUITES=suite)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "True False", result.stdout
+
+
 def test_readme_materialize_command_runs_one_partition(tmp_path: Path) -> None:
     bin_dir = Path(sys.executable).parent
     suite = "examples/quickstart/quickstart.eval.yaml"

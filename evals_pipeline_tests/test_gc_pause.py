@@ -15,6 +15,13 @@ class Node:
     """A tracked object, easy to find among the collector's."""
 
 
+def in_fresh_process(script: str, *args: str) -> list[str]:
+    """The lines `script` prints, run by a new interpreter (for what changes a process for good)."""
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
 def generation_of(obj: object) -> int | None:
     return next((g for g in range(3) if any(o is obj for o in gc.get_objects(generation=g))), None)
 
@@ -81,9 +88,7 @@ def test_what_is_built_for_life_stays_frozen_out_of_sight() -> None:
         "    later = Node()\n"
         "print('after a kept block', walked(built), walked(later), gc.isenabled())\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [
+    assert in_fresh_process(script) == [
         "off True",
         "back True walked False",
         "after a kept block False False True",
@@ -104,10 +109,7 @@ def test_a_command_that_never_ends_its_start_up_gives_the_collector_back(tmp_pat
         "targets:\n  - name: echo\n    provider: cli\n    command: echo hi > {OUTPUT_FILE}\n"
         "tests:\n  - id: a\n    input: hi\n    criteria: says hi\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script, str(suite)], capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out[-3:] == ["0", "True", "0"]
+    assert in_fresh_process(script, str(suite))[-1] == "0 True 0"
 
 
 def test_at_exit_every_object_is_frozen_after_the_other_exit_hooks() -> None:
@@ -123,6 +125,4 @@ def test_at_exit_every_object_is_frozen_after_the_other_exit_hooks() -> None:
         "freeze_at_exit()\n"
         "print('hooks added', atexit._ncallbacks() - before, 'frozen', gc.get_freeze_count())\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:2] == ["hooks added 1 frozen 0", "at exit True"]
+    assert in_fresh_process(script)[:2] == ["hooks added 1 frozen 0", "at exit True"]

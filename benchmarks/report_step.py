@@ -15,10 +15,10 @@ import os
 import sys
 import time
 
+from evals_pipeline.gc_pause import start_up_over, start_up_paused
+
 
 def main() -> int:
-    from evals_pipeline.gc_pause import start_up_paused
-
     with start_up_paused():
         return _timed()
 
@@ -30,7 +30,6 @@ def _timed() -> int:
     import evals_pipeline.storage.parquet  # noqa: F401  (see above)
     from evals_pipeline.defs.history import TRIGGER_TAG
     from evals_pipeline.defs.suite_run import run_definitions
-    from evals_pipeline.gc_pause import start_up_over
     from evals_pipeline.storage_env import storage_root_from_env
     from evals_pipeline.suites import load_suite
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from evals_pipeline.enrichers.session import enrich_run
+from evals_pipeline.enrichers.session import Enriched, enriched_run
 from evals_pipeline.made_ahead import MadeAhead
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
@@ -24,14 +24,17 @@ log = logging.getLogger(__name__)
 
 RunKey = tuple[str, str, int]
 """A run's (case key, agent, trial)."""
+Then = Callable[[AgentRun, Enriched], None]
+"""Called with each run and what was made of it, its messages still in hand."""
 
 
 class SessionsAhead:
     """Runs enriched one at a time on one thread (a session's parse at a time in memory), each
     session taken at most once by the step that would have made it; `then` is called with each
-    run and its session as it is made (grading/ahead.py: its case graded meanwhile)."""
+    run and its session as it is made (grading/ahead.py: its case graded meanwhile, from the
+    messages in hand rather than read back from the file)."""
 
-    def __init__(self, then: Callable[[AgentRun, Session], None] | None = None) -> None:
+    def __init__(self, then: Then | None = None) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="sessions-ahead")
         self._lock = threading.Lock()
         self._made: dict[RunKey, tuple[AgentRun, Future[Session]]] = {}
@@ -50,13 +53,13 @@ class SessionsAhead:
             self._made[_key(run)] = (run, future)
 
     def _make(self, run: AgentRun, session_dir: Path) -> Session:
-        session = enrich_run(run, session_dir)
+        made = enriched_run(run, session_dir)
         if self._then is not None:
             try:
-                self._then(run, session)
+                self._then(run, made)
             except Exception:  # only what is made ahead is lost: its step makes it
                 log.warning("after the session of %s was made ahead", _key(run), exc_info=True)
-        return session
+        return made.session
 
     def take(self, run: AgentRun) -> Session | None:
         """The session made ahead from this very run record, once it is made; None when none
@@ -82,7 +85,7 @@ class SessionsAhead:
 _steps: MadeAhead[SessionsAhead] = MadeAhead()
 
 
-def start(folder: Path, then: Callable[[AgentRun, Session], None] | None = None) -> SessionsAhead:
+def start(folder: Path, then: Then | None = None) -> SessionsAhead:
     """Sessions made ahead for the sessions step whose folder is `folder` (`then`: see
     SessionsAhead)."""
     return _steps.start(folder, SessionsAhead(then))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from evals_pipeline.enrichers.cli_output import (
@@ -93,18 +94,33 @@ def run_cost(run: AgentRun) -> float | None:
     return None if run.failed else _parse_output(run).cost_usd
 
 
+@dataclass(frozen=True)
+class Enriched:
+    """A session just made, with the messages its Parquet file holds, for a grader in this
+    process to take instead of reading them back; None when the file differs from them (a
+    secret was scrubbed from it)."""
+
+    session: Session
+    messages: list[Message] | None
+
+
 def enrich_run(run: AgentRun, session_dir: Path) -> Session:
     """Enrich one run; the messages Parquet file is written even for a failed run.
 
     An agent CLI's stream is parsed even when the run failed, so a timed-out or erroring
     session keeps the transcript of what it did.
     """
+    return enriched_run(run, session_dir).session
+
+
+def enriched_run(run: AgentRun, session_dir: Path) -> Enriched:
+    """`enrich_run`, keeping the session's messages (enrichers/ahead.py hands them on)."""
     session_dir.mkdir(parents=True, exist_ok=True)
     with gc_paused():  # a long transcript's messages: many objects, all kept, none cyclic
         return _enrich(run, session_dir)
 
 
-def _enrich(run: AgentRun, session_dir: Path) -> Session:
+def _enrich(run: AgentRun, session_dir: Path) -> Enriched:
     if run.stream_kind:
         return _from_stream(run, session_dir, parse_agent_stream(run))
     parsed = ParsedOutput(messages=[]) if run.failed else _parse_output(run)
@@ -121,7 +137,7 @@ def _enrich(run: AgentRun, session_dir: Path) -> Session:
     )
 
 
-def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) -> Session:
+def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) -> Enriched:
     # The Parquet writers (pyarrow) load with the first session, not with `evals-pipeline run`,
     # whose agents start before they are needed.
     from evals_pipeline.storage.events import write_events
@@ -130,7 +146,7 @@ def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) ->
     cost = enriched.cost_usd
     if cost is None:
         cost = priced(enriched.token_usage, run.pricing)
-    session = _session(
+    made = _session(
         run,
         session_dir,
         enriched.messages,
@@ -142,7 +158,7 @@ def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) ->
         warnings=[*run.warnings, *enriched.parse_warnings],
         llm_calls=enriched.llm_call_count,
     )
-    return session.model_copy(
+    session = made.session.model_copy(
         update={
             "agent_kind": enriched.agent_kind,
             "session_id": enriched.session_id,
@@ -153,6 +169,7 @@ def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) ->
             "retries": enriched.retries,
         }
     )
+    return Enriched(session, made.messages)
 
 
 def milestone_origin(run: AgentRun, enriched: EnrichedSession) -> int | None:
@@ -178,15 +195,16 @@ def _session(
     duration_ms: int | None,
     warnings: list[str],
     llm_calls: int | None = None,
-) -> Session:
-    from evals_pipeline.storage.messages import write_messages  # with pyarrow: see _from_stream
+) -> Enriched:
+    from evals_pipeline.storage.messages import write_transcript  # pyarrow: see _from_stream
 
-    messages_path = write_messages(messages, session_dir / "messages.parquet")
+    messages_path = session_dir / "messages.parquet"
+    as_stored = write_transcript(messages, messages_path)
     output_path = None
     if not fits_inline(answer):
         output_path = session_dir / "output.json"
         output_path.write_text(json.dumps(answer, ensure_ascii=False))
-    return Session(
+    session = Session(
         case_key=run.case_key,
         agent=run.agent,
         trial=run.trial,
@@ -218,3 +236,4 @@ def _session(
         turns=run.turns,
         agent_version=run.agent_version,
     )
+    return Enriched(session, messages if as_stored else None)

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Protocol
 
+from evals_pipeline.grading.context import GradingContext
+from evals_pipeline.grading.prefetch import prepared_context
 from evals_pipeline.made_ahead import MadeAhead
 from evals_pipeline.models.assertions import (
     CompositeAssertion,
@@ -27,6 +30,7 @@ from evals_pipeline.models.assertions import (
 )
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.messages import Message
 from evals_pipeline.models.session import Session
 from evals_pipeline.workspaces import WorkspaceRemovals
 
@@ -34,9 +38,20 @@ log = logging.getLogger(__name__)
 
 CaseKey = tuple[str, str]
 """A case's (case key, agent)."""
-Grader = Callable[[ResolvedCase, list[Session], WorkspaceRemovals], CaseGrade]
-"""Grades a case's sessions (in trial order) as the grades step does, its graded workspaces
-cleaned up through the removals given."""
+
+
+class Grader(Protocol):
+    """Grades a case's sessions (in trial order) as the grades step does, its graded workspaces
+    cleaned up through the removals given; `prepared`: grading contexts made ahead, by trial."""
+
+    def __call__(
+        self,
+        case: ResolvedCase,
+        sessions: list[Session],
+        removals: WorkspaceRemovals,
+        *,
+        prepared: Mapping[int, GradingContext],
+    ) -> CaseGrade: ...
 
 
 class GradesAhead:
@@ -51,23 +66,30 @@ class GradesAhead:
         self._removals = WorkspaceRemovals()
         self._lock = threading.Lock()
         self._sessions: dict[CaseKey, dict[int, Session]] = {}
+        self._prepared: dict[CaseKey, dict[int, GradingContext]] = {}
         self._made: dict[CaseKey, tuple[ResolvedCase, list[Session], Future[CaseGrade]]] = {}
 
-    def session_made(self, session: Session) -> None:
+    def session_made(self, session: Session, messages: list[Message] | None = None) -> None:
         """Note a session as the sessions step will record it; its case is graded once every
-        trial's session is made."""
+        trial's session is made. `messages`, the session's as its file holds them, make its
+        code graders' transcript fields now, while they are in hand: not read back from the
+        file, and not kept in memory until the case's turn comes."""
         key = (session.case_key, session.agent)
         case = self._cases.get(key)
         if case is None:
             return
+        ctx = prepared_context(case, session, None, messages) if messages is not None else None
         with self._lock:
             made = self._sessions.setdefault(key, {})
             made[session.trial] = session
+            prepared = self._prepared.setdefault(key, {})
+            if ctx is not None:
+                prepared[session.trial] = ctx
             if len(made) < case.trials.count:
                 return
-            del self._sessions[key]  # each trial's session is made once
+            del self._sessions[key], self._prepared[key]  # each trial's session is made once
             trials = [made[t] for t in sorted(made)]
-            future = self._pool.submit(self._grade, case, trials, self._removals)
+            future = self._pool.submit(self._grade, case, trials, self._removals, prepared=prepared)
             self._made[key] = (case, trials, future)
 
     def take(self, case: ResolvedCase, sessions: list[Session]) -> CaseGrade | None:

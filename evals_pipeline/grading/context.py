@@ -29,11 +29,19 @@ class GradingContext:
     """
 
     def __init__(
-        self, case: ResolvedCase, session: Session, llm: LlmClientSource | None = None
+        self,
+        case: ResolvedCase,
+        session: Session,
+        llm: LlmClientSource | None = None,
+        messages: list[Message] | None = None,
     ) -> None:
+        """`messages`: the session's messages already in hand (as its file holds them), so the
+        first grader that needs them does not read them back."""
         self.case = case
         self.session = session
         self.llm = llm
+        if messages is not None:
+            self.__dict__["messages"] = messages  # where the cached property keeps its value
         self.transcript_fields: TranscriptFields | None = None
         """The payload's fields made from the transcript, once made (code_grader/payload.py):
         every code grader of the trial gets the same."""

@@ -18,6 +18,7 @@ from evals_pipeline.grading.context import GradingContext, LlmClientSource
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.assertions.spec import walk_assertions
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.messages import Message
 from evals_pipeline.models.session import Session
 
 log = logging.getLogger(__name__)
@@ -54,22 +55,8 @@ class TranscriptPrefetch:
         return future.result()
 
     def _prepare(self, case: ResolvedCase, sessions: list[Session]) -> Contexts:
-        if case.conversation is not None or not any(
-            isinstance(spec, CodeGraderAssertion) for _, spec in walk_assertions(case.assertions)
-        ):
-            return {}
-        contexts: Contexts = {}
-        for session in sessions:
-            if session.status != "ok":
-                continue
-            ctx = GradingContext(case, session, self._llm)
-            try:
-                prepare_transcript_fields(ctx)
-            except Exception:  # made again when its grader asks, which reports the error
-                log.debug("transcript fields of %s not made ahead", case.test_id, exc_info=True)
-                continue
-            contexts[session.trial] = ctx
-        return contexts
+        contexts = {s.trial: prepared_context(case, s, self._llm) for s in sessions}
+        return {trial: ctx for trial, ctx in contexts.items() if ctx is not None}
 
     def __enter__(self) -> TranscriptPrefetch:
         return self
@@ -81,3 +68,30 @@ class TranscriptPrefetch:
         trace: TracebackType | None,
     ) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def prepared_context(
+    case: ResolvedCase,
+    session: Session,
+    llm: LlmClientSource | None,
+    messages: list[Message] | None = None,
+) -> GradingContext | None:
+    """A grading context of `session` with its transcript fields made, when a code grader of
+    `case` will ask for them; None otherwise, or when making them failed (they are made again
+    when the grader asks, which reports the error). `messages`: see GradingContext."""
+    if session.status != "ok" or not needs_transcript_fields(case):
+        return None
+    ctx = GradingContext(case, session, llm, messages)
+    try:
+        prepare_transcript_fields(ctx)
+    except Exception:
+        log.debug("transcript fields of %s not made ahead", case.test_id, exc_info=True)
+        return None
+    return ctx
+
+
+def needs_transcript_fields(case: ResolvedCase) -> bool:
+    """Whether a code grader of `case` will be fed its transcript (not in a conversation)."""
+    return case.conversation is None and any(
+        isinstance(spec, CodeGraderAssertion) for _, spec in walk_assertions(case.assertions)
+    )

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from evals_pipeline.enrichers.session import Enriched
 from evals_pipeline.grading import aggregate_trials, grade_trial
 from evals_pipeline.grading.ahead import GradesAhead
 from evals_pipeline.grading.context import GradingContext
@@ -42,10 +43,10 @@ def grades_ahead(
     return GradesAhead(cases, grade, workers=workers)
 
 
-def grade_when_made(grades: GradesAhead) -> Callable[[AgentRun, Session], None]:
+def grade_when_made(grades: GradesAhead) -> Callable[[AgentRun, Enriched], None]:
     """SessionsAhead's `then`: each session made ahead, as `enrich_runs` records it, handed to
     `grades`."""
-    return lambda run, made: grades.session_made(session_record(made, run))
+    return lambda run, made: grades.session_made(session_record(made.session, run), made.messages)
 
 
 def grade_cases(

@@ -81,6 +81,11 @@ def _tool_call_fields(row: dict[str, Any]) -> dict[str, Any]:
 def messages_table(messages: list[Message]) -> pa.Table:
     """The transcript as columns: the models dumped in one pydantic-core call, then one light
     pass that splits text from structured content and encodes the free-form values."""
+    return _scrubbed_table(messages)[0]
+
+
+def _scrubbed_table(messages: list[Message]) -> tuple[pa.Table, bool]:
+    """`messages_table`, and whether it holds the messages as they are (no secret scrubbed)."""
     rows = MESSAGE_LIST.dump_python(messages)
     content: list[str | None] = []
     content_json: list[str | None] = []
@@ -102,14 +107,25 @@ def messages_table(messages: list[Message]) -> pa.Table:
         "token_usage": [row["token_usage"] for row in rows],
         "metadata_json": [_dump(row["metadata"]) for row in rows],
     }
-    return arrow_table(run_redactor().data(columns), MESSAGES_SCHEMA)
+    scrubbed = run_redactor().data(columns)
+    # str.replace hands back the very string when it finds nothing: equal lists then hold the
+    # same objects, and the comparison is one pass of identity checks.
+    return arrow_table(scrubbed, MESSAGES_SCHEMA), scrubbed == columns
 
 
 def write_messages(messages: list[Message], path: Path) -> Path:
     """Write `messages` to `path` (zstd Parquet, secrets scrubbed) and return the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(messages_table(messages), path, compression="zstd")
+    write_transcript(messages, path)
     return path
+
+
+def write_transcript(messages: list[Message], path: Path) -> bool:
+    """`write_messages`, saying whether the file holds `messages` exactly (no secret was
+    scrubbed): only then may a reader in this process take the models instead of the file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table, as_they_are = _scrubbed_table(messages)
+    pq.write_table(table, path, compression="zstd")
+    return as_they_are
 
 
 def read_messages(path: str | Path) -> list[Message]:

@@ -14,6 +14,7 @@ from evals_pipeline.enrichers.cli_output import (
     parse_message_lines,
     parse_output_document,
 )
+from evals_pipeline.enrichers.session import enriched_run
 from evals_pipeline.models.messages import Message, ToolCall
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.storage.messages import read_messages
@@ -344,6 +345,32 @@ def test_enrich_run_stores_messages_and_summarises(tmp_path: Path) -> None:
     assert session.cost_usd == 0.002
     assert session.duration_ms == 3_000  # the invalid reported duration falls back to wall time
     assert len(session.parse_warnings) == 1 and "duration_ms" in session.parse_warnings[0]
+
+
+def test_an_enriched_run_keeps_the_messages_its_file_holds(tmp_path: Path) -> None:
+    calls = [{"tool": "Bash", "input": {"cmd": "ls"}, "output": {"files": ["a"]}}]
+    output = doc(
+        output=[
+            {"role": "assistant", "content": [{"type": "text", "text": "look"}]},
+            {"role": "assistant", "content": "done", "tool_calls": calls, "metadata": {"k": 1}},
+        ]
+    )
+    made = enriched_run(agent_run(tmp_path, output), tmp_path / "session")
+    assert made.messages is not None and len(made.messages) == 2
+    assert made.messages == read_messages(made.session.messages_path)
+
+
+def test_messages_a_secret_was_scrubbed_from_are_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BENCH_SERVICE_TOKEN", "tok-0123456789")
+    output = doc(output=[{"role": "assistant", "content": "the token is tok-0123456789"}])
+    made = enriched_run(agent_run(tmp_path, output), tmp_path / "session")
+    assert made.messages is None  # a grader reads the scrubbed file instead
+    [stored] = read_messages(made.session.messages_path)
+    assert stored.text() == "the token is [REDACTED:BENCH_SERVICE_TOKEN]"
+    clean = doc(output=[{"role": "assistant", "content": "no token here"}])
+    assert enriched_run(agent_run(tmp_path, clean), tmp_path / "clean").messages is not None
 
 
 def test_enrich_run_reads_a_jsonl_recording(tmp_path: Path) -> None:

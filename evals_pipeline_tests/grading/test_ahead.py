@@ -25,7 +25,9 @@ from evals_pipeline.layers import (
 from evals_pipeline.models.assertions import LlmGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.messages import Message
 from evals_pipeline.models.session import Session
+from evals_pipeline.storage import messages as messages_storage
 from evals_pipeline.suites import load_suite, resolve_cases
 
 AGENT = """\
@@ -110,6 +112,29 @@ def test_the_step_takes_the_grades_made_ahead_as_it_would_make_them(tmp_path: Pa
     assert _comparable(taken) == _comparable(again)
 
 
+def test_sessions_made_ahead_feed_their_graders_without_being_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = _suite(tmp_path / "suite", trials=2)
+    cases = resolve_cases(load_suite(suite))
+    reads: list[str] = []
+    real = messages_storage.read_messages
+
+    def counted(path: str | Path) -> list[Message]:
+        reads.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(messages_storage, "read_messages", counted)
+    sessions, ahead = _run_ahead(cases, tmp_path)
+    taken = grade_cases(cases, sessions, workers=2, ahead=ahead)
+    ahead.close()
+    assert [g.verdict for g in taken] == ["pass"] * 4
+    assert reads == []  # the graders got the enricher's messages, not the file's
+    again = grade_cases(cases, sessions, workers=2)
+    assert sorted(reads) == sorted(s.messages_path for s in sessions)
+    assert _comparable(taken) == _comparable(again)
+
+
 def test_a_case_changed_since_it_was_graded_ahead_is_graded_again(tmp_path: Path) -> None:
     suite = _suite(tmp_path / "suite", tests=2)
     cases = resolve_cases(load_suite(suite))
@@ -133,7 +158,7 @@ def test_cases_that_call_a_model_are_left_to_the_step(tmp_path: Path) -> None:
     suite = _suite(tmp_path / "suite", tests=1)
     [case] = resolve_cases(load_suite(suite))
     judged = case.model_copy(update={"llm_targets": {"judge": {"provider": "openai"}}})
-    ahead = GradesAhead([judged], lambda *_: pytest.fail("graded ahead"), workers=1)
+    ahead = GradesAhead([judged], lambda *_, **__: pytest.fail("graded ahead"), workers=1)
     [session], _ = _run_ahead([case], tmp_path)
     ahead.session_made(session)
     assert ahead.take(judged, [session]) is None

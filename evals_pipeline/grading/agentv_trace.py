@@ -57,6 +57,20 @@ def compact_json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def compact_json_bytes(value: Any) -> bytes:
+    """`compact_json` in UTF-8, for a file: a long transcript's encoding goes to disk as orjson
+    made it, not decoded to text and encoded back (two more copies of tens of MB)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return compact_json(value).encode()
+
+
+def json_chars(encoded: bytes) -> int:
+    """The length in characters of UTF-8 JSON, as the inline limit counts it."""
+    return len(encoded) if encoded.isascii() else len(encoded.decode())
+
+
 def iso(epoch_ms: int | None) -> str | None:
     """Epoch milliseconds as JavaScript's toISOString() prints them (AgentV's times)."""
     if epoch_ms is None:
@@ -193,16 +207,16 @@ class AgentVTrace:
         return self.trace(self.wire_messages)
 
     @cached_property
-    def encoded_messages(self) -> str:
-        """`wire_messages` as compact JSON, the length AgentV's threshold measures."""
-        return compact_json(self.wire_messages)
+    def encoded_messages(self) -> bytes:
+        """`wire_messages` as compact JSON (UTF-8), whose length AgentV's threshold measures."""
+        return compact_json_bytes(self.wire_messages)
 
     @cached_property
-    def encoded_trace(self) -> tuple[str, str, str]:
+    def encoded_trace(self) -> tuple[bytes, bytes, bytes]:
         """`wire_trace` as compact JSON in three parts, the middle one `encoded_messages`
-        (spliced in, not encoded again); joined only by whoever needs one string."""
+        (spliced in, not encoded again); joined only by whoever needs one document."""
         trace = {**self.wire_trace, "messages": _MESSAGES_SLOT}
-        before, after = compact_json(trace).split(compact_json(_MESSAGES_SLOT), 1)
+        before, after = compact_json_bytes(trace).split(compact_json_bytes(_MESSAGES_SLOT), 1)
         return before, self.encoded_messages, after
 
     def summary_fields(self) -> dict[str, Any]:

@@ -289,3 +289,19 @@ def test_messages_and_trace_follow_the_output_threshold(
     trace = json.loads(Path(payload["trace_path"]).read_text(encoding="utf-8"))
     assert trace["messages"] == payload["messages"]
     assert trace["events"][-1]["message"]["content"] == body
+
+
+def test_the_threshold_counts_characters_not_utf8_bytes(
+    make_case: CaseFactory, make_session: SessionFactory
+) -> None:
+    case = make_case([{"type": "code-grader", "command": "true"}])
+    body = "é" * 30_000  # 30,000 characters, 60,000 bytes in UTF-8
+    payload = build_grader_payload(
+        case, make_session([Message(role="assistant", content=body)]), _spec(case)
+    )
+    assert payload["messages"][-1]["content"] == body  # inline: under 50,000 characters
+    assert "messages_json_path" not in payload
+    # The trace holds the answer twice (its message and the final response): over the limit,
+    # and its file is UTF-8 as written.
+    trace = json.loads(Path(payload["trace_path"]).read_bytes().decode("utf-8"))
+    assert trace["events"][-1]["message"]["content"] == body

@@ -19,8 +19,9 @@ from typing import Any
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.grading.agentv_trace import (
     TranscriptFields,
-    compact_json,
+    compact_json_bytes,
     iso,
+    json_chars,
     to_snake_case_deep,
     wire_messages,
 )
@@ -148,7 +149,7 @@ def _transcript_fields(ctx: GradingContext) -> TranscriptFields:
 def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
     """`messages` inline when small, else only `messages_json_path`."""
     trace = ctx.agentv_trace
-    if len(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
+    if json_chars(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
         return {"messages": trace.wire_messages}
     return {"messages_json_path": str(messages_json_copy(ctx))}
 
@@ -156,7 +157,7 @@ def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
 def _trace_fields(ctx: GradingContext) -> dict[str, Any]:
     """`trace` inline when small, else null plus `trace_path`."""
     trace = ctx.agentv_trace
-    if sum(map(len, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
+    if sum(map(json_chars, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
         return {"trace": trace.wire_trace}
     path = _write_once(_sidecar(ctx.session, ".trace.json"), lambda: trace.encoded_trace)
     return {"trace": None, "trace_path": str(path)}
@@ -170,7 +171,7 @@ def _output_fields(ctx: GradingContext) -> dict[str, Any]:
     if path is None:
         if fits_inline(ctx.output):
             return {"output": ctx.output}
-        encoded = compact_json(ctx.output)
+        encoded = compact_json_bytes(ctx.output)
         path = session.output_path or str(
             _write_once(_sidecar(session, ".output.json"), lambda: encoded)
         )
@@ -182,14 +183,14 @@ def _sidecar(session: Session, suffix: str) -> Path:
     return Path(session.messages_path).with_suffix(suffix)
 
 
-def _write_once(path: Path, render: Callable[[], str | Iterable[str]]) -> Path:
-    """Write `render()` (a string, or parts written one after another, never joined in memory)
-    to `path` unless it exists; atomic, since graders run concurrently."""
+def _write_once(path: Path, render: Callable[[], bytes | Iterable[bytes]]) -> Path:
+    """Write `render()` (UTF-8, or parts written one after another, never joined in memory) to
+    `path` unless it exists; atomic, since graders run concurrently."""
     if not path.exists():
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         rendered = render()
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.writelines([rendered] if isinstance(rendered, str) else rendered)
+        with tmp.open("wb") as handle:
+            handle.writelines([rendered] if isinstance(rendered, bytes) else rendered)
         os.replace(tmp, path)
     return path.absolute()
 

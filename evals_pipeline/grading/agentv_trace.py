@@ -85,7 +85,13 @@ def wire_messages(messages: list[Message], *, snake_case: bool = False) -> list[
     with `snake_case`, the keys inside content, metadata and tool inputs and outputs converted
     as `to_snake_case_deep` converts them. The models are dumped in one pydantic-core call."""
     dumped = MESSAGE_LIST.dump_python(messages, exclude_defaults=True, exclude=_NO_USAGE)
-    return [_wire(message, snake_case) for message in dumped]
+    # A message of a role and text alone (most of a long session) is in wire form already.
+    return [
+        message
+        if len(message) == 2 and isinstance(message.get("content"), str)
+        else _wire(message, snake_case)
+        for message in dumped
+    ]
 
 
 _NO_USAGE = {"__all__": {"token_usage"}}

@@ -111,3 +111,18 @@ def test_a_session_is_written_without_pandas(tmp_path: Path) -> None:
         "assert read_messages(write_messages(m, Path(sys.argv[1]))) == m\n"
     )
     assert costly_imports(script, tmp_path / "s.parquet") == "[]"
+
+
+def test_a_long_session_is_shown_without_pandas(tmp_path: Path) -> None:
+    """Every report's case pages read their transcripts (a long one is measured in Arrow)."""
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from evals_pipeline.models.messages import Message, ToolCall\n"
+        "from evals_pipeline.reporting.html.transcript import read_transcript\n"
+        "from evals_pipeline.storage.messages import write_messages\n"
+        "call = ToolCall(tool='Read', input={'p': 1})\n"
+        "m = [Message(role='assistant', content='x' * 1000, tool_calls=[call])] * 2000\n"
+        "shown = read_transcript(str(write_messages(m, Path(sys.argv[1]))))\n"
+        "assert shown['messages'] and shown['omitted'] > 0, shown['omitted']\n"
+    )
+    assert costly_imports(script, tmp_path / "s.parquet") == "[]"

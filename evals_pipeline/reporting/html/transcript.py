@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evals_pipeline.storage.parquet import read_parquet
+from evals_pipeline.storage.parquet import arrow_array, numpy_view, read_parquet
 
 TEXT_LIMIT = 4_000
 TOOL_LIMIT = 2_000
@@ -69,8 +69,15 @@ def _column(table: pa.Table, name: str) -> pa.Array:
     return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
 
 
+# Arrow values from Python ones (`pa.scalar(0)`, as `pc.fill_null(values, 0)` makes it, or
+# `pa.array`) and arrays' `to_numpy` import pandas, ~0.25 s in the report's process: values here
+# are made and read through their buffers (storage/parquet.py).
+_ZERO = arrow_array([0], pa.int32())[0]
+
+
 def _lengths(values: pa.Array) -> np.ndarray:
-    return pc.fill_null(pc.utf8_length(values), 0).to_numpy(zero_copy_only=False)
+    """Each value's length in characters, 0 for null."""
+    return numpy_view(pc.fill_null(pc.utf8_length(values), _ZERO))
 
 
 def _head(values: pa.Array, limit: int) -> list[str | None]:
@@ -207,13 +214,13 @@ def _trimmed(table: pa.Table) -> tuple[list[dict[str, Any]], int, int]:
     content_length = _lengths(_column(table, "content"))
     calls = _column(table, "tool_calls")
     flat = pc.list_flatten(calls)
-    parents = pc.list_parent_indices(calls).to_numpy(zero_copy_only=False)
+    parents = numpy_view(pc.list_parent_indices(calls))
     call_sizes = np.minimum(_lengths(pc.struct_field(flat, "input_json")), TOOL_LIMIT) + np.minimum(
         _lengths(pc.struct_field(flat, "output_json")), TOOL_LIMIT
     )
     per_message = np.bincount(parents, weights=call_sizes, minlength=table.num_rows)
     rows, split = _kept(content_length, per_message)
-    kept = table.take(pa.array(rows, type=pa.int64()))
+    kept = table.take(arrow_array(rows, pa.int64()))
     texts = _head(_column(kept, "content"), TEXT_LIMIT)
     kept_calls = _column(kept, "tool_calls")
     kept_flat = pc.list_flatten(kept_calls)
@@ -255,7 +262,7 @@ def milestone_events(path: str | None, seqs: list[int]) -> dict[int, str]:
         return {}
     columns = ["seq", "kind", "tool", "text", "tool_input_json"]
     table = read_parquet(path, columns=columns, threads=False)
-    table = table.filter(pc.is_in(table["seq"], value_set=pa.array(seqs, type=pa.int32())))
+    table = table.filter(pc.is_in(table["seq"], value_set=arrow_array(seqs, pa.int32())))
     lines: dict[int, str] = {}
     for row in table.to_pylist():
         if row["kind"] == "tool_call":

@@ -69,7 +69,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.progress import logging_progress
 from evals_pipeline.reporting import build_report, load_labels
-from evals_pipeline.reporting.not_run import not_run_cases
+from evals_pipeline.reporting.not_run import LAUNCHED, not_run_cases
 from evals_pipeline.results.fingerprint import suite_fingerprint
 from evals_pipeline.suites import (
     LoadedSuite,
@@ -251,7 +251,11 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
     scope = ReportScope.of(resolved_now)  # not resolved again in the report's body
     report_ins: dict[str, dg.AssetIn] = {
         name: records_in(
-            [suite, name], partition_mapping=dg.AllPartitionMapping(), allow_missing=True
+            [suite, name],
+            partition_mapping=dg.AllPartitionMapping(),
+            allow_missing=True,
+            # Only the runs that were not launched: the report lists them (not_run_cases).
+            skip_holding=LAUNCHED if name == "agent_runs" else (),
         )
         for name in ("grades", "judgments", "sessions", "cases", "agent_runs")
     }

@@ -29,6 +29,7 @@ from evals_pipeline.storage.root import open_root
 
 IO_MANAGER_KEY = "records_io_manager"
 ALLOW_MISSING = "allow_missing_partitions"
+SKIP_HOLDING = "skip_records_holding"
 FILTERED_KEYS = 1_000
 """Partition keys (or storage ids) a query names at most; more are filtered here."""
 DENSE_IDS = 4
@@ -215,7 +216,9 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         keys = [str(k) for k in context.asset_partition_keys]
         uris = latest_uris(context.instance, context.asset_key, keys)
         missing = [k for k in keys if k not in uris]
-        allow_missing = (context.definition_metadata or {}).get(ALLOW_MISSING, False)
+        settings = context.definition_metadata or {}
+        allow_missing = settings.get(ALLOW_MISSING, False)
+        skipped: tuple[str, ...] = tuple(settings.get(SKIP_HOLDING, ()))
         if missing and not allow_missing:
             shown = ", ".join(_describe(key) for key in missing[:5])
             raise dg.Failure(
@@ -231,7 +234,7 @@ class RecordsIOManager(dg.ConfigurableIOManager):
             path = root.local_path(uri)
             root.fetch_file(path)
             for key, text in read_records(path, wanted):
-                if uris[key] == uri:
+                if uris[key] == uri and not any(mark in text for mark in skipped):
                     shown = root.import_text(text)
                     # A stored case holds [REDACTED:VAR] where the suite interpolated a secret;
                     # the steps that run its command or its graders need the value back.
@@ -249,15 +252,22 @@ def records_in(
     *,
     partition_mapping: dg.PartitionMapping | None = None,
     allow_missing: bool = False,
+    skip_holding: Sequence[str] = (),
 ) -> dg.AssetIn:
     """An input of a layer's records (`allow_missing`: partitions never materialized are left
-    out). Typed `Any` for Dagster: this IO manager validates the records as it loads them, and
-    Dagster's check of a `list[...]` input walks every item again (~0.2 s over a 10,000-case
-    report's inputs)."""
+    out; `skip_holding`: records whose stored JSON holds one of these texts are left out unread,
+    for a step that needs only some). Typed `Any` for Dagster: this IO manager validates the
+    records as it loads them, and Dagster's check of a `list[...]` input walks every item again
+    (~0.2 s over a 10,000-case report's inputs)."""
+    settings: dict[str, Any] = {}
+    if allow_missing:
+        settings[ALLOW_MISSING] = True
+    if skip_holding:
+        settings[SKIP_HOLDING] = list(skip_holding)
     return dg.AssetIn(
         key=list(key),
         partition_mapping=partition_mapping,
-        metadata={ALLOW_MISSING: True} if allow_missing else None,
+        metadata=settings or None,
         dagster_type=dg.Any,
     )
 

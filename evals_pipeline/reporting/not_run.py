@@ -9,6 +9,10 @@ from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.report import NotRunCase
 from evals_pipeline.models.run import AgentRun
 
+LAUNCHED = ('"not_run":null', '"not_run": null')
+"""What the stored JSON of a run that was launched holds (compact, as records are written, or
+spaced, as a record scrubbed of a secret is written again): the report reads only the others."""
+
 
 def not_run_cases(
     runs: Iterable[AgentRun], cases: Iterable[ResolvedCase], grades: Iterable[CaseGrade]

@@ -78,14 +78,10 @@ def _tool_call_fields(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def messages_table(messages: list[Message]) -> pa.Table:
-    """The transcript as columns: the models dumped in one pydantic-core call, then one light
+def messages_table(messages: list[Message]) -> tuple[pa.Table, bool]:
+    """The transcript as columns, secrets scrubbed, and whether it holds the messages as they
+    are (no secret was scrubbed): the models dumped in one pydantic-core call, then one light
     pass that splits text from structured content and encodes the free-form values."""
-    return _scrubbed_table(messages)[0]
-
-
-def _scrubbed_table(messages: list[Message]) -> tuple[pa.Table, bool]:
-    """`messages_table`, and whether it holds the messages as they are (no secret scrubbed)."""
     rows = MESSAGE_LIST.dump_python(messages)
     content: list[str | None] = []
     content_json: list[str | None] = []
@@ -123,7 +119,7 @@ def write_transcript(messages: list[Message], path: Path) -> bool:
     """`write_messages`, saying whether the file holds `messages` exactly (no secret was
     scrubbed): only then may a reader in this process take the models instead of the file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    table, as_they_are = _scrubbed_table(messages)
+    table, as_they_are = messages_table(messages)
     pq.write_table(table, path, compression="zstd")
     return as_they_are
 

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -14,6 +15,7 @@ from evals_pipeline.storage.parquet import (
     arrow_array,
     arrow_rows,
     arrow_table,
+    numpy_view,
     read_parquet,
     string_array,
 )
@@ -126,3 +128,12 @@ def test_a_long_session_is_shown_without_pandas(tmp_path: Path) -> None:
         "assert shown['messages'] and shown['omitted'] > 0, shown['omitted']\n"
     )
     assert costly_imports(script, tmp_path / "s.parquet") == "[]"
+
+
+def test_a_numeric_column_is_viewed_in_numpy_from_its_buffer() -> None:
+    values = arrow_array([5, 6, 7, 8], pa.int32()).slice(1, 2)  # an offset into the buffer
+    view = numpy_view(values)
+    assert view.dtype == np.int32 and view.tolist() == [6, 7]
+    assert numpy_view(arrow_array([], pa.int64())).tolist() == []
+    with pytest.raises(ValueError, match="1 nulls"):
+        numpy_view(arrow_array([1, None], pa.int64()))

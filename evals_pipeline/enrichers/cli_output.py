@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ from pydantic import ValidationError
 
 from evals_pipeline.models.messages import (
     Message,
+    PlainMessages,
     TokenUsage,
     iso_to_ms,
     message_from_wire,
@@ -33,7 +35,7 @@ TRUNCATED_JSON = "the output looks like truncated JSON"
 class ParsedOutput:
     """What an output file says; unknown or invalid parts become warnings, never exceptions."""
 
-    messages: list[Message]
+    messages: Sequence[Message]
     token_usage: TokenUsage | None = None
     cost_usd: float | None = None
     duration_ms: int | None = None
@@ -72,7 +74,7 @@ def parse_output_document(text: str) -> ParsedOutput:
     raw_messages = doc.get("output", doc.get("output_messages"))
     try:
         if isinstance(raw_messages, list):
-            messages = messages_from_wire(raw_messages)
+            messages = _from_wire(raw_messages)
         elif isinstance(raw_messages, str):
             messages = [Message(role="assistant", content=raw_messages)]
         else:
@@ -98,6 +100,12 @@ def parse_output_document(text: str) -> ParsedOutput:
     )
 
 
+def _from_wire(raws: list[Any]) -> Sequence[Message]:
+    """Wire messages as plain messages when they are (models.messages.PlainMessages), else
+    validated into models."""
+    return PlainMessages.of(raws) or messages_from_wire(raws)
+
+
 def answer_warnings(parse_warnings: list[str]) -> list[str]:
     """The session's parse warnings that doubt the answer graded, as grades show them."""
     return [w for w in parse_warnings if w.startswith(TRUNCATED_JSON)]
@@ -107,7 +115,7 @@ def parse_message_lines(text: str) -> ParsedOutput:
     """A recorded session as JSONL, one message per line; a bad line is a warning, not a crash."""
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     try:  # the usual case, every line a message: validated in one call
-        return ParsedOutput(messages=messages_from_wire([json.loads(line) for _, line in lines]))
+        return ParsedOutput(messages=_from_wire([json.loads(line) for _, line in lines]))
     except (json.JSONDecodeError, ValidationError, TypeError, AttributeError):
         pass
     messages: list[Message] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from evals_pipeline.enrichers.milestones import compute_milestones
 from evals_pipeline.enrichers.streams import parse_stream
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.models.events import EnrichedSession
-from evals_pipeline.models.messages import Message, TokenUsage, final_answer
+from evals_pipeline.models.messages import Message, PlainMessages, TokenUsage, final_answer
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session, TraceSummary, fits_inline
 from evals_pipeline.models.targets import Pricing
@@ -28,8 +29,13 @@ from evals_pipeline.models.targets import Pricing
 FAILED_TOOL_STATUSES = {"error", "timeout", "cancelled"}
 
 
-def trace_summary(messages: list[Message], llm_calls: int | None = None) -> TraceSummary:
+def trace_summary(messages: Sequence[Message], llm_calls: int | None = None) -> TraceSummary:
     """Count events, tool calls per tool, failed tool calls and model turns."""
+    if isinstance(messages, PlainMessages):  # no tool calls: only the turns to count
+        turns = sum(1 for row in messages.rows if row["role"] == "assistant")
+        return TraceSummary(
+            event_count=len(messages), llm_call_count=llm_calls if llm_calls is not None else turns
+        )
     calls = [call for m in messages for call in m.tool_calls]
     durations: Counter[str] = Counter()
     for call in calls:
@@ -101,7 +107,7 @@ class Enriched:
     secret was scrubbed from it)."""
 
     session: Session
-    messages: list[Message] | None
+    messages: Sequence[Message] | None
 
 
 def enrich_run(run: AgentRun, session_dir: Path) -> Session:
@@ -186,7 +192,7 @@ def milestone_origin(run: AgentRun, enriched: EnrichedSession) -> int | None:
 def _session(
     run: AgentRun,
     session_dir: Path,
-    messages: list[Message],
+    messages: Sequence[Message],
     *,
     answer: str,
     error: str | None,

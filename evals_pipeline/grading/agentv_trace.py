@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
@@ -19,7 +20,7 @@ from typing import Any
 import orjson
 
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.messages import MESSAGE_LIST, Message
+from evals_pipeline.models.messages import MESSAGE_LIST, Message, PlainMessages, as_list
 from evals_pipeline.models.session import Session
 from evals_pipeline.suites.prompt import result_input
 
@@ -79,12 +80,15 @@ def iso(epoch_ms: int | None) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{epoch_ms % 1000:03d}Z"
 
 
-def wire_messages(messages: list[Message], *, snake_case: bool = False) -> list[dict[str, Any]]:
+def wire_messages(messages: Sequence[Message], *, snake_case: bool = False) -> list[dict[str, Any]]:
     """Messages as AgentV's provider Message on the wire: absent values and empty tool lists
     left out, times as ISO strings, no per-message token usage (AgentV's cli provider drops it);
     with `snake_case`, the keys inside content, metadata and tool inputs and outputs converted
-    as `to_snake_case_deep` converts them. The models are dumped in one pydantic-core call."""
-    dumped = MESSAGE_LIST.dump_python(messages, exclude_defaults=True, exclude=_NO_USAGE)
+    as `to_snake_case_deep` converts them. The models are dumped in one pydantic-core call;
+    plain messages are their wire form already (shared, not copied: it is only encoded)."""
+    if isinstance(messages, PlainMessages):
+        return messages.rows
+    dumped = MESSAGE_LIST.dump_python(as_list(messages), exclude_defaults=True, exclude=_NO_USAGE)
     # A message of a role and text alone (most of a long session) is in wire form already.
     return [
         message
@@ -117,20 +121,25 @@ def _wire(dumped: dict[str, Any], snake_case: bool) -> dict[str, Any]:
     return dumped
 
 
-def transcript(input_messages: list[Message], output: list[Message]) -> list[Message]:
+def transcript(input_messages: list[Message], output: Sequence[Message]) -> Sequence[Message]:
     """AgentV's `buildTraceMessages`: the input then the agent's messages, unless the agent's
-    output already is a whole conversation (it has user or system turns) or repeats the input."""
+    output already is a whole conversation (it has user or system turns) or repeats the input.
+    Plain output stays plain (models.messages.PlainMessages) when the input is plain too."""
     if not output:
         return input_messages
-    if any(m.role in ("user", "system") for m in output):
+    plain = output.rows if isinstance(output, PlainMessages) else None
+    turns = [row["role"] for row in plain] if plain is not None else [m.role for m in output]
+    if "user" in turns or "system" in turns:
         return output
-    if len(input_messages) == 1 and _same_turn(input_messages[0], output[0]):
+    first = (
+        (plain[0]["role"], plain[0]["content"]) if plain else (output[0].role, output[0].content)
+    )
+    if len(input_messages) == 1 and (input_messages[0].role, input_messages[0].content) == first:
         return output
+    plain_input = PlainMessages.of(MESSAGE_LIST.dump_python(input_messages, exclude_defaults=True))
+    if plain is not None and plain_input is not None:
+        return PlainMessages([*plain_input.rows, *plain])
     return [*input_messages, *output]
-
-
-def _same_turn(first: Message, second: Message) -> bool:
-    return first.role == second.role and first.content == second.content
 
 
 @dataclass(frozen=True)
@@ -142,8 +151,12 @@ class Summary:
     end_ms: int | None
 
 
-def summarize(output: list[Message]) -> Summary:
+def summarize(output: Sequence[Message]) -> Summary:
     """Tool calls per tool, durations per tool, assistant turns, earliest start, latest end."""
+    if isinstance(output, PlainMessages):  # no tool calls, no times
+        turns = sum(1 for row in output.rows if row["role"] == "assistant")
+        counts = {"event_count": 0, "tool_calls": {}, "error_count": 0, "llm_call_count": turns}
+        return Summary(counts, None, None)
     tool_calls: dict[str, int] = {}
     durations: dict[str, list[int]] = {}
     starts: list[int] = []
@@ -191,7 +204,7 @@ class AgentVTrace:
     """
 
     def __init__(
-        self, case: ResolvedCase, session: Session, output: list[Message], answer: str
+        self, case: ResolvedCase, session: Session, output: Sequence[Message], answer: str
     ) -> None:
         self.summary = summarize(output)
         self.messages = transcript(result_input(case.input), output or _answer_only(answer))

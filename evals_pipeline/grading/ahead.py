@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
@@ -69,7 +69,7 @@ class GradesAhead:
         self._prepared: dict[CaseKey, dict[int, GradingContext]] = {}
         self._made: dict[CaseKey, tuple[ResolvedCase, list[Session], Future[CaseGrade]]] = {}
 
-    def session_made(self, session: Session, messages: list[Message] | None = None) -> None:
+    def session_made(self, session: Session, messages: Sequence[Message] | None = None) -> None:
         """Note a session as the sessions step will record it; its case is graded once every
         trial's session is made. `messages`, the session's as its file holds them, make its
         code graders' transcript fields now, while they are in hand: not read back from the

@@ -4,6 +4,7 @@ at most once, and only when an assertion actually needs them; LLM graders get th
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Protocol
@@ -11,7 +12,7 @@ from typing import Protocol
 from evals_pipeline.grading.agentv_trace import AgentVTrace, TranscriptFields
 from evals_pipeline.llm.client import LlmClient
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.messages import Message, ToolCall, final_answer
+from evals_pipeline.models.messages import Message, ToolCall, as_list, final_answer
 from evals_pipeline.models.session import Session
 
 
@@ -33,15 +34,14 @@ class GradingContext:
         case: ResolvedCase,
         session: Session,
         llm: LlmClientSource | None = None,
-        messages: list[Message] | None = None,
+        messages: Sequence[Message] | None = None,
     ) -> None:
         """`messages`: the session's messages already in hand (as its file holds them), so the
         first grader that needs them does not read them back."""
         self.case = case
         self.session = session
         self.llm = llm
-        if messages is not None:
-            self.__dict__["messages"] = messages  # where the cached property keeps its value
+        self._in_hand = messages
         self.transcript_fields: TranscriptFields | None = None
         """The payload's fields made from the transcript, once made (code_grader/payload.py):
         every code grader of the trial gets the same."""
@@ -49,6 +49,8 @@ class GradingContext:
     @cached_property
     def messages(self) -> list[Message]:
         """Every message of the session, read from its Parquet file on first use."""
+        if self._in_hand is not None:
+            return as_list(self._in_hand)
         # pyarrow loads with the first transcript read, not with every module that grades.
         from evals_pipeline.storage.messages import read_messages
 
@@ -62,17 +64,22 @@ class GradingContext:
         if self.session.output_path:
             text: str = json.loads(Path(self.session.output_path).read_text(encoding="utf-8"))
             return text
-        return final_answer(self.messages)
+        return final_answer(self._transcript())
 
     @cached_property
     def agentv_trace(self) -> AgentVTrace:
         """The transcript and trace AgentV would hand a code grader, built once per trial."""
-        return AgentVTrace(self.case, self.session, self.messages, self.output)
+        return AgentVTrace(self.case, self.session, self._transcript(), self.output)
+
+    def _transcript(self) -> Sequence[Message]:
+        """The messages as in hand (plain ones need no models to be encoded), else read."""
+        return self._in_hand if self._in_hand is not None else self.messages
 
     def release_transcript(self) -> None:
         """Forget the messages and everything made from them (read again if a later grader
         asks): once the code graders' payload fields are made, a long session's models and
         encodings would otherwise stay in memory for as long as the trial's graders run."""
+        self._in_hand = None
         for name in ("messages", "agentv_trace", "tool_calls"):
             self.__dict__.pop(name, None)
 

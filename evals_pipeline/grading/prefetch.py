@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 
@@ -74,7 +75,7 @@ def prepared_context(
     case: ResolvedCase,
     session: Session,
     llm: LlmClientSource | None,
-    messages: list[Message] | None = None,
+    messages: Sequence[Message] | None = None,
 ) -> GradingContext | None:
     """A grading context of `session` with its transcript fields made, when a code grader of
     `case` will ask for them; None otherwise, or when making them failed (they are made again

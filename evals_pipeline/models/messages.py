@@ -5,8 +5,9 @@ Field names follow AgentV's Message contract (snake_case) so existing graders re
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args, overload
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -92,8 +93,10 @@ def content_text(content: str | dict[str, Any] | list[Any] | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def final_answer(messages: list[Message]) -> str:
+def final_answer(messages: Sequence[Message]) -> str:
     """The last assistant message's content as text; empty when there is none."""
+    if isinstance(messages, PlainMessages):
+        return next((str(r["content"]) for r in reversed(messages.rows) if _answers(r)), "")
     for message in reversed(messages):
         if message.role == "assistant" and message.content not in (None, "", []):
             return message.text()
@@ -119,6 +122,66 @@ def message_from_wire(raw: Any) -> Message:
 
 MESSAGE_LIST: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 """A whole transcript validated (or dumped) in one pydantic-core call, not a model per message."""
+
+
+def _answers(row: dict[str, Any]) -> bool:
+    return row["role"] == "assistant" and row["content"] != ""
+
+
+class PlainMessages(Sequence[Message]):
+    """A transcript of messages that are a role and text alone (a long CLI session's usual
+    shape), kept as the JSON objects they were parsed from, which already are their stored and
+    wire form: written and handed to graders without a model per message (10,000 models cost
+    ~60 ms to make, dump twice and free). Reading an item makes every model, in one call."""
+
+    __slots__ = ("_models", "rows")
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+        self._models: list[Message] | None = None
+
+    @classmethod
+    def of(cls, raws: list[Any]) -> PlainMessages | None:
+        """`raws` as plain messages when every one is `{"role": <a Role>, "content": <text>}`
+        and nothing else; None otherwise (then they are validated into models)."""
+        for raw in raws:
+            if (
+                type(raw) is not dict
+                or len(raw) != 2
+                or type(raw.get("content")) is not str
+                or raw.get("role") not in _ROLES
+            ):
+                return None
+        return cls(raws)
+
+    def models(self) -> list[Message]:
+        """The messages as models, made on first use."""
+        if self._models is None:
+            self._models = MESSAGE_LIST.validate_python(self.rows)
+        return self._models
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        return self.models()[index]
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(self.models())
+
+
+_ROLES = frozenset(get_args(Role))
+
+
+def as_list(messages: Sequence[Message]) -> list[Message]:
+    """`messages` as a list of models (a PlainMessages' models made)."""
+    if isinstance(messages, PlainMessages):
+        return messages.models()
+    return messages if isinstance(messages, list) else list(messages)
 
 
 def messages_from_wire(raws: list[Any]) -> list[Message]:

@@ -7,13 +7,14 @@ inputs and outputs, metadata) are JSON strings, so every message round-trips exa
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from evals_pipeline.models.messages import MESSAGE_LIST, Message
+from evals_pipeline.models.messages import MESSAGE_LIST, Message, PlainMessages, as_list
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.parquet import arrow_table, read_parquet
 
@@ -78,11 +79,41 @@ def _tool_call_fields(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def messages_table(messages: list[Message]) -> tuple[pa.Table, bool]:
+def messages_table(messages: Sequence[Message]) -> tuple[pa.Table, bool]:
     """The transcript as columns, secrets scrubbed, and whether it holds the messages as they
-    are (no secret was scrubbed): the models dumped in one pydantic-core call, then one light
-    pass that splits text from structured content and encodes the free-form values."""
-    rows = MESSAGE_LIST.dump_python(messages)
+    are (no secret was scrubbed)."""
+    columns = (
+        _plain_columns(messages) if isinstance(messages, PlainMessages) else _columns(messages)
+    )
+    scrubbed = run_redactor().data(columns)
+    # str.replace hands back the very string when it finds nothing: equal lists then hold the
+    # same objects, and the comparison is one pass of identity checks.
+    return arrow_table(scrubbed, MESSAGES_SCHEMA), scrubbed == columns
+
+
+def _plain_columns(messages: PlainMessages) -> dict[str, list[Any]]:
+    """Plain messages' columns: their roles and texts; every other value empty."""
+    count = len(messages)
+    empty: list[Any] = [None] * count
+    return {
+        "index": list(range(count)),
+        "role": [row["role"] for row in messages.rows],
+        "name": empty,
+        "content": [row["content"] for row in messages.rows],
+        "content_json": empty,
+        "tool_calls": [[]] * count,
+        "start_time_ms": empty,
+        "end_time_ms": empty,
+        "duration_ms": empty,
+        "token_usage": empty,
+        "metadata_json": empty,
+    }
+
+
+def _columns(messages: Sequence[Message]) -> dict[str, list[Any]]:
+    """The models dumped in one pydantic-core call, then one light pass that splits text from
+    structured content and encodes the free-form values."""
+    rows = MESSAGE_LIST.dump_python(as_list(messages))
     content: list[str | None] = []
     content_json: list[str | None] = []
     for message, row in zip(messages, rows, strict=True):
@@ -90,7 +121,7 @@ def messages_table(messages: list[Message]) -> tuple[pa.Table, bool]:
         structured = value is not None and not isinstance(value, str)
         content.append(message.text() if structured else value)
         content_json.append(_dump(value) if structured else None)
-    columns: dict[str, list[Any]] = {
+    return {
         "index": list(range(len(rows))),
         "role": [row["role"] for row in rows],
         "name": [row["name"] for row in rows],
@@ -103,19 +134,15 @@ def messages_table(messages: list[Message]) -> tuple[pa.Table, bool]:
         "token_usage": [row["token_usage"] for row in rows],
         "metadata_json": [_dump(row["metadata"]) for row in rows],
     }
-    scrubbed = run_redactor().data(columns)
-    # str.replace hands back the very string when it finds nothing: equal lists then hold the
-    # same objects, and the comparison is one pass of identity checks.
-    return arrow_table(scrubbed, MESSAGES_SCHEMA), scrubbed == columns
 
 
-def write_messages(messages: list[Message], path: Path) -> Path:
+def write_messages(messages: Sequence[Message], path: Path) -> Path:
     """Write `messages` to `path` (zstd Parquet, secrets scrubbed) and return the path."""
     write_transcript(messages, path)
     return path
 
 
-def write_transcript(messages: list[Message], path: Path) -> bool:
+def write_transcript(messages: Sequence[Message], path: Path) -> bool:
     """`write_messages`, saying whether the file holds `messages` exactly (no secret was
     scrubbed): only then may a reader in this process take the models instead of the file."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,9 +15,15 @@ from evals_pipeline.enrichers.cli_output import (
     parse_output_document,
 )
 from evals_pipeline.enrichers.session import enriched_run
-from evals_pipeline.models.messages import Message, ToolCall
+from evals_pipeline.models.messages import (
+    Message,
+    PlainMessages,
+    ToolCall,
+    final_answer,
+    messages_from_wire,
+)
 from evals_pipeline.models.run import AgentRun
-from evals_pipeline.storage.messages import read_messages
+from evals_pipeline.storage.messages import messages_table, read_messages
 
 T0 = "2025-01-15T10:30:00.000Z"
 T0_MS = int(datetime(2025, 1, 15, 10, 30, tzinfo=UTC).timestamp() * 1000)
@@ -358,6 +364,42 @@ def test_an_enriched_run_keeps_the_messages_its_file_holds(tmp_path: Path) -> No
     made = enriched_run(agent_run(tmp_path, output), tmp_path / "session")
     assert made.messages is not None and len(made.messages) == 2
     assert made.messages == read_messages(made.session.messages_path)
+
+
+def test_messages_of_a_role_and_text_alone_stay_plain_and_store_as_their_models_do(
+    tmp_path: Path,
+) -> None:
+    raws = [
+        {"role": "user", "content": "fix it"},
+        {"role": "tool", "content": "é" * 10},
+        {"role": "assistant", "content": "fixed"},
+        {"role": "assistant", "content": ""},  # an empty last turn is not the answer
+    ]
+    made = enriched_run(agent_run(tmp_path, doc(output=raws)), tmp_path / "session")
+    plain = made.messages
+    assert isinstance(plain, PlainMessages) and plain.rows == raws
+    models = messages_from_wire(raws)
+    assert messages_table(plain)[0].equals(messages_table(models)[0])
+    assert made.session.output == final_answer(models) == final_answer(plain) == "fixed"
+    assert made.session.trace_summary == trace_summary(models)
+    assert plain._models is None  # none of it made a model
+    assert list(plain) == models == read_messages(made.session.messages_path)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"role": "assistant", "content": "hi", "name": "bot"},  # a third key
+        {"role": "assistant", "content": ["hi"]},  # structured content
+        {"role": "assistant", "content": None},
+        {"role": "narrator", "content": "hi"},  # not a role: the schema's warning, as before
+        "hi",
+    ],
+)
+def test_other_messages_are_validated_into_models(raw: object) -> None:
+    parsed = parse_output_document(doc(output=[{"role": "user", "content": "go"}, raw]))
+    assert not isinstance(parsed.messages, PlainMessages)
+    assert PlainMessages.of([raw]) is None
 
 
 def test_messages_a_secret_was_scrubbed_from_are_not_kept(

@@ -14,7 +14,13 @@ from evals_pipeline.grading.code_grader.payload import grader_payload
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.messages import Message, TokenUsage, ToolCall
+from evals_pipeline.models.messages import (
+    Message,
+    PlainMessages,
+    TokenUsage,
+    ToolCall,
+    messages_from_wire,
+)
 from evals_pipeline.models.session import INLINE_OUTPUT_LIMIT as OUTPUT_INLINE_LIMIT
 from evals_pipeline.models.session import TraceSummary
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, python_grader
@@ -305,3 +311,45 @@ def test_the_threshold_counts_characters_not_utf8_bytes(
     # and its file is UTF-8 as written.
     trace = json.loads(Path(payload["trace_path"]).read_bytes().decode("utf-8"))
     assert trace["events"][-1]["message"]["content"] == body
+
+
+def _with_file_contents(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload with each file it names replaced by the file's bytes (two sessions' files
+    have two paths)."""
+    return {
+        key: Path(value).read_bytes() if key.endswith("_path") and value else value
+        for key, value in payload.items()
+    }
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        [{"role": "assistant", "content": "Hello, world!"}],
+        # a whole conversation (it has a user turn): the transcript is the output alone
+        [{"role": "user", "content": "Say hello."}, {"role": "assistant", "content": "Hi."}],
+        # over the inline limit, so by file; the last assistant turn is empty
+        [
+            {"role": "tool", "content": "x" * 60_000},
+            {"role": "assistant", "content": "done"},
+            {"role": "assistant", "content": ""},
+        ],
+    ],
+)
+def test_plain_messages_in_hand_give_the_payload_their_models_give(
+    make_case: CaseFactory, make_session: SessionFactory, output: list[dict[str, Any]]
+) -> None:
+    case = make_case([{"type": "code-grader", "command": "true"}])
+    plain = PlainMessages.of(output)
+    assert plain is not None
+    models = messages_from_wire(output)
+    made = []
+    for messages in (plain, models):
+        session = make_session(models)
+        ctx = GradingContext(case, session, messages=messages)
+        made.append(_with_file_contents(grader_payload(_spec(case), ctx)))
+    assert plain._models is None  # encoded from the parsed objects, no model made
+    assert made[0] == made[1]
+    assert made[0]["trace_summary"]["llm_call_count"] == sum(
+        1 for m in output if m["role"] == "assistant"
+    )

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evals_pipeline.enrichers.jsonl import loads_valid
 from evals_pipeline.models.messages import (
     Message,
     PlainMessages,
@@ -55,8 +56,9 @@ def _non_negative(doc: dict[str, Any], key: str, warnings: list[str]) -> float |
 def parse_output_document(text: str) -> ParsedOutput:
     """AgentV's rules: `output` (or legacy `output_messages`) wins, else `text`; anything that is
     not such a JSON object becomes one assistant message holding the whole text."""
+    warnings: list[str] = []
     try:
-        doc = json.loads(text)
+        doc = loads_valid(text, warnings)
     except json.JSONDecodeError as exc:
         doc = None
         if text.lstrip().startswith(("{", "[")):
@@ -69,8 +71,7 @@ def parse_output_document(text: str) -> ParsedOutput:
                 ],
             )
     if not isinstance(doc, dict) or not ({"output", "output_messages", "text"} & doc.keys()):
-        return ParsedOutput([Message(role="assistant", content=text)])
-    warnings: list[str] = []
+        return ParsedOutput([Message(role="assistant", content=text)], warnings=warnings)
     raw_messages = doc.get("output", doc.get("output_messages"))
     try:
         if isinstance(raw_messages, list):
@@ -114,15 +115,16 @@ def answer_warnings(parse_warnings: list[str]) -> list[str]:
 def parse_message_lines(text: str) -> ParsedOutput:
     """A recorded session as JSONL, one message per line; a bad line is a warning, not a crash."""
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    warnings: list[str] = []
     try:  # the usual case, every line a message: validated in one call
-        return ParsedOutput(messages=_from_wire([json.loads(line) for _, line in lines]))
+        raws = [loads_valid(line, warnings) for _, line in lines]
+        return ParsedOutput(messages=_from_wire(raws), warnings=warnings)
     except (json.JSONDecodeError, ValidationError, TypeError, AttributeError):
         pass
     messages: list[Message] = []
-    warnings: list[str] = []
     for number, line in lines:
         try:
-            messages.append(message_from_wire(json.loads(line)))
+            messages.append(message_from_wire(loads_valid(line, warnings)))
         except (json.JSONDecodeError, ValidationError, TypeError, AttributeError) as exc:
             warnings.append(f"line {number}: skipped, not a message: {str(exc).splitlines()[0]}")
     return ParsedOutput(messages=messages, warnings=warnings)

@@ -1,10 +1,40 @@
-"""Tolerant JSONL reading: agent streams get cut off, interleaved with noise, or half-written."""
+"""Tolerant JSON and JSONL reading: agent streams get cut off, interleaved with noise, or
+half-written, and strings cut in half."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 from typing import Any
+
+LONE_SURROGATES = "lone UTF-16 surrogates (a character cut in half) were replaced with U+FFFD"
+
+
+def loads_valid(text: str, warnings: list[str]) -> Any:
+    """`json.loads`, with every string valid Unicode: a `\\ud83d` escape without its other half
+    (as JavaScript writes a string cut mid-emoji) decodes to a lone surrogate, which can be
+    neither stored nor encoded for a grader; it becomes U+FFFD, with a warning."""
+    value = json.loads(text)
+    if "\\ud" in text or "\\uD" in text:  # only then can a surrogate be in it
+        checked = _valid_unicode(value)
+        if checked != value and LONE_SURROGATES not in warnings:
+            warnings.append(LONE_SURROGATES)
+        return checked
+    return value
+
+
+def _valid_unicode(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, list):
+        return [_valid_unicode(item) for item in value]
+    if isinstance(value, dict):
+        return {_valid_unicode(key): _valid_unicode(item) for key, item in value.items()}
+    return value
 
 
 def iter_jsonl(text: str, warnings: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -22,7 +52,7 @@ def iter_jsonl(text: str, warnings: list[str]) -> Iterator[tuple[int, dict[str, 
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads_valid(line, warnings)
         except (ValueError, RecursionError) as exc:
             reason = "truncated JSON" if number == last else "not valid JSON"
             warnings.append(f"line {number}: {reason}, skipped ({exc})")

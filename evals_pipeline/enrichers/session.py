@@ -7,6 +7,7 @@ canonical event model, and AgentV's `cli` output contract (an output file or pla
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from evals_pipeline.models.session import Session, TraceSummary, fits_inline
 from evals_pipeline.models.targets import Pricing
 
 FAILED_TOOL_STATUSES = {"error", "timeout", "cancelled"}
+log = logging.getLogger(__name__)
 
 
 def trace_summary(messages: Sequence[Message], llm_calls: int | None = None) -> TraceSummary:
@@ -123,7 +125,18 @@ def enriched_run(run: AgentRun, session_dir: Path) -> Enriched:
     """`enrich_run`, keeping the session's messages (enrichers/ahead.py hands them on)."""
     session_dir.mkdir(parents=True, exist_ok=True)
     with gc_paused():  # a long transcript's messages: many objects, all kept, none cyclic
-        return _enrich(run, session_dir)
+        try:
+            return _enrich(run, session_dir)
+        except Exception as exc:
+            # An output this enricher cannot take is its own case's error, with the reason,
+            # never its step's: the other cases go on.
+            log.warning(
+                "the output of %s/%s could not be read", run.case_key, run.agent, exc_info=True
+            )
+            unreadable = f"its output could not be read: {type(exc).__name__}: {exc}"
+            error = f"{run.error}; {unreadable}" if run.error else unreadable
+            unread = run.model_copy(update={"error": error, "stream_kind": None})
+            return _enrich(unread, session_dir)
 
 
 def _enrich(run: AgentRun, session_dir: Path) -> Enriched:

@@ -14,6 +14,7 @@ from evals_pipeline.enrichers.cli_output import (
     parse_message_lines,
     parse_output_document,
 )
+from evals_pipeline.enrichers.jsonl import LONE_SURROGATES
 from evals_pipeline.enrichers.session import enriched_run
 from evals_pipeline.models.messages import (
     Message,
@@ -421,6 +422,44 @@ def test_enrich_run_reads_a_jsonl_recording(tmp_path: Path) -> None:
     assert session.status == "ok"
     assert session.output == "recorded"
     assert len(session.parse_warnings) == 1 and session.parse_warnings[0].startswith("line 2")
+
+
+# A JavaScript string cut mid-emoji, as JSON.stringify writes it: half a UTF-16 pair, escaped.
+CUT = "cut \\ud83d here, whole \\ud83d\\ude00"
+
+
+@pytest.mark.parametrize(
+    ("output", "suffix"),
+    [
+        ('{"output": [{"role": "assistant", "content": "' + CUT + '"}]}', ".json"),
+        ('{"role": "assistant", "content": "' + CUT + '"}\n', ".jsonl"),
+    ],
+)
+def test_a_character_cut_in_half_is_stored_as_u_fffd_with_a_warning(
+    tmp_path: Path, output: str, suffix: str
+) -> None:
+    session = enrich_run(agent_run(tmp_path, output, suffix=suffix), tmp_path / "session")
+    assert session.status == "ok"
+    assert session.output == "cut \ufffd here, whole \U0001f600"
+    assert session.parse_warnings == [LONE_SURROGATES]
+    [stored] = read_messages(session.messages_path)
+    assert stored.text() == session.output
+
+
+def test_an_output_the_enricher_cannot_read_is_its_cases_error(tmp_path: Path) -> None:
+    # An agent that made its output file a folder: that case's error, with its stderr, and an
+    # empty transcript; nothing is raised to the step, whose other cases go on.
+    folder = tmp_path / "output.json"
+    folder.mkdir()
+    run = agent_run(tmp_path, None, output_file_path=str(folder), stderr="wrote a folder")
+    session = enrich_run(run, tmp_path / "session")
+    assert session.status == "agent_error"
+    assert session.error is not None
+    assert session.error.startswith("its output could not be read: IsADirectoryError")
+    assert session.stderr == "wrote a folder" and session.message_count == 0
+    # A failed run's output is not read: its own error stands alone.
+    failed = run.model_copy(update={"error": "exit code 3"})
+    assert enrich_run(failed, tmp_path / "failed").error == "exit code 3"
 
 
 def test_a_final_answer_over_50000_characters_goes_to_output_json(tmp_path: Path) -> None:

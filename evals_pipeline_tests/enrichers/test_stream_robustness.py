@@ -222,3 +222,18 @@ def test_a_cut_rollout_still_enriches_the_stdout() -> None:
     assert session.events[-3].native_tool == "apply_patch"  # from the rollout
     assert session.events[-2].native_tool == "command_execution"  # beyond the cut: stdout only
     assert [w.split(":")[0] for w in session.parse_warnings] == ["rollout line 13"]
+
+
+def test_a_character_cut_in_half_in_a_stream_becomes_u_fffd_with_a_warning() -> None:
+    # JSON.stringify writes half a UTF-16 pair as an escape: valid JSON, but not Unicode.
+    lines = (TRANSCRIPTS / "claude.jsonl").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"type":"text"' in line.replace(" ", ""))
+    lines[at] = (
+        lines[at]
+        .replace('"text": "', '"text": "cut \\ud83d ', 1)
+        .replace('"text":"', '"text":"cut \\ud83d ', 1)
+    )
+    session = parse_stream("claude-code", "\n".join(lines) + "\n")
+    texts = [m.text() for m in session.messages]
+    assert any(text.startswith("cut \ufffd ") for text in texts), texts
+    assert "lone UTF-16 surrogates" in " ".join(session.parse_warnings)

@@ -288,8 +288,9 @@ class _FolderImage:
         files: list[tuple[str, bytes]] = []
         for here, dirs, names in os.walk(root):
             relative = os.path.relpath(here, root)
-            dirs[:] = sorted(d for d in dirs if os.path.join(relative, d) not in leave_out)
-            folders.extend(os.path.normpath(os.path.join(relative, d)) for d in dirs)
+            inner = sorted(os.path.normpath(os.path.join(relative, d)) for d in dirs)
+            dirs[:] = [os.path.basename(d) for d in inner if d not in leave_out]
+            folders.extend(d for d in inner if d not in leave_out)
             for name in sorted(names):
                 path = os.path.normpath(os.path.join(relative, name))
                 if path not in leave_out:

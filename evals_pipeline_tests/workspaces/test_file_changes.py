@@ -15,7 +15,7 @@ from evals_pipeline.workspaces import (
     file_changes,
     prepare_workspace,
 )
-from evals_pipeline.workspaces.baseline import EMPTY_TREE
+from evals_pipeline.workspaces.baseline import _NOT_COPIED, EMPTY_TREE, _FolderImage
 from evals_pipeline_tests.workspaces.conftest import SourceRepo, git, hook
 
 
@@ -248,3 +248,18 @@ def test_empty_workspaces_copy_one_baseline_and_keep_their_own_repositories(
     (second.path / "theirs.txt").write_text("second's\n")
     assert list(diff_sections(file_changes(second))) == ["theirs.txt"]
     assert list(diff_sections(file_changes(first))) == ["mine.txt"]
+
+
+def test_the_copied_git_folder_leaves_out_what_a_copy_never_reads(tmp_path: Path) -> None:
+    # Every workspace without a spec gets a copy of one empty baseline's git folder: what it
+    # leaves out (the reflogs, the commit message) is written and removed for no one, per case.
+    for folder in ("logs/refs/heads", "objects/4b", "objects/pack", "refs/heads"):
+        (tmp_path / folder).mkdir(parents=True)
+    for file in ("HEAD", "COMMIT_EDITMSG", "logs/HEAD", "objects/4b/82", "refs/heads/main"):
+        (tmp_path / file).write_text(file)
+    image = _FolderImage.of(tmp_path, _NOT_COPIED)
+    assert image.folders == ("objects", "refs", "objects/4b", "refs/heads")
+    assert [path for path, _ in image.files] == ["HEAD", "objects/4b/82", "refs/heads/main"]
+    image.write(tmp_path / "copy")
+    assert (tmp_path / "copy" / "refs" / "heads" / "main").read_text() == "refs/heads/main"
+    assert not (tmp_path / "copy" / "logs").exists()

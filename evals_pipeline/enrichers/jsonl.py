@@ -4,10 +4,12 @@ half-written, and strings cut in half."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 LONE_SURROGATES = "lone UTF-16 surrogates (a character cut in half) were replaced with U+FFFD"
+_SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs the halves it can: one left is lone
 
 
 def loads_valid(text: str, warnings: list[str]) -> Any:
@@ -25,11 +27,9 @@ def loads_valid(text: str, warnings: list[str]) -> Any:
 
 def _valid_unicode(value: Any) -> Any:
     if isinstance(value, str):
-        try:
-            value.encode()
-        except UnicodeEncodeError:
-            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return value
+        if _SURROGATE.search(value) is None:
+            return value
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     if isinstance(value, list):
         return [_valid_unicode(item) for item in value]
     if isinstance(value, dict):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals_pipeline.llm.client import LlmReply
-from evals_pipeline.models.targets import Pricing
+if TYPE_CHECKING:  # the record models (grades, reports) hold usage without the LLM clients
+    from evals_pipeline.llm.client import LlmReply
+    from evals_pipeline.models.targets import Pricing
 
 
 class LlmUsage(BaseModel):

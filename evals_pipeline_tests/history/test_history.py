@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -177,3 +179,15 @@ def test_an_entry_is_read_from_the_head_of_its_report(tmp_path: Path) -> None:
     assert suite_entries(tmp_path, "s") == [entry_for(report, folder)]
     (folder / REPORT_FILE).write_text(report.model_dump_json()[:50])
     assert read_entry(folder) is None and read_entry(tmp_path) is None
+
+
+def test_reading_reports_loads_no_llm_client_nor_agent_target() -> None:
+    # `compare` and `history` read stored grades and reports: the judges' usage those hold is
+    # a record, and the models of LLM clients and agent targets stay unloaded (~0.1 s).
+    code = (
+        "import sys, evals_pipeline.history.entries\n"
+        "names = ('evals_pipeline.llm.client', 'evals_pipeline.models.targets')\n"
+        "print(sorted(m for m in names if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.stdout.strip(), done.stderr) == ("[]", "")

@@ -34,10 +34,8 @@ log = logging.getLogger(__name__)
 def trace_summary(messages: Sequence[Message], llm_calls: int | None = None) -> TraceSummary:
     """Count events, tool calls per tool, failed tool calls and model turns."""
     if isinstance(messages, PlainMessages):  # no tool calls: only the turns to count
-        turns = sum(1 for row in messages.rows if row["role"] == "assistant")
-        return TraceSummary(
-            event_count=len(messages), llm_call_count=llm_calls if llm_calls is not None else turns
-        )
+        turns = llm_calls if llm_calls is not None else messages.assistant_turns()
+        return TraceSummary(event_count=len(messages), llm_call_count=turns)
     calls = [call for m in messages for call in m.tool_calls]
     durations: Counter[str] = Counter()
     for call in calls:

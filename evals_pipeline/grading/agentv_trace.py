@@ -136,9 +136,10 @@ def transcript(input_messages: list[Message], output: Sequence[Message]) -> Sequ
     )
     if len(input_messages) == 1 and (input_messages[0].role, input_messages[0].content) == first:
         return output
-    plain_input = PlainMessages.of(MESSAGE_LIST.dump_python(input_messages, exclude_defaults=True))
-    if plain is not None and plain_input is not None:
-        return PlainMessages([*plain_input.rows, *plain])
+    if plain is not None:  # plain still when the input is too
+        dumped = MESSAGE_LIST.dump_python(input_messages, exclude_defaults=True)
+        if (plain_input := PlainMessages.of(dumped)) is not None:
+            return PlainMessages([*plain_input.rows, *plain])
     return [*input_messages, *output]
 
 
@@ -154,7 +155,7 @@ class Summary:
 def summarize(output: Sequence[Message]) -> Summary:
     """Tool calls per tool, durations per tool, assistant turns, earliest start, latest end."""
     if isinstance(output, PlainMessages):  # no tool calls, no times
-        turns = sum(1 for row in output.rows if row["role"] == "assistant")
+        turns = output.assistant_turns()
         counts = {"event_count": 0, "tool_calls": {}, "error_count": 0, "llm_call_count": turns}
         return Summary(counts, None, None)
     tool_calls: dict[str, int] = {}

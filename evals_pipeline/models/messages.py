@@ -160,6 +160,10 @@ class PlainMessages(Sequence[Message]):
             self._models = MESSAGE_LIST.validate_python(self.rows)
         return self._models
 
+    def assistant_turns(self) -> int:
+        """How many messages are the assistant's (the model turns a trace summary counts)."""
+        return sum(1 for row in self.rows if row["role"] == "assistant")
+
     def __len__(self) -> int:
         return len(self.rows)
 

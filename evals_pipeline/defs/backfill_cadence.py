@@ -19,7 +19,7 @@ INTERVAL_NAME = "DEFAULT_DAEMON_INTERVAL_SECONDS"
 log = logging.getLogger(__name__)
 
 
-def set_backfill_interval(seconds: int) -> None:
+def set_backfill_interval(seconds: float) -> None:
     """Make the backfill daemon of this process loop every `seconds`. Only a daemon process runs
     that loop; every process that loads the instance imports its module anyway."""
     if not isinstance(getattr(controller, INTERVAL_NAME, None), int | float):

@@ -9,11 +9,12 @@ its in-process runs (defs/suite_run.py)."""
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 import dagster as dg
-from dagster._config import Field, IntSource, UserConfigSchema
+from dagster._config import Field, UserConfigSchema
 from dagster._core.definitions.partitions.context import partition_loading_context
 from dagster._core.run_coordinator import QueuedRunCoordinator, SubmitRunContext
 from dagster._core.storage.dagster_run import DagsterRun
@@ -72,8 +73,12 @@ class EvalRunCoordinator(QueuedRunCoordinator):
     """Dagster's run queue, tagging each submitted run with its suite and agents first so that
     the queue's tag limits and the UI's run filters see them.
 
-    Its `backfill_interval_seconds` also sets the backfill daemon's loop (defs/backfill_cadence.py):
+    Its `dequeue_interval_seconds` may be a fraction (Dagster's: whole seconds): the queue then
+    launches a run half a second after it is queued, not up to a second. Its
+    `backfill_interval_seconds` also sets the backfill daemon's loop (defs/backfill_cadence.py):
     the daemon process builds the run queue before it starts its loops."""
+
+    _dequeue_every: float | None = None
 
     @classmethod
     def config_type(cls) -> UserConfigSchema:
@@ -81,10 +86,17 @@ class EvalRunCoordinator(QueuedRunCoordinator):
         assert isinstance(queue, Mapping)  # Dagster's own schema is a dict of fields
         return {
             **queue,
-            "backfill_interval_seconds": Field(
-                IntSource,
+            "dequeue_interval_seconds": Field(
+                float,
                 is_required=False,
-                description="How often the backfill daemon looks at backfills (Dagster: 30 s).",
+                description="How often the daemon looks for queued runs to launch, in seconds; "
+                "fractions allowed (Dagster: 5).",
+            ),
+            "backfill_interval_seconds": Field(
+                float,
+                is_required=False,
+                description="How often the backfill daemon looks at backfills, in seconds "
+                "(Dagster: 30).",
             ),
         }
 
@@ -99,7 +111,22 @@ class EvalRunCoordinator(QueuedRunCoordinator):
             from evals_pipeline.defs.backfill_cadence import set_backfill_interval
 
             set_backfill_interval(seconds)
-        return super().from_config_value(inst_data, config_value)
+        dequeue = config_value.get("dequeue_interval_seconds")
+        # Dagster's queue takes whole seconds; its daemon's loop takes any number (below).
+        whole = None if dequeue is None else max(1, math.ceil(dequeue))
+        coordinator = super().from_config_value(
+            inst_data, {**config_value, "dequeue_interval_seconds": whole}
+        )
+        coordinator._dequeue_every = dequeue
+        return coordinator
+
+    @property
+    def dequeue_interval_seconds(self) -> float:  # type: ignore[override]  # Dagster's: int
+        """The queue daemon's loop (Dagster's daemon takes any number; it waits in steps of half
+        a second)."""
+        if self._dequeue_every is None:
+            return super().dequeue_interval_seconds
+        return self._dequeue_every
 
     def register_instance(self, instance: Any) -> None:
         super().register_instance(instance)

@@ -13,6 +13,8 @@ import dagster as dg
 import yaml
 from dagster._config import process_config
 from dagster._core.instance.config import dagster_instance_config_schema
+from dagster._daemon.controller import create_daemon_of_type
+from dagster._daemon.run_coordinator import QueuedRunCoordinatorDaemon
 from pytest import MonkeyPatch
 
 from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
@@ -161,12 +163,33 @@ def backfill_pause(home: Path) -> float:
     return float(done.stdout)
 
 
-def test_the_backfill_daemon_looks_at_backfills_every_two_seconds(tmp_path: Path) -> None:
-    assert 0 <= backfill_pause(tmp_path / "shipped") <= 2
+def test_the_backfill_daemon_looks_at_backfills_every_second(tmp_path: Path) -> None:
+    assert 0 <= backfill_pause(tmp_path / "shipped") <= 1
     # A home with its own settings keeps Dagster's 30 s loop.
     (tmp_path / "own").mkdir()
     (tmp_path / "own" / "dagster.yaml").write_text("telemetry: {enabled: false}\n")
     assert backfill_pause(tmp_path / "own") > 20
+
+
+def test_the_queue_daemon_looks_for_runs_every_half_second(tmp_path: Path) -> None:
+    def daemon_interval(home: Path) -> float:
+        """The loop of the queue's daemon as Dagster's daemon process builds it."""
+        daemon = create_daemon_of_type(
+            QueuedRunCoordinatorDaemon.daemon_type(), local_instance(home)
+        )
+        assert isinstance(daemon, QueuedRunCoordinatorDaemon)
+        return float(daemon.interval_seconds)
+
+    assert daemon_interval(tmp_path / "shipped") == 0.5
+    # Whole seconds, as Dagster's own queue takes them, and Dagster's default without the key.
+    for written, seconds in (("{dequeue_interval_seconds: 3}", 3.0), ("{}", 5.0)):
+        home = tmp_path / str(seconds)
+        home.mkdir()
+        (home / "dagster.yaml").write_text(
+            "run_coordinator: {module: evals_pipeline.defs.run_tags, "
+            f"class: EvalRunCoordinator, config: {written}}}\n"
+        )
+        assert daemon_interval(home) == seconds
 
 
 def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPatch) -> None:

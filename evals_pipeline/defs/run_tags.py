@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 import dagster as dg
-from dagster._config import Field, UserConfigSchema
+from dagster._config import Field, ScalarUnion, Selector, UserConfigSchema
+from dagster._config.errors import PostProcessingError
 from dagster._core.definitions.partitions.context import partition_loading_context
 from dagster._core.run_coordinator import QueuedRunCoordinator, SubmitRunContext
 from dagster._core.storage.dagster_run import DagsterRun
@@ -69,6 +71,29 @@ def range_agents(tags: Mapping[str, str], range_keys: Sequence[str] | None = Non
     return [split_key(key)[1] for key in keys if "|" in key]
 
 
+class _Seconds(ScalarUnion):
+    """A number of seconds, fractions allowed, or `{env: VAR}` naming one, as Dagster's
+    `IntSource` takes whole ones: the queue's interval was an `IntSource` in Dagster."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            scalar_type=float, non_scalar_schema=Selector({"env": str}), _key="EvalsSeconds"
+        )
+
+    def post_process(self, value: Any) -> float:
+        if not isinstance(value, dict):
+            return float(value)
+        [(_, name)] = value.items()
+        raw = os.environ.get(name)
+        if raw is None:
+            raise PostProcessingError(f'environment variable "{name}" is not set')
+        try:
+            return float(raw)
+        except ValueError:
+            pass  # raised apart, so the chain does not carry the variable's value
+        raise PostProcessingError(f'environment variable "{name}" is not a number of seconds')
+
+
 class EvalRunCoordinator(QueuedRunCoordinator):
     """Dagster's run queue, tagging each submitted run with its suite and agents first so that
     the queue's tag limits and the UI's run filters see them.
@@ -87,13 +112,13 @@ class EvalRunCoordinator(QueuedRunCoordinator):
         return {
             **queue,
             "dequeue_interval_seconds": Field(
-                float,
+                _Seconds(),
                 is_required=False,
                 description="How often the daemon looks for queued runs to launch, in seconds; "
                 "fractions allowed (Dagster: 5).",
             ),
             "backfill_interval_seconds": Field(
-                float,
+                _Seconds(),
                 is_required=False,
                 description="How often the backfill daemon looks at backfills, in seconds "
                 "(Dagster: 30).",

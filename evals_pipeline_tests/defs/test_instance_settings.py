@@ -10,8 +10,10 @@ import subprocess
 from pathlib import Path
 
 import dagster as dg
+import pytest
 import yaml
 from dagster._config import process_config
+from dagster._core.errors import DagsterInvalidConfigError
 from dagster._core.instance.config import dagster_instance_config_schema
 from dagster._daemon.controller import create_daemon_of_type
 from dagster._daemon.run_coordinator import QueuedRunCoordinatorDaemon
@@ -171,7 +173,9 @@ def test_the_backfill_daemon_looks_at_backfills_every_second(tmp_path: Path) -> 
     assert backfill_pause(tmp_path / "own") > 20
 
 
-def test_the_queue_daemon_looks_for_runs_every_half_second(tmp_path: Path) -> None:
+def test_the_queue_daemon_looks_for_runs_every_half_second(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     def daemon_interval(home: Path) -> float:
         """The loop of the queue's daemon as Dagster's daemon process builds it."""
         daemon = create_daemon_of_type(
@@ -181,15 +185,25 @@ def test_the_queue_daemon_looks_for_runs_every_half_second(tmp_path: Path) -> No
         return float(daemon.interval_seconds)
 
     assert daemon_interval(tmp_path / "shipped") == 0.5
-    # Whole seconds, as Dagster's own queue takes them, and Dagster's default without the key.
-    for written, seconds in (("{dequeue_interval_seconds: 3}", 3.0), ("{}", 5.0)):
+    # Whole seconds, as Dagster's own queue takes them, an environment variable as its
+    # IntSource does, and Dagster's default without the key.
+    monkeypatch.setenv("EVALS_TEST_DEQUEUE", "0.25")
+    written = {
+        "{dequeue_interval_seconds: 3}": 3.0,
+        "{dequeue_interval_seconds: {env: EVALS_TEST_DEQUEUE}}": 0.25,
+        "{}": 5.0,
+    }
+    for config, seconds in written.items():
         home = tmp_path / str(seconds)
         home.mkdir()
         (home / "dagster.yaml").write_text(
             "run_coordinator: {module: evals_pipeline.defs.run_tags, "
-            f"class: EvalRunCoordinator, config: {written}}}\n"
+            f"class: EvalRunCoordinator, config: {config}}}\n"
         )
         assert daemon_interval(home) == seconds
+    monkeypatch.setenv("EVALS_TEST_DEQUEUE", "soon")
+    with pytest.raises(DagsterInvalidConfigError, match=r"EVALS_TEST_DEQUEUE\" is not a number"):
+        daemon_interval(tmp_path / "0.25")
 
 
 def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPatch) -> None:

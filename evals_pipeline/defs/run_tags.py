@@ -72,8 +72,8 @@ def range_agents(tags: Mapping[str, str], range_keys: Sequence[str] | None = Non
 
 
 class _Seconds(ScalarUnion):
-    """A number of seconds, fractions allowed, or `{env: VAR}` naming one, as Dagster's
-    `IntSource` takes whole ones: the queue's interval was an `IntSource` in Dagster."""
+    """A number of seconds above 0, fractions allowed, or `{env: VAR}` naming one, as Dagster's
+    `IntSource` takes whole ones (Dagster's own queue interval is one)."""
 
     def __init__(self) -> None:
         super().__init__(
@@ -81,25 +81,31 @@ class _Seconds(ScalarUnion):
         )
 
     def post_process(self, value: Any) -> float:
-        if not isinstance(value, dict):
-            return float(value)
-        [(_, name)] = value.items()
-        raw = os.environ.get(name)
-        if raw is None:
-            raise PostProcessingError(f'environment variable "{name}" is not set')
-        try:
-            return float(raw)
-        except ValueError:
-            pass  # raised apart, so the chain does not carry the variable's value
-        raise PostProcessingError(f'environment variable "{name}" is not a number of seconds')
+        if isinstance(value, dict):
+            [(_, name)] = value.items()
+            value = _env_seconds(name)
+        if value <= 0:  # a loop that never waits would take a core
+            raise PostProcessingError(f"{value} s: an interval must be more than 0 seconds")
+        return float(value)
+
+
+def _env_seconds(name: str) -> float:
+    raw = os.environ.get(name)
+    if raw is None:
+        raise PostProcessingError(f'environment variable "{name}" is not set')
+    try:
+        return float(raw)
+    except ValueError:
+        pass  # raised apart, so the chain does not carry the variable's value
+    raise PostProcessingError(f'environment variable "{name}" is not a number of seconds')
 
 
 class EvalRunCoordinator(QueuedRunCoordinator):
     """Dagster's run queue, tagging each submitted run with its suite and agents first so that
     the queue's tag limits and the UI's run filters see them.
 
-    Its `dequeue_interval_seconds` may be a fraction (Dagster's: whole seconds): the queue then
-    launches a run half a second after it is queued, not up to a second. Its
+    Its `dequeue_interval_seconds` may be a fraction (Dagster's: whole seconds): at 0.5 the queue
+    launches a run within half a second of its queueing, not a second. Its
     `backfill_interval_seconds` also sets the backfill daemon's loop (defs/backfill_cadence.py):
     the daemon process builds the run queue before it starts its loops."""
 

@@ -204,6 +204,12 @@ def test_the_queue_daemon_looks_for_runs_every_half_second(
     monkeypatch.setenv("EVALS_TEST_DEQUEUE", "soon")
     with pytest.raises(DagsterInvalidConfigError, match=r"EVALS_TEST_DEQUEUE\" is not a number"):
         daemon_interval(tmp_path / "0.25")
+    # A loop that never waits would take a core.
+    (tmp_path / "3.0" / "dagster.yaml").write_text(
+        (tmp_path / "3.0" / "dagster.yaml").read_text().replace(": 3}", ": 0}")
+    )
+    with pytest.raises(DagsterInvalidConfigError, match="must be more than 0 seconds"):
+        daemon_interval(tmp_path / "3.0")
 
 
 def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPatch) -> None:

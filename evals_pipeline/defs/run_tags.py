@@ -144,7 +144,7 @@ class EvalRunCoordinator(QueuedRunCoordinator):
             set_backfill_interval(seconds)
         dequeue = config_value.get("dequeue_interval_seconds")
         # Dagster's queue takes whole seconds; its daemon's loop takes any number (below).
-        whole = None if dequeue is None else max(1, math.ceil(dequeue))
+        whole = None if dequeue is None else math.ceil(dequeue)
         coordinator = super().from_config_value(
             inst_data, {**config_value, "dequeue_interval_seconds": whole}
         )

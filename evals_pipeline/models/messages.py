@@ -96,7 +96,7 @@ def content_text(content: str | dict[str, Any] | list[Any] | None) -> str:
 def final_answer(messages: Sequence[Message]) -> str:
     """The last assistant message's content as text; empty when there is none."""
     if isinstance(messages, PlainMessages):
-        return next((str(r["content"]) for r in reversed(messages.rows) if _answers(r)), "")
+        return next((r["content"] for r in reversed(messages.rows) if _answers(r)), "")
     for message in reversed(messages):
         if message.role == "assistant" and message.content not in (None, "", []):
             return message.text()

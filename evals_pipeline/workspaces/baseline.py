@@ -289,8 +289,9 @@ class _FolderImage:
         for here, dirs, names in os.walk(root):
             relative = os.path.relpath(here, root)
             inner = sorted(os.path.normpath(os.path.join(relative, d)) for d in dirs)
-            dirs[:] = [os.path.basename(d) for d in inner if d not in leave_out]
-            folders.extend(d for d in inner if d not in leave_out)
+            kept = [d for d in inner if d not in leave_out]
+            dirs[:] = [os.path.basename(d) for d in kept]
+            folders.extend(kept)
             for name in sorted(names):
                 path = os.path.normpath(os.path.join(relative, name))
                 if path not in leave_out:

@@ -7,6 +7,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
+from evals_pipeline.defs.instance import local_instance
 from evals_pipeline_tests.test_cli import QUICKSTART, Done, cli
 
 SUITE = str(QUICKSTART / "quickstart.eval.yaml")
@@ -25,3 +27,17 @@ def test_two_runs_at_once_on_a_fresh_home_then_a_third(tmp_path: Path) -> None:
         assert re.search(r"^careful +1 +1 +0 +0 ", done.stdout, re.M), done.explain()
         assert "alembic" not in done.stderr and "Traceback" not in done.stderr, done.explain()
     assert (tmp_path / "dagster" / ".evals-pipeline-instance.lock").exists()
+
+
+def test_a_new_home_is_set_up_with_its_run_database_template(tmp_path: Path) -> None:
+    """The empty run database each new run's database is copied from is made with the home,
+    so a home's first run does not set one up in its time."""
+    storage = local_instance(tmp_path / "home").event_log_storage
+    assert isinstance(storage, BatchingSqliteEventLogStorage)
+    templates = list((tmp_path / "home" / "history" / "runs").glob(".run-template-*.db"))
+    assert len(templates) == 1
+    made = templates[0].stat().st_mtime_ns
+    with storage.run_connection("run-1"):
+        pass
+    assert templates[0].stat().st_mtime_ns == made  # copied, not made again
+    assert Path(storage.path_for_shard("run-1")).exists()

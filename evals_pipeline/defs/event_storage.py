@@ -12,8 +12,8 @@ Dagster's cost per case).
 - Dagster opens every connection on a new SQLAlchemy engine, so no statement is ever found in
   SQLAlchemy's compiled cache, and closes it after each event, which checkpoints the WAL to
   disk; here each database keeps its engine and one open connection.
-- A new run's database is a copy of an empty one Dagster set up (once per Dagster version),
-  not set up anew (tables, indexes and a migration stamp: ~0.2 s per run).
+- A new run's database is a copy of an empty one Dagster set up (once per Dagster version,
+  with the home), not set up anew (tables, indexes and a migration stamp: ~0.2 s per run).
 - Dagster reflects the asset table's columns for every asset event it stores, checks that the
   dynamic partitions table exists before each key it looks up, and looks each key of a run's
   range up with a query of its own, and a report's inputs list all of a partition's keys
@@ -178,7 +178,7 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
             return False
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
-            shutil.copyfile(self._run_shard_template(), tmp)
+            shutil.copyfile(self.run_shard_template(), tmp)
             os.link(tmp, path)  # never over a database another process made meanwhile
         except OSError:
             return False
@@ -186,9 +186,10 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
             tmp.unlink(missing_ok=True)
         return True
 
-    def _run_shard_template(self) -> Path:
+    def run_shard_template(self) -> Path:
         """An empty run database set up by Dagster's own code, one per Dagster version (its
-        migrations come with it), made once in the event log's folder."""
+        migrations come with it), made once in the event log's folder: by the home's set-up
+        (defs/instance.py), else by the first run that needs it."""
         template = Path(self._base_dir) / f".run-template-{dagster_version}.db"
         if not template.exists():
             tmp = template.with_name(f".{template.name}.{os.getpid()}.tmp")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from evals_pipeline.defs.event_storage import event_log_settings
+from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage, event_log_settings
 from evals_pipeline.workspaces.locks import file_lock
 
 LOCK_FILE_NAME = ".evals-pipeline-instance.lock"
@@ -41,4 +41,7 @@ def local_instance(home: Path) -> dg.DagsterInstance:
         instance.get_runs_count()
         instance.event_log_storage.get_asset_records([])
         instance.schedule_storage  # noqa: B018
+        if isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage):
+            # Once per Dagster version, here rather than in a home's first run (~0.1 s).
+            instance.event_log_storage.run_shard_template()
     return instance

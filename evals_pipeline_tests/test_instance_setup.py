@@ -1,5 +1,6 @@
 """Several `evals-pipeline run`s started together on a fresh DAGSTER_HOME all complete, and the
-instance they set up keeps working (no second alembic head)."""
+instance they set up keeps working (no second alembic head); a new home comes with the template
+its runs' databases are copied from."""
 
 from __future__ import annotations
 

@@ -44,6 +44,51 @@ ENV_ALLOWLIST: tuple[str, ...] = (
     "SYSTEMROOT",
 )
 
+# Behind a corporate proxy or a private CA, a grader installing its packages (bun, npx, uvx, pip)
+# or an agent calling its API needs these: which CAs to trust, which proxy to go through, which
+# package index to ask. They name places and files, not credentials; a proxy or index URL may
+# hold `user:password@`, which the redactor scrubs from what is stored (secrets.url_credentials).
+# Auth tokens (NPM_TOKEN, npm_config__authToken, UV_INDEX_*_PASSWORD) stay out, as every
+# secret-looking name does.
+_CA_ENV = (
+    "SSL_CERT_FILE",  # OpenSSL: Python's ssl, curl, git, uv with native TLS
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",  # requests, pip
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",  # node, bun, npm
+    "PIP_CERT",
+    "UV_NATIVE_TLS",
+    "GIT_SSL_CAINFO",
+    "GIT_SSL_CAPATH",
+    "CARGO_HTTP_CAINFO",
+    "DENO_CERT",
+)
+_PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")  # curl reads them lower-case
+_INDEX_ENV = (
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_TRUSTED_HOST",
+    "UV_INDEX_URL",
+    "UV_EXTRA_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_INDEX",
+    "BUN_CONFIG_REGISTRY",
+    "YARN_NPM_REGISTRY_SERVER",
+    "GOPROXY",
+    "GONOSUMDB",
+    "GOPRIVATE",
+)
+# npm reads its `npm_config_*` variables in either case.
+_NPM_ENV = ("registry", "cafile", "ca", "strict_ssl", "proxy", "https_proxy", "noproxy")
+NETWORK_ENV: tuple[str, ...] = (
+    *_CA_ENV,
+    *_PROXY_ENV,
+    *(name.lower() for name in _PROXY_ENV),
+    *_INDEX_ENV,
+    *(f"npm_config_{key}" for key in _NPM_ENV),
+    *(f"NPM_CONFIG_{key.upper()}" for key in _NPM_ENV),
+)
+
 STDERR_LIMIT_CHARS = 64_000
 KILL_GRACE_SECONDS = 2.0
 # After the leader exits and its leftovers are killed, pipes they held are read this long at most.
@@ -67,13 +112,14 @@ def child_env(
     allow: Iterable[str] = (),
     parent: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The environment for a child: allowlisted parent variables, then `extra`.
+    """The environment for a child: allowlisted parent variables (ENV_ALLOWLIST, NETWORK_ENV
+    and `allow`), then `extra`.
 
     The running interpreter's folder goes first on PATH so `python3` in a grader or agent command
     is the pipeline's own Python, which can import `evals_pipeline.grader`.
     """
     source = os.environ if parent is None else parent
-    names = set(ENV_ALLOWLIST) | set(allow)
+    names = set(ENV_ALLOWLIST) | set(NETWORK_ENV) | set(allow)
     env = {k: v for k, v in source.items() if k in names}
     bin_dir = str(Path(sys.executable).parent)
     path = env.get("PATH", os.defpath)

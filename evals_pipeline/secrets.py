@@ -8,7 +8,9 @@ or more, so "1" or "x" do not garble every transcript), and those of secret-look
 suite or targets file interpolates with `${{ VAR }}`, whatever their length: the suite put them
 into prompts or commands, so they are the values most likely to be echoed back. Each is replaced
 with `[REDACTED:VAR]`, which `restore` turns back into the value for the steps that must use it
-(a stored case's command or grader key); a value known by no name becomes `[REDACTED]`.
+(a stored case's command or grader key); a value known by no name becomes `[REDACTED]`. The
+credentials inside any URL variable (a proxy's `user:password@`) are scrubbed too, unnamed: the
+proxy and index variables pass to children, whose errors may print them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from pydantic import BaseModel
 
@@ -32,6 +35,9 @@ SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IG
 MIN_SECRET_CHARS = 8
 """Shorter environment values are not scrubbed: replacing "x" or "1" everywhere would garble
 transcripts. Values a suite interpolates are scrubbed at any length."""
+
+_URL_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#@\s:]*)(?::([^/?#@\s]*))?@")
+"""The `user[:password]@` of a URL (a proxy's, a package index's)."""
 
 _MARKER = re.compile(r"\[REDACTED:([A-Za-z_][A-Za-z0-9_]*)\]")
 _interpolated: dict[str, str] = {}
@@ -62,14 +68,39 @@ def interpolated_secrets() -> dict[str, str]:
         return dict(_interpolated)
 
 
+def url_credentials(env: Mapping[str, str]) -> set[str]:
+    """The credentials inside URL values of `env`, whatever the variable's name: HTTPS_PROXY or
+    PIP_INDEX_URL may be `http://user:password@host`, and they pass to children (process.py).
+
+    `user:password` is scrubbed at any length (it is unmistakable); the password, or a token
+    given as the user (`https://TOKEN@host`), alone only from MIN_SECRET_CHARS, as a variable's
+    value is. Percent-encoded credentials are scrubbed as written and decoded.
+    """
+    found: set[str] = set()
+    for value in env.values():
+        if "://" not in value or "@" not in value:
+            continue
+        for match in _URL_USERINFO.finditer(value):
+            user, password = match.group(1), match.group(2)
+            secret = password if password else user
+            for text in {secret, unquote(secret)}:
+                if len(text) >= MIN_SECRET_CHARS:
+                    found.add(text)
+            if password:
+                found.add(f"{user}:{password}")
+    return found
+
+
 def secret_values(
     env: Mapping[str, str] | None = None, extra: Iterable[str | None] = ()
 ) -> list[str]:
-    """Values of secret-looking variables in `env` (default: this process's), plus `extra`."""
+    """Values of secret-looking variables in `env` (default: this process's), plus `extra`, plus
+    the credentials in its URLs."""
     source = os.environ if env is None else env
     values = {v for k, v in source.items() if is_secret_name(k)}
     values.update(v for v in extra if v)
-    return sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True)
+    kept = {v for v in values if len(v) >= MIN_SECRET_CHARS} | url_credentials(source)
+    return sorted(kept, key=len, reverse=True)
 
 
 class Redactor:
@@ -170,7 +201,8 @@ def run_redactor(extra: Iterable[str | None] = ()) -> Redactor:
     named = {
         k: v for k, v in os.environ.items() if is_secret_name(k) and len(v) >= MIN_SECRET_CHARS
     }
-    return Redactor(secret_values({}, extra=extra), {**named, **interpolated_secrets()})
+    unnamed = [*secret_values({}, extra=extra), *url_credentials(os.environ)]
+    return Redactor(unnamed, {**named, **interpolated_secrets()})
 
 
 def restore(text: str) -> str:

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from evals_pipeline.process import child_env, run_process
+from evals_pipeline.process import ENV_ALLOWLIST, NETWORK_ENV, child_env, run_process
 from evals_pipeline.reaping import proc_table
 from evals_pipeline.reaping.ledger import STATE_DIR_VAR, sweep_leftovers
 from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
 from evals_pipeline.reaping.proc_table import NewerStats, all_pids, environ_value
+from evals_pipeline.secrets import is_secret_name
 
 
 def _alive(pid: int) -> bool:
@@ -42,6 +43,29 @@ def test_child_env_keeps_only_allowlisted_variables() -> None:
     assert "ANTHROPIC_API_KEY" not in env and "AWS_SECRET" not in env
     assert env["HOME"] == "/home/x" and env["EXTRA"] == "1"
     assert env["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
+
+
+def test_tls_proxy_and_index_variables_reach_the_child_and_no_secret_does() -> None:
+    parent = {
+        "SSL_CERT_FILE": "/etc/corp/ca.pem",
+        "NODE_EXTRA_CA_CERTS": "/etc/corp/ca.pem",
+        "https_proxy": "http://proxy.corp:3128",
+        "HTTPS_PROXY": "http://proxy.corp:3128",
+        "no_proxy": "localhost,127.0.0.1",
+        "PIP_INDEX_URL": "https://pypi.corp/simple",
+        "UV_DEFAULT_INDEX": "https://pypi.corp/simple",
+        "npm_config_registry": "https://npm.corp/",
+        "BUN_CONFIG_REGISTRY": "https://npm.corp/",
+        "NPM_TOKEN": "npm_0123456789",
+        "npm_config__authToken": "npm_0123456789",
+        "UV_INDEX_CORP_PASSWORD": "hunter2hunter2",
+    }
+    env = child_env(parent=parent)
+    passed = {k for k in parent if "TOKEN" not in k.upper() and "PASSWORD" not in k}
+    assert {k: env[k] for k in passed} == {k: parent[k] for k in passed}
+    assert not {"NPM_TOKEN", "npm_config__authToken", "UV_INDEX_CORP_PASSWORD"} & set(env)
+    # No allowlisted name is one the redactor takes for a secret's.
+    assert not [name for name in (*ENV_ALLOWLIST, *NETWORK_ENV) if is_secret_name(name)]
 
 
 def test_secret_in_parent_environment_does_not_reach_the_child(monkeypatch, tmp_path: Path) -> None:

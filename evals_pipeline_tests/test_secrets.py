@@ -31,6 +31,23 @@ def test_secret_values_come_from_secret_looking_names() -> None:
     assert set(values) == {"sk-ant-123456789", "ghp_abcdefghijk", "target-key-987654"}
 
 
+def test_credentials_in_a_proxy_or_index_url_are_secrets(monkeypatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://corp-user:pr0xy-pa%24%24@proxy.corp:3128")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "https://a.corp/simple https://u:pw@b.corp/simple")
+    monkeypatch.setenv("UV_INDEX_URL", "https://tok_0123456789@pypi.fury.io/corp/")
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    text = (
+        "ProxyError: http://corp-user:pr0xy-pa%24%24@proxy.corp:3128 refused pr0xy-pa$$; "
+        "index https://u:pw@b.corp/simple and https://tok_0123456789@pypi.fury.io/corp/"
+    )
+    scrubbed = run_redactor().text(text)
+    for secret in ("pr0xy-pa%24%24", "pr0xy-pa$$", "u:pw", "tok_0123456789"):
+        assert secret not in scrubbed, scrubbed
+    # Where the proxy is stays readable; a short password alone is not scrubbed everywhere.
+    assert "@proxy.corp:3128" in scrubbed and "localhost" not in secret_values()
+    assert "pw" not in secret_values()
+
+
 def test_longest_secret_is_replaced_first() -> None:
     redactor = Redactor(secret_values({}, extra=["abcdefgh", "abcdefgh-and-more"]))
     assert redactor.text("x abcdefgh-and-more y abcdefgh") == f"x {REDACTED} y {REDACTED}"

@@ -37,18 +37,9 @@ _CONFIG = (
     "gc.auto=0",
 )
 
-# Remote access needs these (ssh agent, proxies, CA bundles); nothing else of the parent's.
-_NETWORK_ENV = (
-    "SSH_AUTH_SOCK",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-)
+# Remote access over ssh needs the agent; proxies and CA bundles pass to every child
+# (process.NETWORK_ENV).
+_SSH_ENV = ("SSH_AUTH_SOCK",)
 
 
 class GitError(RuntimeError):
@@ -83,7 +74,7 @@ def git_env(index_file: Path | None = None) -> dict[str, str]:
     }
     if index_file is not None:
         extra["GIT_INDEX_FILE"] = str(index_file)
-    return child_env(extra, allow=_NETWORK_ENV)
+    return child_env(extra, allow=_SSH_ENV)
 
 
 def run_git(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
 import selectors
 import signal
@@ -155,6 +156,34 @@ def killed_or_exited(code: int | None, *, shell: bool = False) -> str:
     if shell and code is not None and 128 < code < 128 + signal.NSIG:
         return f"exited with code {code}: killed by signal {code - 128}{_signal_name(code - 128)}"
     return f"exited with code {code}"
+
+
+# A line that says what went wrong: `error: Cannot find module` (bun), `Error: ...` (node),
+# `ModuleNotFoundError: ...` (Python), `fatal: ...` (git), `panic: ...` (Go).
+_ERROR_LINE = re.compile(
+    r"^(?:\S*(?:error|exception)\b|fatal\b|panic\b|uncaught\b|cannot\b|could not\b)",
+    re.IGNORECASE,
+)
+REASON_LINES = 3
+"""At most this many error lines go into a failure's reason, besides stderr's last line."""
+REASON_LINE_CHARS = 300
+
+
+def stderr_reason(stderr: str) -> str:
+    """The lines of a failed child's stderr that say what went wrong, on one line: its first
+    error lines and its last line. The last line alone is often a banner (bun ends every crash
+    with `Bun v1.4.5 (Linux x64)`, node with `Node.js v22`), the error sits above it, and a
+    stack trace in between says nothing a reader needs in the one-line reason."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    errors = [line for line in lines if _ERROR_LINE.match(line)][:REASON_LINES]
+    picked = list(dict.fromkeys([*errors, lines[-1]]))
+    return " | ".join(_cut(line) for line in picked)
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= REASON_LINE_CHARS else line[:REASON_LINE_CHARS] + "…"
 
 
 def _signal_name(number: int) -> str:

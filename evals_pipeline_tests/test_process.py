@@ -14,7 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from evals_pipeline.process import ENV_ALLOWLIST, NETWORK_ENV, child_env, run_process
+from evals_pipeline.process import (
+    ENV_ALLOWLIST,
+    NETWORK_ENV,
+    child_env,
+    run_process,
+    stderr_reason,
+)
 from evals_pipeline.reaping import proc_table
 from evals_pipeline.reaping.ledger import STATE_DIR_VAR, sweep_leftovers
 from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
@@ -295,3 +301,34 @@ def test_a_trees_scan_reads_only_processes_newer_than_its_leader_until_pids_wrap
         for process in (older, leader):
             process.kill()
             process.wait()
+
+
+@pytest.mark.parametrize(
+    ("stderr", "reason"),
+    [
+        ("", ""),
+        ("disk on fire\n", "disk on fire"),
+        (
+            "error: Cannot find module './x' from '/g.ts'\n\nBun v1.4.5 (Linux x64)\n",
+            "error: Cannot find module './x' from '/g.ts' | Bun v1.4.5 (Linux x64)",
+        ),
+        (
+            "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\n"
+            "Error: Cannot find module './x'\nRequire stack:\n- /g.js\n"
+            "    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n"
+            "    at Module._load (node:internal/modules/cjs/loader:1051:27) {\n"
+            "  code: 'MODULE_NOT_FOUND'\n}\n\nNode.js v20.11.0\n",
+            "Error: Cannot find module './x' | Node.js v20.11.0",
+        ),
+        (
+            'Traceback (most recent call last):\n  File "g.py", line 1, in <module>\n'
+            "    import rubric\nModuleNotFoundError: No module named 'rubric'\n",
+            "ModuleNotFoundError: No module named 'rubric'",
+        ),
+        ("x" * 500, "x" * 300 + "…"),
+    ],
+)
+def test_a_failures_reason_keeps_the_stderr_lines_that_say_what_went_wrong(
+    stderr: str, reason: str
+) -> None:
+    assert stderr_reason(stderr) == reason

@@ -127,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: reuse them; see docs/durability.md)",
     )
     run.add_argument(
+        "--agentv-scoring",
+        action="store_true",
+        help="score a grader that crashed, timed out or printed garbage 0 and average it in, as "
+        "agentv does, to compare numbers with it (default: the case is an error); the grader "
+        "keeps its error, shown as a warning",
+    )
+    run.add_argument(
         "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
     )
     run.set_defaults(func=cmd_run)

@@ -90,6 +90,7 @@ def _run_suites(
             keep_workspaces=args.keep_workspaces,
             budget_usd=budget_left,
             cache=not args.no_cache,
+            agentv_scoring=args.agentv_scoring,
         )
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()

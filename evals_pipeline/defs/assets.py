@@ -89,6 +89,7 @@ class CaseOptions(dg.Config):
     threshold: float | None = None
     keep_workspaces: bool = False
     cache: bool = True
+    agentv_scoring: bool = False
     budget_usd: float | None = None
 
 

@@ -5,7 +5,8 @@ as AgentV's nested `scores`. Aggregators: `weighted_average` (weights by member 
 `threshold` (share of passing members; the composite passes at the threshold), `code-grader`
 (a shell command reading every member's result on stdin) and `llm-grader` (an LLM reads them).
 A member that errors makes the composite an error (AgentV would count it as 0 or leave it out),
-and so does an aggregator that crashes or prints no score.
+and so does an aggregator that crashes or prints no score (`run --agentv-scoring`: a code grader
+member that fails scores 0 instead, as in AgentV).
 """
 
 from __future__ import annotations
@@ -26,17 +27,20 @@ from evals_pipeline.grading.llm_grader import (
 )
 from evals_pipeline.grading.llm_prompt import FREEFORM_SCHEMA
 from evals_pipeline.grading.registry import evaluate, evaluator
+from evals_pipeline.grading.scoring import agentv_scored
 from evals_pipeline.grading.trial import judge_usage
 from evals_pipeline.llm import LlmRequest, complete_structured
 from evals_pipeline.models.assertions import (
     PROMPT_FILE_PREFIX,
+    AssertionSpec,
     CodeAggregator,
+    CodeGraderAssertion,
     CompositeAssertion,
     LlmAggregator,
     ThresholdAggregator,
 )
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
-from evals_pipeline.process import child_env, run_process
+from evals_pipeline.process import child_env, run_process, stderr_reason
 
 DEFAULT_AGGREGATOR_PROMPT = """Review the following evaluation results:
 {{EVALUATOR_RESULTS_JSON}}
@@ -52,7 +56,7 @@ _AGENTV_VERDICT = {"pass": "pass", "fail": "fail", "error": "skip"}
 def evaluate_composite(spec: CompositeAssertion, ctx: GradingContext) -> Evaluation:
     """Grade every member, then aggregate their results."""
     members = [
-        grade_assertion(member, partial(evaluate, member, ctx), threshold=ctx.case.threshold)
+        _member_grade(member, ctx, agentv_scoring=ctx.case.agentv_scoring)
         for member in spec.assertions
     ]
     failed = [m for m in members if m.verdict == "error"]
@@ -67,6 +71,18 @@ def evaluate_composite(spec: CompositeAssertion, ctx: GradingContext) -> Evaluat
     if isinstance(aggregator, LlmAggregator):
         return _llm(members, aggregator, ctx)
     return _weighted_average(members, aggregator.weights)
+
+
+def _member_grade(
+    member: AssertionSpec, ctx: GradingContext, *, agentv_scoring: bool
+) -> GraderResult:
+    """One member's grade. With `run --agentv-scoring` a code grader that could not judge scores
+    0, as AgentV's code grader scores itself, and is averaged in; any other member that fails
+    fails the composite, which the trial then scores 0 (AgentV's composite throws)."""
+    result = grade_assertion(member, partial(evaluate, member, ctx), threshold=ctx.case.threshold)
+    if agentv_scoring and isinstance(member, CodeGraderAssertion):
+        return agentv_scored(result, negate=member.negate)
+    return result
 
 
 def _judged(members: list[GraderResult], **fields: Any) -> JudgedEvaluation:
@@ -148,7 +164,9 @@ def _code(
             if result.timed_out
             else f"exited with code {result.exit_code}"
         )
-        return _judged(members, score=None, error=f"code aggregator {how}", stderr=stderr)
+        said = stderr_reason(stderr or "")
+        reason = f"code aggregator {how}: {said}" if said else f"code aggregator {how}"
+        return _judged(members, score=None, error=reason, stderr=stderr)
     stdout = result.stdout.decode("utf-8", "replace").strip()
     try:
         data = json.loads(stdout)

@@ -13,7 +13,7 @@ from pathlib import Path
 from evals_pipeline.grading.code_grader.payload import stdin_payload
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.models.assertions import LlmGraderBase, PromptCommand
-from evals_pipeline.process import child_env, run_process
+from evals_pipeline.process import child_env, run_process, stderr_reason
 
 PROMPT_TEMPLATE_TIMEOUT_SECONDS = 60.0
 """As long as a code grader gets by default: a template only formats text."""
@@ -61,9 +61,9 @@ def render_prompt_template(spec: LlmGraderBase, command: PromptCommand, ctx: Gra
     if result.timed_out:
         raise PromptTemplateError(f"timed out after {PROMPT_TEMPLATE_TIMEOUT_SECONDS:g} s", stderr)
     if result.exit_code != 0:
-        last = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+        said = stderr_reason(stderr)
         how = f"exited with code {result.exit_code}"
-        raise PromptTemplateError(f"{how}: {last.strip()}" if last else how, stderr)
+        raise PromptTemplateError(f"{how}: {said}" if said else how, stderr)
     prompt = result.stdout.decode("utf-8", "replace").strip()
     if not prompt:
         raise PromptTemplateError("Prompt template produced empty output", stderr)

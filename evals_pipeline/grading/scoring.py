@@ -1,7 +1,8 @@
 """AgentV's scoring rules (reference §4.1), with one difference: a grader that fails is an error.
 
 AgentV scores a crashed code grader as an ordinary fail (score 0); here it has no score at all, so
-a broken grader can never pass or sink an agent silently.
+a broken grader can never pass or sink an agent silently. `run --agentv-scoring` scores it as
+AgentV does (agentv_scored), still flagged, for numbers comparable with AgentV's.
 """
 
 from __future__ import annotations
@@ -84,6 +85,29 @@ def finalize(
         warnings=warnings,
         start_ms=start_ms,
         duration_ms=now_ms() - start_ms,
+    )
+
+
+def agentv_scored(result: GraderResult, *, negate: bool) -> GraderResult:
+    """A grader that could not judge, scored as AgentV scores one (its orchestrator's and its
+    code grader's `catch`): 0 with the verdict `fail` and one failed statement, then negated like
+    any score (`negate: true` makes it 1, `pass`). The error and stderr stay on the grade and a
+    warning names them, so the crash is still seen. Any other result is returned as it is."""
+    if result.verdict != "error":
+        return result
+    failed = AssertionOutcome(text=f"Grader '{result.name}' failed: {result.error}", passed=False)
+    score, verdict = (1.0, "pass") if negate else (0.0, "fail")
+    return result.model_copy(
+        update={
+            "score": score,
+            "verdict": verdict,
+            "assertions": [_negated(failed) if negate else failed],
+            "warnings": [
+                *result.warnings,
+                f"could not grade ({result.error}): scored {score:g} as AgentV scores a failed "
+                "grader (run --agentv-scoring); without it the case is an error",
+            ],
+        }
     )
 
 

@@ -10,7 +10,7 @@ from evals_pipeline.grading.context import GradingContext, LlmClientSource
 from evals_pipeline.grading.conversation import grade_conversation
 from evals_pipeline.grading.llm_grader import grade_assertion
 from evals_pipeline.grading.registry import evaluate
-from evals_pipeline.grading.scoring import meets, trial_score
+from evals_pipeline.grading.scoring import agentv_scored, meets, trial_score
 from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import (
@@ -62,6 +62,11 @@ def grade_trial(
         grade_assertion(spec, partial(evaluate, spec, ctx), threshold=case.threshold)
         for spec in case.assertions
     ]
+    if case.agentv_scoring:
+        graders = [
+            agentv_scored(g, negate=spec.negate)
+            for g, spec in zip(graders, case.assertions, strict=True)
+        ]
     failed = [g for g in graders if g.verdict == "error"]
     if failed:
         error = "; ".join(f"grader {g.name!r} failed: {g.error}" for g in failed)

@@ -66,6 +66,12 @@ class ResolvedCase(BaseModel):
         "cleanup policy (a suite without a `workspace:` has one too). A run option, so not part "
         "of the content hash.",
     )
+    agentv_scoring: bool = Field(
+        default=False,
+        description="`run --agentv-scoring`: a grader that could not judge (crashed, timed out, "
+        "printed garbage) scores 0 and is averaged in, as AgentV scores it, instead of making the "
+        "case an error; it stays flagged with its error. Part of the grade's key, not the run's.",
+    )
     conversation_id: str | None = None
     timeout_seconds: float = 600.0
     workspace: ResolvedWorkspace | None = Field(
@@ -115,7 +121,9 @@ class ResolvedCase(BaseModel):
     def content_json(self) -> str:
         """The spec as its content hash covers it: every field but where the suite file lies and
         the run's own options."""
-        return self.model_dump_json(exclude={"suite_path", "run_budget_usd", "keep_workspaces"})
+        return self.model_dump_json(
+            exclude={"suite_path", "run_budget_usd", "keep_workspaces", "agentv_scoring"}
+        )
 
     @property
     def content_hash(self) -> str:

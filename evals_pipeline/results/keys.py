@@ -42,6 +42,7 @@ _GRADING_FIELDS = frozenset(
         "grader_target",
         "llm_targets",
         "metadata",
+        "agentv_scoring",
     }
 )
 _SCHEDULING_FIELDS = frozenset(
@@ -143,7 +144,9 @@ def case_keys(
     """The run keys (one per trial) and the grade key of `case`; `files` shares the lookups of
     the files cases name across a pass over many cases."""
     files = files or FileLookups()
-    spec = case.model_dump(mode="json", exclude={"suite_path"})
+    # Off, the run option leaves the keys as they were before it existed.
+    exclude = {"suite_path"} if case.agentv_scoring else {"suite_path", "agentv_scoring"}
+    spec = case.model_dump(mode="json", exclude=exclude)
     base = files.folder(case.base_dir)
     run_spec = {k: v for k, v in spec.items() if k not in _NOT_RUN_FIELDS}
     if isinstance(run_spec.get("workspace"), dict):  # when a workspace is deleted is not an input

@@ -28,6 +28,11 @@ class RunOptions(BaseModel):
     cache: bool = Field(
         default=True, description="Reuse stored results of unchanged cases (false: re-run all)."
     )
+    agentv_scoring: bool = Field(
+        default=False,
+        description="Score a grader that could not judge 0 and average it in, as AgentV does, "
+        "instead of making its case an error.",
+    )
     budget_usd: float | None = Field(
         default=None,
         ge=0,
@@ -57,9 +62,12 @@ def apply_run_options(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
 
 
 def with_run_options(cases: Iterable[ResolvedCase], options: RunOptions) -> list[ResolvedCase]:
-    """`cases` carrying the run's budget and `--keep-workspaces`, so the steps that run and grade
-    them keep to those (neither is part of a case's hash: they are the run's, not the case's)."""
+    """`cases` carrying the run's budget, `--keep-workspaces` and `--agentv-scoring`, so the steps
+    that run and grade them keep to those (none is part of a case's content hash: they are the
+    run's, not the case's; `--agentv-scoring` is part of its grade's key)."""
     update: dict[str, object] = {}
+    if options.agentv_scoring:
+        update["agentv_scoring"] = True
     if options.budget_usd is not None:
         update["run_budget_usd"] = options.budget_usd
     if options.keep_workspaces:

@@ -116,7 +116,7 @@ def test_code_aggregator_reads_member_results_and_may_set_the_verdict(
     [
         (
             "import sys\nprint('no', file=sys.stderr)\nsys.exit(2)\n",
-            "code aggregator exited with code 2",
+            "code aggregator exited with code 2: no",
         ),
         ("print('not json')\n", "code aggregator printed no numeric score: 'not json'"),
     ],

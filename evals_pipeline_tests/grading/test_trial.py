@@ -248,3 +248,107 @@ def test_cost_limit_stops_counting_trials(make_case: CaseFactory) -> None:
     grade = aggregate_trials(case, trials)
     assert [t.trial for t in grade.trials] == [0, 1]
     assert grade.score == 0.5
+
+
+REPO = Path(__file__).resolve().parents[2]
+BUN = REPO / "conformance" / "node_modules" / ".bin" / "bun"
+
+
+@pytest.mark.skipif(not BUN.exists(), reason="needs `make agentv` (bun)")
+def test_a_bun_graders_missing_module_is_in_the_cases_error(
+    make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
+) -> None:
+    # bun ends every crash with its banner ("Bun v1.4.5 (Linux x64)"): the line above it counts.
+    grader = tmp_path / "grade.ts"
+    grader.write_text('import { check } from "./missing-helper";\nconsole.log(check());\n')
+    assertion = {"type": "code-grader", "name": "ts", "command": [str(BUN), str(grader)]}
+    case = make_case([assertion])
+    trial = grade_trial(case, make_session())
+    grade = aggregate_trials(case, [trial])
+    assert grade.verdict == "error"
+    assert "Cannot find module './missing-helper'" in (grade.error or ""), grade.error
+    assert grade.error and grade.error.startswith("grader 'ts' failed: exited with code 1: error:")
+    assert "Bun v" in (trial.graders[0].stderr or "")
+
+
+def test_agentv_scoring_scores_a_failed_grader_0_and_keeps_it_flagged(
+    make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
+) -> None:
+    crash = python_grader(tmp_path, "crash.py", "import sys\nsys.exit('disk on fire')")
+    assertions = [HIT, {"type": "code-grader", "name": "file-check", "command": crash}]
+    case = make_case(assertions, agentv_scoring=True)
+    trial = grade_trial(case, make_session())
+    # AgentV: the crash is a 0 averaged in, the test a quality verdict on (1 + 0) / 2.
+    assert (trial.score, trial.verdict, trial.execution_status) == (0.5, "fail", "quality_failure")
+    assert trial.error is None
+    crashed = trial.graders[1]
+    assert (crashed.score, crashed.verdict) == (0.0, "fail")
+    assert crashed.error == "exited with code 1: disk on fire"
+    assert crashed.stderr == "disk on fire\n"
+    assert [a.text for a in crashed.assertions] == [
+        "Grader 'file-check' failed: exited with code 1: disk on fire"
+    ]
+    graded = aggregate_trials(case, [trial])
+    assert any(
+        w.startswith("grader 'file-check': could not grade (exited with code 1: disk on fire)")
+        for w in graded.warnings
+    ), graded.warnings
+    # Negated, AgentV's 0 becomes 1 and a pass, as any score does.
+    negated = grade_trial(
+        make_case([{**assertions[1], "negate": True}], agentv_scoring=True), make_session()
+    )
+    assert (negated.score, negated.verdict, negated.graders[0].verdict) == (1.0, "pass", "pass")
+    # Without the option the same trial is an error.
+    assert grade_trial(make_case(assertions), make_session()).verdict == "error"
+
+
+@pytest.mark.parametrize(
+    ("stdout", "score", "warning"),
+    [
+        ('{"score": 0.9', 1.0, "stdout is not valid JSON"),
+        ("[1, 2]", 1.0, "stdout is JSON but not an object"),
+        (
+            '{"score": "high", "assertions": [{"text": "a", "passed": true}, {"text": "b"}]}',
+            0.5,
+            "score is not a number",
+        ),
+    ],
+)
+def test_agentv_scoring_reads_unparsable_output_of_a_grader_that_exited_0_as_agentv(
+    make_case: CaseFactory,
+    make_session: SessionFactory,
+    tmp_path: Path,
+    stdout: str,
+    score: float,
+    warning: str,
+) -> None:
+    grader = python_grader(tmp_path, "odd.py", f"print({stdout!r})")
+    assertion = {"type": "code-grader", "name": "odd", "command": grader}
+    trial = grade_trial(make_case([assertion], agentv_scoring=True), make_session())
+    grade = trial.graders[0]
+    assert (grade.score, grade.error) == (score, None)
+    assert grade.warnings and grade.warnings[0].startswith(warning), grade.warnings
+    assert grade_trial(make_case([assertion]), make_session()).verdict == "error"
+
+
+def test_agentv_scoring_averages_a_failed_code_grader_member_into_its_composite(
+    make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
+) -> None:
+    crash = python_grader(tmp_path, "crash.py", "import sys\nsys.exit('no')")
+    composite = {
+        "type": "composite",
+        "name": "both",
+        "assertions": [
+            {**HIT, "name": "hit"},
+            {"type": "code-grader", "name": "crash", "command": crash},
+        ],
+        "aggregator": {"type": "weighted_average"},
+    }
+    trial = grade_trial(make_case([composite], agentv_scoring=True), make_session())
+    both = trial.graders[0]
+    assert (both.score, both.verdict) == (0.5, "fail")
+    assert [(m.name, m.score, m.verdict) for m in both.scores] == [
+        ("hit", 1.0, "pass"),
+        ("crash", 0.0, "fail"),
+    ]
+    assert any("grader 'crash': could not grade" in w for w in trial.warnings), trial.warnings

@@ -21,7 +21,13 @@ from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
 from evals_pipeline.models.session import Session
-from evals_pipeline.process import ProcessResult, child_env, killed_or_exited, run_process
+from evals_pipeline.process import (
+    ProcessResult,
+    child_env,
+    killed_or_exited,
+    run_process,
+    stderr_reason,
+)
 
 STDERR_TAIL_CHARS = 4_000
 PATH_VARIABLES = {
@@ -70,7 +76,9 @@ def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Eval
     max_calls = spec.proxy_max_calls
     if max_calls is None:
         result = _spawn(spec, ctx, payload, extra)
-        return parse_grader_output(result, spec.timeout_seconds)
+        return parse_grader_output(
+            result, spec.timeout_seconds, agentv_scoring=ctx.case.agentv_scoring
+        )
     if ctx.llm is None or ctx.case.grader_target is None:
         missing = "no grader target" if ctx.case.grader_target is None else "no LLM clients"
         return Evaluation.failed(
@@ -84,7 +92,9 @@ def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Eval
         max_calls=max_calls,
     ) as proxy:
         result = _spawn(spec, ctx, payload, {**extra, **proxy.env()})
-    evaluation = parse_grader_output(result, spec.timeout_seconds)
+    evaluation = parse_grader_output(
+        result, spec.timeout_seconds, agentv_scoring=ctx.case.agentv_scoring
+    )
     details = {
         **(evaluation.details or {}),
         "target_proxy": {"call_count": proxy.call_count, "max_calls": max_calls},
@@ -115,8 +125,16 @@ def _spawn(
     )
 
 
-def parse_grader_output(result: ProcessResult, timeout_seconds: float) -> Evaluation:
-    """Turn a finished grader process into an evaluation, per the stdout / exit-code table."""
+def parse_grader_output(
+    result: ProcessResult, timeout_seconds: float, *, agentv_scoring: bool = False
+) -> Evaluation:
+    """Turn a finished grader process into an evaluation, per the stdout / exit-code table.
+
+    With `agentv_scoring` (run --agentv-scoring), a grader that exited 0 is read as AgentV reads
+    it: stdout that is no JSON object is plain text (score 1 by the exit code), a `score` that is
+    no number gives way to the assertions' pass rate (0 without them). Crashes stay failures here;
+    the trial scores them 0 (scoring.agentv_scored).
+    """
     stderr = result.stderr[-STDERR_TAIL_CHARS:]
     if result.error is not None:
         return Evaluation.failed(result.error, stderr)
@@ -138,7 +156,7 @@ def parse_grader_output(result: ProcessResult, timeout_seconds: float) -> Evalua
             stderr=stderr or None,
             warnings=[_exit_code_warning(stdout)],
         )
-    return _json_result(stdout, stderr)
+    return _json_result(stdout, stderr, agentv_scoring=agentv_scoring)
 
 
 def _exit_code_warning(stdout: str) -> str:
@@ -156,13 +174,19 @@ def _exit_code_warning(stdout: str) -> str:
     )
 
 
-def _json_result(stdout: str, stderr: str) -> Evaluation:
+def _json_result(stdout: str, stderr: str, *, agentv_scoring: bool = False) -> Evaluation:
     try:
         data = json.loads(stdout)
     except ValueError as exc:
-        return Evaluation.failed(f"stdout is not valid JSON ({exc}): {preview(stdout)}", stderr)
+        problem = f"stdout is not valid JSON ({exc}): {preview(stdout)}"
+        if agentv_scoring:
+            return _as_plain_text(stdout, stderr, problem)
+        return Evaluation.failed(problem, stderr)
     if not isinstance(data, dict):
-        return Evaluation.failed(f"stdout is JSON but not an object: {preview(stdout)}", stderr)
+        problem = f"stdout is JSON but not an object: {preview(stdout)}"
+        if agentv_scoring:
+            return _as_plain_text(stdout, stderr, problem)
+        return Evaluation.failed(problem, stderr)
     entries = data.get("assertions")
     assertions = [
         AssertionOutcome(text=a["text"], passed=a.get("passed") is True, evidence=_evidence(a))
@@ -170,16 +194,33 @@ def _json_result(stdout: str, stderr: str) -> Evaluation:
         if isinstance(a, dict) and isinstance(a.get("text"), str)
     ]
     score = data.get("score")
+    warnings: list[str] = []
     if "score" not in data:
         score = sum(a.passed for a in assertions) / len(assertions) if assertions else 0.0
     elif isinstance(score, bool) or not isinstance(score, int | float):
-        return Evaluation.failed(f"score is not a number: {preview(json.dumps(score))}", stderr)
+        problem = f"score is not a number: {preview(json.dumps(score))}"
+        if not agentv_scoring:
+            return Evaluation.failed(problem, stderr)
+        score = sum(a.passed for a in assertions) / len(assertions) if assertions else 0.0
+        warnings.append(
+            f"{problem}: scored {score:g} by its assertions as AgentV does (run --agentv-scoring)"
+        )
     details = data.get("details")
     return Evaluation(
         score=float(score),
         assertions=assertions,
         details=details if isinstance(details, dict) else None,
         stderr=stderr or None,
+        warnings=warnings,
+    )
+
+
+def _as_plain_text(stdout: str, stderr: str, problem: str) -> Evaluation:
+    """AgentV's reading of unparsable stdout from a grader that exited 0: plain text, passed."""
+    return replace(
+        Evaluation.check(True, _text(stdout)),
+        stderr=stderr or None,
+        warnings=[f"{problem}: scored 1 by its exit code as AgentV does (run --agentv-scoring)"],
     )
 
 
@@ -191,10 +232,10 @@ def _evidence(entry: dict[str, Any]) -> str | None:
 
 
 def _exit_reason(code: int | None, stderr: str) -> str:
-    """Why the grader failed, in one line: the exit (or signal) and stderr's last line."""
+    """Why the grader failed, in one line: the exit (or signal) and what stderr says went wrong."""
     how = killed_or_exited(code)
-    last_line = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
-    return f"{how}: {last_line.strip()}" if last_line else how
+    said = stderr_reason(stderr)
+    return f"{how}: {said}" if said else how
 
 
 def _text(stdout: str) -> str:

@@ -54,6 +54,7 @@ ENV_ALLOWLIST: tuple[str, ...] = (
 _CA_ENV = (
     "SSL_CERT_FILE",  # OpenSSL: Python's ssl, curl, git, uv with native TLS
     "SSL_CERT_DIR",
+    "NIX_SSL_CERT_FILE",  # OpenSSL as Nix builds it
     "REQUESTS_CA_BUNDLE",  # requests, pip
     "CURL_CA_BUNDLE",
     "NODE_EXTRA_CA_CERTS",  # node, bun, npm
@@ -63,6 +64,7 @@ _CA_ENV = (
     "GIT_SSL_CAPATH",
     "CARGO_HTTP_CAINFO",
     "DENO_CERT",
+    "AWS_CA_BUNDLE",
 )
 _PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")  # curl reads them lower-case
 _INDEX_ENV = (

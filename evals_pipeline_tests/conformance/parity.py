@@ -142,14 +142,17 @@ def run_agentv(suite: Path, out: Path, env: dict[str, str]) -> ToolRun:
     return ToolRun(rows, console[0], console[1])
 
 
-def run_ours(suite: Path, out: Path, state: Path, env: dict[str, str]) -> ToolRun:
+def run_ours(
+    suite: Path, out: Path, state: Path, env: dict[str, str], args: tuple[str, ...] = ()
+) -> ToolRun:
+    """`evals-pipeline run` on `suite` with `args` (run options such as --agentv-scoring)."""
     env = {
         **env,
         "DAGSTER_HOME": str(state / "dagster"),
         "EVALS_PIPELINE_STORAGE": str(state / "storage"),
     }
     (state / "dagster").mkdir(parents=True, exist_ok=True)
-    command = [str(EVALS_PIPELINE), "run", str(suite), "--output", str(out)]
+    command = [str(EVALS_PIPELINE), "run", str(suite), "--output", str(out), *args]
     console = _run(command, suite.parent, env)
     rows = _rows(out / "results.jsonl")
     return ToolRun(rows, console[0], console[1])

@@ -177,3 +177,15 @@ def test_a_case_with_an_infinite_float_keeps_its_key(tmp_path: Path) -> None:
     keys = case_keys(case, lambda _: None)
     trial = hashlib.sha256(_json_dumps({**expected, "trial": 0})).hexdigest()[:32]
     assert keys.runs == (trial,)
+
+
+def test_agentv_scoring_re_grades_without_re_running(tmp_path: Path) -> None:
+    folder = project(tmp_path)
+    keys_of(folder)
+    case = resolve_cases(load_suite(folder / "keys.eval.yaml"))[0]
+    scored = case.model_copy(update={"agentv_scoring": True})
+    before, after = case_keys(case), case_keys(scored)
+    assert after.runs == before.runs
+    assert after.grade != before.grade
+    # A run option: the case itself (its content hash, what the sensors compare) is the same.
+    assert scored.content_hash == case.content_hash

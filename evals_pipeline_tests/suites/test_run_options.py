@@ -68,6 +68,19 @@ def test_keep_workspaces_keeps_every_workspace_and_every_key(project: Project, s
         assert case_keys(case, lambda _: None) == case_keys(plain[test_id], lambda _: None)
 
 
+def test_agentv_scoring_reaches_every_case_and_only_its_grade_key(project: Project) -> None:
+    scored = _cases(project, RunOptions(agentv_scoring=True))
+    plain = _cases(project, RunOptions())
+    assert all(c.agentv_scoring for c in scored.values())
+    assert not any(c.agentv_scoring for c in plain.values())
+    for test_id, case in scored.items():
+        keys, plain_keys = (
+            case_keys(case, lambda _: None),
+            case_keys(plain[test_id], lambda _: None),
+        )
+        assert (keys.runs, keys.grade != plain_keys.grade) == (plain_keys.runs, True)
+
+
 def test_a_threshold_outside_0_to_1_is_refused() -> None:
     with pytest.raises(ValidationError):
         RunOptions(threshold=1.5)

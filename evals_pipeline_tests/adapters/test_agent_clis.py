@@ -22,7 +22,7 @@ from evals_pipeline.enrichers import enrich_run
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
-from evals_pipeline.process import ENV_ALLOWLIST
+from evals_pipeline.process import ENV_ALLOWLIST, NETWORK_ENV
 from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
 from evals_pipeline.storage.events import read_events
 from evals_pipeline.storage.messages import read_messages
@@ -210,7 +210,8 @@ def test_a_child_sees_only_the_allowlist_and_its_cli_variables(
     # The shell may add its own bookkeeping (PWD, SHLVL, _) when it execs a script; the two
     # markers that find every process of the run (reaping/owner.py) hold no secret.
     markers = {TOKEN_VAR, OWNER_VAR}
-    unexpected = set(env) - set(ENV_ALLOWLIST) - cli_variables - markers - {"PWD", "SHLVL", "_"}
+    allowed = {*ENV_ALLOWLIST, *NETWORK_ENV}  # NETWORK_ENV: proxies and CAs, no secrets
+    unexpected = set(env) - allowed - cli_variables - markers - {"PWD", "SHLVL", "_"}
     assert not unexpected
     assert "parent-secret-value" not in json.dumps(env)
     # The scripted server's dummy key, never the parent's real one.

@@ -25,7 +25,9 @@ class AssertionOutcome(BaseModel):
 
 
 class GraderResult(BaseModel):
-    """One grader's outcome. An `error` verdict means the grader itself failed: no score."""
+    """One grader's outcome. An `error` verdict means the grader itself failed: no score. Under
+    `run --agentv-scoring` such a grader is scored 0 (`fail`) as AgentV scores it, and keeps its
+    `error` and `stderr`."""
 
     name: str
     type: str

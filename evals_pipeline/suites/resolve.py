@@ -129,7 +129,7 @@ def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[Resolv
                     target=target,
                     input=messages,
                     prompt=render_prompt(messages),
-                    input_files=input_file_paths(messages),
+                    input_files=input_file_paths(messages) + loaded.attached_files.get(test.id, []),
                     criteria=test.criteria,
                     expected_output=builder.expand(test.expected_output, "assistant"),
                     assertions=assertions,

@@ -5,7 +5,8 @@ Each case of `evals` becomes a test: `id` as text, `prompt` the user input, `exp
 the expected answer and the criteria, each `assertions` string an llm-grader named
 `assertion-<n>` with that string as its prompt, `skill_name` and `files` in the metadata. The
 `files` (relative to the file's folder) reach `{FILES}` and the graders' `input_files` but not
-the prompt, as in AgentV.
+the prompt, as in AgentV. A case with neither assertions nor expected_output is judged by the
+default llm-grader all the same.
 """
 
 from __future__ import annotations
@@ -129,6 +130,10 @@ class _Mapper:
             test["assertions"] = [
                 self.assertion(text, (*at, "assertions", n)) for n, text in enumerate(assertions)
             ]
+        elif not test["criteria"]:
+            # AgentV judges even a bare prompt (its default llm-grader, with empty criteria),
+            # where a YAML test needs criteria for the implicit grader.
+            test["assertions"] = [{"type": "llm-grader"}]
         metadata: dict[str, Any] = {}
         if skill:
             metadata["skill_name"] = skill

@@ -91,6 +91,8 @@ def test_a_missing_file_is_a_warning_at_its_path(project: Project) -> None:
     warning = next(w for w in loaded.warnings if "nope.csv" in w.message)
     assert (warning.line, warning.column) == (7, 9)
     assert resolve_cases(loaded)[0].input_files == [str(project.root / "nope.csv")]
+    # A bare prompt is still judged, as AgentV judges it: the default llm-grader.
+    assert [(a.type, a.name) for a in loaded.suite.tests[0].assertions] == [("llm-grader", None)]
 
 
 def test_a_file_without_cases_is_refused_with_the_format_named(project: Project) -> None:

@@ -24,8 +24,14 @@ def fill_placeholders(command: str, values: Mapping[str, str]) -> str:
 
 
 def input_file_list(paths: Iterable[str], files_format: str) -> str:
-    """The `{FILES}` value: each path through `files_format`, joined by spaces."""
-    return " ".join(files_format.format(path=p, basename=Path(p).name) for p in paths)
+    """The `{FILES}` value (AgentV's formatFileList): each distinct path once, in order, through
+    `files_format` with `{path}` and `{basename}` shell-quoted, joined by spaces."""
+    return " ".join(
+        files_format.replace("{path}", shlex.quote(p)).replace(
+            "{basename}", shlex.quote(Path(p).name)
+        )
+        for p in dict.fromkeys(paths)
+    )
 
 
 def render_command(case: ResolvedCase, target: CliTarget, ctx: RunContext) -> str:

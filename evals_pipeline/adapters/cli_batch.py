@@ -125,7 +125,7 @@ def render_batch_command(cases: list[ResolvedCase], target: CliTarget, ctx: RunC
     """AgentV's batch values: an empty prompt, `EVAL_ID=batch`, every test's input files, the
     JSONL output path; ours add the eval file, its folder, and the trial as `{ATTEMPT}`."""
     first = cases[0]
-    files = dict.fromkeys(path for case in cases for path in case.input_files)
+    files = [path for case in cases for path in case.input_files]
     values = {
         "PROMPT": shlex.quote(""),
         "PROMPT_FILE": shlex.quote(str(ctx.prompt_path)),

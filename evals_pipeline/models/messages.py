@@ -93,6 +93,18 @@ def content_text(content: str | dict[str, Any] | list[Any] | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def input_file_paths(messages: Sequence[Message]) -> list[str]:
+    """Every `type: file` block's absolute path, in message order: a test's input files
+    (AgentV's `collectResolvedInputFilePaths`, whatever wrote them: `input_files` or blocks)."""
+    return [
+        str(block["path"])
+        for message in messages
+        if isinstance(message.content, list)
+        for block in message.content
+        if isinstance(block, dict) and block.get("type") == "file" and block.get("path")
+    ]
+
+
 def final_answer(messages: Sequence[Message]) -> str:
     """The last assistant message's content as text; empty when there is none."""
     if isinstance(messages, PlainMessages):

@@ -16,6 +16,11 @@ from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.models.suite import EvalSuite
 from evals_pipeline.models.targets import LlmTargetSpec, TargetSpec
 from evals_pipeline.models.workspace import ResolvedHooks
+from evals_pipeline.suites.agent_skills import (
+    agent_skills_suite,
+    attached_files,
+    is_agent_skills_file,
+)
 from evals_pipeline.suites.aliases import rewrite_suite_aliases
 from evals_pipeline.suites.consistency import (
     GraderProblem,
@@ -49,7 +54,7 @@ from evals_pipeline.suites.template_vars import fill_test
 from evals_pipeline.suites.validation import validate_document
 from evals_pipeline.suites.yaml_positions import YamlDocument, read_yaml_file
 
-_SUFFIXES = (".eval.yaml", ".eval.yml", ".yaml", ".yml")
+_SUFFIXES = (".eval.yaml", ".eval.yml", ".yaml", ".yml", ".evals.json", ".json")
 
 
 class LoadedSuite(BaseModel):
@@ -84,6 +89,11 @@ class LoadedSuite(BaseModel):
     targets_file: Path | None = Field(
         default=None, description="The .agentv/targets.yaml used; None for inline targets."
     )
+    attached_files: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Test id → absolute paths given to its agent ({FILES}) and graders "
+        "(input_files) but not in its prompt: an Agent Skills case's `files`.",
+    )
     warnings: list[SuiteIssue] = Field(default_factory=list)
     run_issues: list[SuiteIssue] = Field(
         default_factory=list,
@@ -113,6 +123,8 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     External tests and workspace files are spliced in, older spellings rewritten, `.env` files
     loaded and `${{ VAR }}` filled, then each test's `{{vars}}`. Positions follow every step.
     """
+    if is_agent_skills_file(file):
+        return agent_skills_suite(file)  # AgentV neither splices nor interpolates these
     doc = jsonl_suite(file) if file.suffix == ".jsonl" else read_yaml_file(file)
     if not isinstance(doc.data, dict):
         return doc, [], []
@@ -226,6 +238,7 @@ def _load_suite(file: Path) -> LoadedSuite:
         agent_of=selection.agent_of,
         fallbacks=selection.fallbacks,
         targets_file=targets_file,
+        attached_files=attached_files(suite) if is_agent_skills_file(file) else {},
         run_issues=selection.run_issues,
         warnings=sorted(
             warnings

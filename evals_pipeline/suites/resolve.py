@@ -24,6 +24,7 @@ from evals_pipeline.models.assertions import (
 )
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.conversation import Conversation, ConversationTurn
+from evals_pipeline.models.messages import input_file_paths
 from evals_pipeline.models.suite import (
     EvalSuite,
     ExecutionSpec,
@@ -128,7 +129,7 @@ def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[Resolv
                     target=target,
                     input=messages,
                     prompt=render_prompt(messages),
-                    input_files=[str(builder.find_file(value)) for value in files],
+                    input_files=input_file_paths(messages) + loaded.attached_files.get(test.id, []),
                     criteria=test.criteria,
                     expected_output=builder.expand(test.expected_output, "assistant"),
                     assertions=assertions,

@@ -63,6 +63,32 @@ def test_cli_placeholders_are_filled_and_the_output_file_is_read(tmp_path: Path)
     assert session.trace_summary.tool_durations == {"Bash": 2000}
 
 
+def test_files_are_each_shell_quoted_once_through_files_format(tmp_path: Path) -> None:
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "import json, sys\njson.dump({'text': json.dumps(sys.argv[2:])}, open(sys.argv[1], 'w'))\n"
+    )
+    notes, bobs = tmp_path / "my notes.txt", tmp_path / "bob's $HOME.txt"
+    files = [str(notes), str(bobs), str(notes)]
+    answers = []
+    for files_format in ("{path}", "--file={basename}"):
+        target = {
+            "name": "a",
+            "provider": "cli",
+            "files_format": files_format,
+            "command": f"{sys.executable} {agent} {{OUTPUT_FILE}} {{FILES}} end",
+        }
+        case = make_case(tmp_path, target, input_files=files)
+        run = run_agent(case, ctx(tmp_path, trial=len(answers)))
+        assert run.error is None, run.error
+        answers.append(json.loads(enrich_run(run, tmp_path / f"s{len(answers)}").output))
+    # AgentV's formatFileList: distinct paths in order, {path} and {basename} shell-quoted.
+    assert answers == [
+        [str(notes), str(bobs), "end"],
+        ["--file=my notes.txt", "--file=bob's $HOME.txt", "end"],
+    ]
+
+
 def test_cli_runs_in_the_workspace_copy_of_the_template(tmp_path: Path) -> None:
     template = tmp_path / "template"
     template.mkdir()

@@ -75,7 +75,9 @@ def conformance_folders() -> list[Path]:
 
 
 def _eval_files(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.eval.yaml")) + sorted(folder.glob("EVAL.yaml"))
+    """A folder's eval files: AgentV's YAML names, or an Agent Skills `evals.json`."""
+    yaml_files = sorted(folder.glob("*.eval.yaml")) + sorted(folder.glob("EVAL.yaml"))
+    return yaml_files + sorted(folder.glob("evals.json"))  # an Agent Skills suite
 
 
 def eval_file(folder: Path) -> Path:

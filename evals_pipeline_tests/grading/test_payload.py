@@ -182,6 +182,7 @@ def test_payload_fields(make_case: CaseFactory, make_session: SessionFactory) ->
                 ],
             }
         ],
+        input_files=["/abs/spec.md"],
         expected_output=[{"role": "assistant", "content": {"answerValue": 42}}],
         metadata={"difficulty": "easy", "camelKey": {"innerKey": 1, "Bash": 2}},
     )

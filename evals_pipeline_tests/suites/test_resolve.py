@@ -145,6 +145,39 @@ def test_file_blocks_in_messages_are_resolved(project: Project) -> None:
         {"type": "text", "value": "Summarise it."},
     ]
     assert case.prompt == f'<file: path="{data}">\n\nSummarise it.'
+    assert case.input_files == [str(data)]
+
+
+def test_file_blocks_anywhere_in_the_input_are_its_input_files_in_order(project: Project) -> None:
+    style = project.write("evals/style.md", "style\n")
+    data = project.write("evals/data.csv", "a,b\n")
+    notes = project.write("evals/my notes.txt", "notes\n")
+    cases = cases_of(
+        project,
+        """\
+        input:
+          - role: system
+            content: [{type: file, value: style.md}, Be brief.]
+        tests:
+          - id: blocks
+            input:
+              - {role: user, content: [{type: file, value: data.csv}, Go.]}
+              - {role: assistant, content: [{type: file, value: my notes.txt}]}
+              - {role: user, content: [{type: file, value: ./data.csv}]}
+          - id: shorthand
+            input: Read.
+            input_files: [my notes.txt]
+          - id: alone
+            execution: {skip_defaults: true}
+            input: [{role: user, content: [{type: file, value: data.csv}]}]
+        """,
+    )
+    # AgentV's collectResolvedInputFilePaths: the suite's blocks first, repeats kept.
+    assert [c.input_files for c in cases] == [
+        [str(style), str(data), str(notes), str(data)],
+        [str(style), str(notes)],
+        [str(data)],
+    ]
 
 
 def test_input_files_lead_the_first_user_message_of_a_list(project: Project) -> None:

@@ -63,7 +63,7 @@ def stdin_payload(
             "output": output["output"],
             "messages": None,  # set below: already converted
             **({"output_path": output["output_path"]} if "output_path" in output else {}),
-            "input_files": input_files(case.input),
+            "input_files": case.input_files,
             "input": wire_messages([_agentv_file_blocks(m) for m in case.input]),
             "metadata": case.metadata,
             "trace": None,  # set below: already converted
@@ -99,17 +99,6 @@ def stdin_payload(
     payload["test_id"] = case.test_id
     payload["agent"] = case.agent
     return payload
-
-
-def input_files(messages: list[Message]) -> list[str]:
-    """Every file block's absolute path in the input, in order (AgentV's `file_paths`)."""
-    return [
-        str(block["path"])
-        for message in messages
-        if isinstance(message.content, list)
-        for block in message.content
-        if isinstance(block, dict) and block.get("type") == "file" and block.get("path")
-    ]
 
 
 def messages_json_copy(ctx: GradingContext) -> Path:

@@ -255,6 +255,7 @@ def _load_suite(file: Path) -> LoadedSuite:
             warnings
             + checked.warnings
             + (catalog.warnings if catalog is not None else [])
+            + (catalog.unset_in(_names_run(selection)) if catalog is not None else [])
             + llm_grader_warnings(
                 suite, doc, selection.targets, selection.default_agents, selection.judges, graders
             )
@@ -264,6 +265,16 @@ def _load_suite(file: Path) -> LoadedSuite:
             key=lambda w: (w.file, w.line, w.column),
         ),
     )
+
+
+def _names_run(selection: Selection) -> list[str]:
+    """The names of the targets a run reads: those the suite names, the concrete targets they
+    lead to, their fallbacks and their grader targets."""
+    names = list(selection.agent_of)
+    for agent, target in selection.targets.items():
+        names += [target.name, *(f.name for f in selection.fallbacks.get(agent, []))]
+        names += [target.grader_target] if target.grader_target else []
+    return names
 
 
 def _command_at(catalog: TargetCatalog, doc: YamlDocument) -> Callable[[str], SuiteIssue]:

@@ -33,6 +33,8 @@ _SHELL_WORDS = frozenset(
     }
 )  # fmt: skip
 """Shell builtins and keywords: not looked for on PATH."""
+_INTERPRETER_OF = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".ts": "bun"}
+"""The interpreter to suggest for a script without its run bit (else bash)."""
 _COMPUTED = re.compile(r"[$`*?\[\]{}~]")
 """A word the shell expands: what it runs is known only then."""
 
@@ -134,7 +136,7 @@ def _file_problem(written: str, cwd: Path | None, *, program: bool) -> StartProb
     if program and not is_executable(file):
         return StartProblem(
             f"program '{written}' lacks its run bit ({file})",
-            f"chmod +x {shlex.quote(str(file))}, or run it through its interpreter, e.g. "
-            f"[bash, {written}] or [python3, {written}]",
+            f"chmod +x {shlex.quote(str(file))}, or run it through its interpreter: "
+            f"[{_INTERPRETER_OF.get(file.suffix.lower(), 'bash')}, {written}]",
         )
     return None

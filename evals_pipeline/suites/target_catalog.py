@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from evals_pipeline.models.targets import (
 )
 from evals_pipeline.suites.aliases import rewrite_target_aliases
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.interpolation import interpolate
+from evals_pipeline.suites.interpolation import interpolate, unset_variables
 from evals_pipeline.suites.paths import search_dirs
 from evals_pipeline.suites.probes import is_file, probed
 from evals_pipeline.suites.validation import error_issues
@@ -72,7 +72,15 @@ class TargetCatalog:
     """Relative paths inside these targets resolve against this folder."""
     inline: bool
     warnings: list[SuiteIssue] = field(default_factory=list)
-    """Deprecated spellings in a targets file, rewritten (inline targets warn with the suite)."""
+    """Deprecated spellings and ignored keys in a targets file (inline targets warn with the
+    suite)."""
+    unset: dict[str, list[SuiteIssue]] = field(default_factory=dict)
+    """Target name → a warning at each `${{ VAR }}` of its entry that is not set: said only for
+    the targets a suite runs, as AgentV reads only those."""
+
+    def unset_in(self, names: Iterable[str]) -> list[SuiteIssue]:
+        """The unset-variable warnings of the targets `names`."""
+        return [issue for name in dict.fromkeys(names) for issue in self.unset.get(name, [])]
 
     def position(self, index: int, *keys: str) -> SuiteIssue:
         """An issue skeleton at `targets[index].<keys>` in the defining file (message unset)."""
@@ -143,6 +151,11 @@ def load_targets_file(path: Path) -> TargetCatalog:
     warnings, issues = rewrite_target_aliases(doc)
     if issues:
         raise SuiteError(issues)
+    entries = doc.data.get("targets") if isinstance(doc.data, dict) else None
+    unset: dict[str, list[SuiteIssue]] = {}
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            unset.setdefault(entry["name"], []).extend(unset_variables(doc, at=("targets", index)))
     doc.data = interpolate(doc.data)
     specs, ignored = _validated_entries(doc)
     return TargetCatalog(
@@ -152,6 +165,7 @@ def load_targets_file(path: Path) -> TargetCatalog:
         base_dir=path.parent.parent if path.parent.name == ".agentv" else path.parent,
         inline=False,
         warnings=warnings + ignored,
+        unset=unset,
     )
 
 

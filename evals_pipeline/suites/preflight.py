@@ -9,6 +9,7 @@ Here `validate` warns at the line that names it, and `run` makes each case that 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,7 +96,7 @@ def preflight(
         if not isinstance(target, CliTarget):
             continue
         cwd = Path(target.cwd) if target.cwd else base_dir
-        command = _PLACEHOLDER.sub("x", target.command)
+        command = _filled(target.command, doc)
         problem = start_problem(command, None if workspaces else cwd, child_path(target.env))
         if problem is None:
             continue
@@ -109,6 +110,18 @@ def preflight(
         if not runs_instead:
             found.unstartable[agent] = f"agent cannot start: {reason}"
     return found
+
+
+def _filled(command: str, doc: YamlDocument) -> str:
+    """A cli command with the placeholders known at load filled (the eval file and its folder);
+    the others become a shell expansion, which start_problem does not judge."""
+    known = {"EVAL_FILE": doc.file, "EVAL_DIR": str(Path(doc.file).parent)}
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(0)[1:-1]
+        return shlex.quote(known[name]) if name in known else "$PLACEHOLDER"
+
+    return _PLACEHOLDER.sub(fill, command)
 
 
 def _grader_cwd(grader: CodeGraderAssertion, base_dir: Path) -> Path | None:

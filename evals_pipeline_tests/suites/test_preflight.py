@@ -164,3 +164,33 @@ def test_a_relative_agent_command_runs_in_the_workspace_so_is_not_judged(
         )
     )
     assert loaded.warnings == [] and loaded.unstartable == {}
+
+
+def test_placeholders_in_an_agent_command_are_filled_or_left_unjudged(project: Project) -> None:
+    project.write("agent.py", "print('hi')\n")
+    project.write(
+        ".agentv/targets.yaml",
+        """\
+        targets:
+          - name: here
+            provider: cli
+            command: python3 {EVAL_DIR}/agent.py --out {OUTPUT_FILE}
+          - name: gone
+            provider: cli
+            command: python3 {EVAL_DIR}/gone.py {PROMPT_FILE}
+          - name: later
+            provider: cli
+            command: "{WORKSPACE}/run.sh {PROMPT}"
+        """,
+    )
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            execution: {targets: [here, gone, later]}
+            tests: [{id: a, input: hi, assertions: [{type: contains, value: hi}]}]
+            """,
+        )
+    )
+    assert list(loaded.unstartable) == ["gone"]
+    assert f"script '{project.root}/gone.py' is not found" in only(loaded.warnings).message

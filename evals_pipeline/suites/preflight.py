@@ -20,7 +20,7 @@ from evals_pipeline.models.targets import CliTarget, TargetSpec
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import absolute, find_in_search_dirs
 from evals_pipeline.suites.probes import is_dir, working_folder
-from evals_pipeline.suites.programs import child_path, start_problem
+from evals_pipeline.suites.programs import StartProblem, child_path, start_problem
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 _PLACEHOLDER = re.compile(r"\{[A-Z_]+\}")
@@ -55,6 +55,7 @@ def preflight(
         return f"{issue.file}:{issue.line}:{issue.column}: {message}"
 
     checked: dict[DataPath, str | None] = {}
+    problems: dict[tuple[object, str | None], StartProblem | None] = {}
 
     def graders(assertions: list[AssertionSpec], path: DataPath) -> list[str]:
         reasons: list[str] = []
@@ -64,7 +65,11 @@ def preflight(
             at = (*path, *relative, "command")
             if at not in checked:
                 checked[at] = None
-                problem = start_problem(assertion.command, _grader_cwd(assertion, base_dir))
+                command = assertion.command
+                key = (tuple(command) if isinstance(command, list) else command, assertion.cwd)
+                if key not in problems:  # one look per distinct command (10,000 tests share one)
+                    problems[key] = start_problem(command, _grader_cwd(assertion, base_dir))
+                problem = problems[key]
                 if problem is not None:
                     mark = doc.positions.value(at)
                     checked[at] = warn(

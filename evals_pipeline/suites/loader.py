@@ -31,7 +31,7 @@ from evals_pipeline.suites.consistency import (
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.ignored_keys import drop_ignored_top_level_keys
 from evals_pipeline.suites.interpolation import interpolate, load_env_files, unset_variables
-from evals_pipeline.suites.preflight import Preflight, preflight
+from evals_pipeline.suites.preflight import preflight
 from evals_pipeline.suites.probes import Probes, environment, recording, resolved
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
@@ -93,8 +93,7 @@ class LoadedSuite(BaseModel):
         default_factory=list,
         description="Why a target the suite runs cannot be resolved (an undefined name, an "
         "unset ${{ VAR }} in use_target, an invalid or unsupported target, no targets file). As "
-        "in AgentV these "
-        "fail the run, not the load: resolve_cases raises them.",
+        "in AgentV these fail the run, not the load: resolve_cases raises them.",
     )
 
     ungradable: dict[str, str] = Field(
@@ -231,10 +230,8 @@ def _load_suite(file: Path) -> LoadedSuite:
     issues += missing_references(suite, doc, file.parent)
     if issues:  # the file must change anyway: say everything at once
         raise SuiteError(issues + selection.run_issues + run_issues)
-    checked = (
-        preflight(suite, doc, selection.targets, selection.fallbacks, _command_at(catalog, doc))
-        if catalog is not None
-        else Preflight()
+    checked = preflight(
+        suite, doc, selection.targets, selection.fallbacks, _command_at(catalog, doc)
     )
 
     return LoadedSuite(
@@ -277,12 +274,13 @@ def _names_run(selection: Selection) -> list[str]:
     return names
 
 
-def _command_at(catalog: TargetCatalog, doc: YamlDocument) -> Callable[[str], SuiteIssue]:
+def _command_at(catalog: TargetCatalog | None, doc: YamlDocument) -> Callable[[str], SuiteIssue]:
     """Where a target's `command` is written (in the suite or its targets file)."""
 
     def at(name: str) -> SuiteIssue:
-        for index, spec in enumerate(catalog.specs):
-            if spec.name == name:
+        specs = catalog.specs if catalog is not None else []
+        for index, spec in enumerate(specs):
+            if spec.name == name and catalog is not None:
                 return catalog.position(index, "command")
         mark = doc.positions.value(("execution",))  # renamed: a use_target name
         return SuiteIssue(mark.file or doc.file, mark.line, mark.column, "", "")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline.suites.programs import start_problem
 from evals_pipeline_tests.suites.conftest import Project, only
@@ -194,3 +196,14 @@ def test_placeholders_in_an_agent_command_are_filled_or_left_unjudged(project: P
     )
     assert list(loaded.unstartable) == ["gone"]
     assert f"script '{project.root}/gone.py' is not found" in only(loaded.warnings).message
+
+
+def test_graders_are_checked_without_a_targets_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    project = Project(tmp_path)
+    loaded = load_suite(project.write("s.eval.yaml", grader_suite("[python3, missing.py]")))
+    assert loaded.run_issues[0].message.startswith("no targets file")
+    assert list(loaded.ungradable) == ["graded"]

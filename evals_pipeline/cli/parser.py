@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="GLOB",
         help="only the tests whose id matches (repeatable, glob; as agentv eval --test-id)",
     )
+    run.add_argument(
+        "--targets",
+        metavar="FILE",
+        help="the targets file (or a folder holding one), instead of the one found near each "
+        "suite (as agentv eval --targets)",
+    )
     run.add_argument("--output", metavar="DIR", help="also copy the report files into DIR")
     run.add_argument(
         "--workers",

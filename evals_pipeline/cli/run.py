@@ -38,7 +38,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
     from evals_pipeline.made_ahead import close_unclaimed
     from evals_pipeline.storage_env import storage_root_from_env
+    from evals_pipeline.suites.target_catalog import TARGETS_ENV, explicit_targets_file
 
+    if args.targets:
+        chosen = explicit_targets_file(args.targets)
+        if chosen is None:
+            return usage_error(
+                f"--targets: no targets file at {Path(args.targets).expanduser().resolve()}; "
+                "give a targets YAML file, or a folder holding targets.yaml or "
+                ".agentv/targets.yaml"
+            )
+        # In the environment, so every process of the run (Dagster steps, workers) loads with it.
+        os.environ[TARGETS_ENV] = str(chosen)
     loaded = load_suites(args.suites)
     if isinstance(loaded, int):
         return loaded

@@ -143,6 +143,18 @@ def run_agents(
     def one(job: tuple[list[ResolvedCase], int]) -> list[AgentRun]:
         """One invocation: one (case, trial), or a batch of cases sharing a trial."""
         group, trial = job
+        blocked = [case for case in group if case.cannot_run]
+        if blocked:  # certain to fail (preflight.py): an error at once, the agent not started
+            rest = [case for case in group if not case.cannot_run]
+            ran_rest = iter(one((rest, trial)) if rest else [])
+            refused = [
+                _refused_run(case, trial, case.cannot_run or "", setup=False) for case in blocked
+            ]
+            for case in blocked:
+                gate.refused(case)
+            tally(blocked, refused, trial, 1)
+            by_key = {run.case_key: run for run in refused}
+            return [by_key.get(case.case_key) or next(ran_rest) for case in group]
         unhealthy = health.get(group[0].agent)
         if unhealthy:
             ran = [_refused_run(case, trial, unhealthy, setup=False) for case in group]
@@ -163,12 +175,17 @@ def run_agents(
                     gate.spent(sum(run_cost(run) or 0.0 for run in ran))
         else:
             ran = [gated(group[0], trial)]
+        tally(group, ran, trial, len(group))
+        return ran
+
+    def tally(group: list[ResolvedCase], ran: list[AgentRun], trial: int, size: int) -> None:
+        """Count each run on the progress line, and hand it to `finished`."""
         for case, run in zip(group, ran, strict=True):
             if run.not_run:
                 tracker.advance(f"{case.agent} / {case.test_id}", run.not_run, "not run")
                 continue
             label = f" (trial {trial})" if case.trials.count > 1 else ""
-            batch_note = f" (batch of {len(group)})" if len(group) > 1 else ""
+            batch_note = f" (batch of {size})" if size > 1 else ""
             if run.reused is not None:
                 age = age_text(now_ms() - run.reused.stored_ms)
                 status, outcome = f"reused, stored {age} ago", "reused"
@@ -181,7 +198,6 @@ def run_agents(
         if finished is not None:
             for run in ran:
                 finished(run)
-        return ran
 
     def gated(case: ResolvedCase, trial: int) -> AgentRun:
         # A spent run budget comes first: every run not started is then not run, not an error

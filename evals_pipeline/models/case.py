@@ -102,6 +102,13 @@ class ResolvedCase(BaseModel):
         "the whole transcript.",
     )
 
+    cannot_run: str | None = Field(
+        default=None,
+        description="Why the case would certainly fail (a code grader or the agent's command "
+        "cannot start), found when the suite loaded: its run is this error at once, the agent "
+        "never started. A fact of the machine, not of the spec: not part of the content hash.",
+    )
+
     @model_validator(mode="before")
     @classmethod
     def _legacy_workspace_template(cls, data: Any) -> Any:
@@ -122,7 +129,13 @@ class ResolvedCase(BaseModel):
         """The spec as its content hash covers it: every field but where the suite file lies and
         the run's own options."""
         return self.model_dump_json(
-            exclude={"suite_path", "run_budget_usd", "keep_workspaces", "agentv_scoring"}
+            exclude={
+                "suite_path",
+                "run_budget_usd",
+                "keep_workspaces",
+                "agentv_scoring",
+                "cannot_run",
+            }
         )
 
     @property

@@ -56,6 +56,7 @@ _SCHEDULING_FIELDS = frozenset(
         "cache",
         "run_budget_usd",
         "keep_workspaces",
+        "cannot_run",
     }
 )
 _NOT_RUN_FIELDS = _GRADING_FIELDS | _SCHEDULING_FIELDS

@@ -60,9 +60,12 @@ def interpolate(data: Any, env: Mapping[str, str] | None = None) -> Any:
     return data
 
 
-def unset_variables(doc: YamlDocument, env: Mapping[str, str] | None = None) -> list[SuiteIssue]:
-    """A warning at each `${{ VAR }}` whose variable is not set: AgentV reads it as "", which is
-    rarely what the author meant (an API key, a model name), so say where and how to set it."""
+def unset_variables(
+    doc: YamlDocument, env: Mapping[str, str] | None = None, at: DataPath = ()
+) -> list[SuiteIssue]:
+    """A warning at each `${{ VAR }}` (in the data at path `at`) whose variable is not set:
+    AgentV reads it as "", which is rarely what the author meant (an API key, a model name), so
+    say where and how to set it."""
     values = os.environ if env is None else env
     warnings: list[SuiteIssue] = []
 
@@ -88,7 +91,10 @@ def unset_variables(doc: YamlDocument, env: Mapping[str, str] | None = None) -> 
             for key, value in data.items():
                 visit(value, (*path, key))
 
-    visit(doc.data, ())
+    data = doc.data
+    for key in at:
+        data = data[key]
+    visit(data, at)
     return warnings
 
 

@@ -7,6 +7,7 @@ file, line and column of what the user wrote and a concrete fix.
 from __future__ import annotations
 
 import marshal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from evals_pipeline.suites.consistency import (
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.ignored_keys import drop_ignored_top_level_keys
 from evals_pipeline.suites.interpolation import interpolate, load_env_files, unset_variables
+from evals_pipeline.suites.preflight import preflight
 from evals_pipeline.suites.probes import Probes, environment, recording, resolved
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
@@ -43,11 +45,11 @@ from evals_pipeline.suites.target_catalog import (
     TargetCatalog,
     find_targets_file,
     load_targets_file,
+    no_targets_file_issue,
 )
 from evals_pipeline.suites.targets import (
     Selection,
     judging_issues,
-    no_targets_issue,
     select_targets,
 )
 from evals_pipeline.suites.template_vars import fill_test
@@ -87,7 +89,9 @@ class LoadedSuite(BaseModel):
         description="Target names as written in the suite → agent slug (use_target resolved).",
     )
     targets_file: Path | None = Field(
-        default=None, description="The .agentv/targets.yaml used; None for inline targets."
+        default=None,
+        description="The targets file used (found as AgentV finds it, or run --targets); None "
+        "for inline targets or when there is none.",
     )
     attached_files: dict[str, list[str]] = Field(
         default_factory=dict,
@@ -98,8 +102,18 @@ class LoadedSuite(BaseModel):
     run_issues: list[SuiteIssue] = Field(
         default_factory=list,
         description="Why a target the suite runs cannot be resolved (an undefined name, an "
-        "unset ${{ VAR }} in use_target, an invalid or unsupported target). As in AgentV these "
-        "fail the run, not the load: resolve_cases raises them.",
+        "unset ${{ VAR }} in use_target, an invalid or unsupported target, no targets file). As "
+        "in AgentV these fail the run, not the load: resolve_cases raises them.",
+    )
+
+    ungradable: dict[str, str] = Field(
+        default_factory=dict,
+        description="Test id → why it cannot be graded (a code grader that cannot start): a "
+        "run makes its cases errors without running their agent (preflight.py).",
+    )
+    unstartable: dict[str, str] = Field(
+        default_factory=dict,
+        description="Agent slug → why its command cannot start: a run makes its cases errors.",
     )
 
     _inputs: Probes | None = PrivateAttr(default=None)
@@ -193,7 +207,7 @@ def _load_suite(file: Path) -> LoadedSuite:
     if suite is not None and suite.targets:
         catalog = TargetCatalog(doc=doc, specs=suite.targets, base_dir=file.parent, inline=True)
     elif not doc.data.get("targets"):
-        targets_file = find_targets_file(file.parent)
+        targets_file = find_targets_file(file)
         if targets_file is not None:
             try:
                 catalog = load_targets_file(targets_file)
@@ -204,6 +218,7 @@ def _load_suite(file: Path) -> LoadedSuite:
     if suite is None:
         raise SuiteError(issues)
     selection = Selection()
+    run_issues: list[SuiteIssue] = []
     graders: list[GraderProblem] | None = None
     if catalog is not None:
         selection = select_targets(suite, doc, catalog)
@@ -220,12 +235,16 @@ def _load_suite(file: Path) -> LoadedSuite:
             suite, doc, selection.targets, selection.default_agents, selection.judges, graders
         )
     elif not targets_unreadable:
-        issues.append(no_targets_issue(doc))
+        # As in AgentV, only a run needs the targets file: `validate` warns.
+        run_issues.append(no_targets_file_issue(doc))
     issues += dependency_issues(suite, doc)
     issues += malformed_tool_calls(suite, doc)
     issues += missing_references(suite, doc, file.parent)
     if issues:  # the file must change anyway: say everything at once
-        raise SuiteError(issues + selection.run_issues)
+        raise SuiteError(issues + selection.run_issues + run_issues)
+    checked = preflight(
+        suite, doc, selection.targets, selection.fallbacks, _command_at(catalog, doc)
+    )
 
     return LoadedSuite(
         path=file,
@@ -239,10 +258,14 @@ def _load_suite(file: Path) -> LoadedSuite:
         fallbacks=selection.fallbacks,
         targets_file=targets_file,
         attached_files=attached_files(suite) if is_agent_skills_file(file) else {},
-        run_issues=selection.run_issues,
+        run_issues=selection.run_issues + run_issues,
+        ungradable=checked.ungradable,
+        unstartable=checked.unstartable,
         warnings=sorted(
             warnings
+            + checked.warnings
             + (catalog.warnings if catalog is not None else [])
+            + (catalog.unset_in(_names_run(selection)) if catalog is not None else [])
             + llm_grader_warnings(
                 suite, doc, selection.targets, selection.default_agents, selection.judges, graders
             )
@@ -252,6 +275,30 @@ def _load_suite(file: Path) -> LoadedSuite:
             key=lambda w: (w.file, w.line, w.column),
         ),
     )
+
+
+def _names_run(selection: Selection) -> list[str]:
+    """The names of the targets a run reads: those the suite names, the concrete targets they
+    lead to, their fallbacks and their grader targets."""
+    names = list(selection.agent_of)
+    for agent, target in selection.targets.items():
+        names += [target.name, *(f.name for f in selection.fallbacks.get(agent, []))]
+        names += [target.grader_target] if target.grader_target else []
+    return names
+
+
+def _command_at(catalog: TargetCatalog | None, doc: YamlDocument) -> Callable[[str], SuiteIssue]:
+    """Where a target's `command` is written (in the suite or its targets file)."""
+
+    def at(name: str) -> SuiteIssue:
+        specs = catalog.specs if catalog is not None else []
+        for index, spec in enumerate(specs):
+            if spec.name == name and catalog is not None:
+                return catalog.position(index, "command")
+        mark = doc.positions.value(("execution",))  # renamed: a use_target name
+        return SuiteIssue(mark.file or doc.file, mark.line, mark.column, "", "")
+
+    return at
 
 
 def _slug(suite: EvalSuite, doc: YamlDocument) -> str:

@@ -135,8 +135,15 @@ def glob_matches(pattern: str) -> tuple[str, ...]:
 
 
 @probed
-def which(command: str) -> str | None:
-    return shutil.which(command)
+def which(command: str, path: str | None = None) -> str | None:
+    """Where `command` is found on `path` (default: this process's PATH), or None."""
+    return shutil.which(command, path=path)
+
+
+@probed
+def is_executable(path: Path) -> bool:
+    """Whether `path` is a file this process may run (its run bit set for us)."""
+    return path.is_file() and os.access(path, os.X_OK)
 
 
 @probed

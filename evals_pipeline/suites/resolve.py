@@ -158,6 +158,7 @@ def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[Resolv
                     grader_target=grader_target,
                     llm_targets=_llm_targets(graders, grader_target, loaded.judges),
                     conversation=conversation,
+                    cannot_run=loaded.unstartable.get(agent) or loaded.ungradable.get(test.id),
                 )
             )
     return cases

@@ -1,10 +1,12 @@
-"""The target catalog: the targets a suite may name, read from inline `targets:` or the nearest
-`.agentv/targets.yaml`, each entry validated on its own so a broken one that nothing runs is
-never reported (AgentV validates only the targets a run selects)."""
+"""The target catalog: the targets a suite may name, read from inline `targets:` or the targets
+file AgentV would find (or `--targets`), each entry validated on its own so a broken one that
+nothing runs is never reported (AgentV validates only the targets a run selects)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,17 +21,30 @@ from evals_pipeline.models.targets import (
 )
 from evals_pipeline.suites.aliases import rewrite_target_aliases
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.interpolation import interpolate
-from evals_pipeline.suites.probes import probed
+from evals_pipeline.suites.interpolation import interpolate, unset_variables
+from evals_pipeline.suites.paths import search_dirs
+from evals_pipeline.suites.probes import is_file, probed
 from evals_pipeline.suites.validation import error_issues
 from evals_pipeline.suites.yaml_positions import YamlDocument, read_yaml_file
 
-TARGETS_FILE_NAMES = ("targets.yaml", "targets.yml")
-NO_TARGETS_FIX = """add a target to the suite (or to .agentv/targets.yaml next to it):
+TARGETS_FILE_CANDIDATES = (
+    "targets.yaml",
+    "targets.yml",
+    ".agentv/targets.yaml",
+    ".agentv/targets.yml",
+)
+"""What AgentV looks for in each folder, in this order (apps/cli utils/targets.ts)."""
+TARGETS_ENV = "EVALS_PIPELINE_TARGETS"
+"""The targets file `run --targets` chose, absolute: every process of the run loads the suite
+with it (a Dagster step, a worker on another host)."""
+TARGETS_EXAMPLE = """
       targets:
         - name: my-agent
           provider: cli
           command: my-agent --prompt-file {PROMPT_FILE} --output {OUTPUT_FILE}"""
+NO_TARGETS_FIX = (
+    "add a target to the suite (or to .agentv/targets.yaml next to it):" + TARGETS_EXAMPLE
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +72,15 @@ class TargetCatalog:
     """Relative paths inside these targets resolve against this folder."""
     inline: bool
     warnings: list[SuiteIssue] = field(default_factory=list)
-    """Deprecated spellings in a targets file, rewritten (inline targets warn with the suite)."""
+    """Deprecated spellings and ignored keys in a targets file (inline targets warn with the
+    suite)."""
+    unset: dict[str, list[SuiteIssue]] = field(default_factory=dict)
+    """Target name → a warning at each `${{ VAR }}` of its entry that is not set: said only for
+    the targets a suite runs, as AgentV reads only those."""
+
+    def unset_in(self, names: Iterable[str]) -> list[SuiteIssue]:
+        """The unset-variable warnings of the targets `names`."""
+        return [issue for name in dict.fromkeys(names) for issue in self.unset.get(name, [])]
 
     def position(self, index: int, *keys: str) -> SuiteIssue:
         """An issue skeleton at `targets[index].<keys>` in the defining file (message unset)."""
@@ -69,15 +92,55 @@ class TargetCatalog:
         return f"defined targets: {names}" + ("" if self.inline else f" (in {self.doc.file})")
 
 
+def targets_search_dirs(eval_file: Path) -> list[Path]:
+    """The folders AgentV searches for a targets file, in order: the eval file's folder and each
+    parent up to the repository root (the working folder's git root; up to `/` when the file is
+    outside it), the root, then the working folder (utils/targets.ts `discoverTargetsFile`)."""
+    return search_dirs(eval_file.parent)
+
+
 @probed  # a targets file made nearer later is the one found
-def find_targets_file(start_dir: Path) -> Path | None:
-    """The nearest `.agentv/targets.yaml` in `start_dir` or one of its parents."""
-    for folder in (start_dir, *start_dir.parents):
-        for name in TARGETS_FILE_NAMES:
-            candidate = folder / ".agentv" / name
-            if candidate.is_file():
+def find_targets_file(eval_file: Path) -> Path | None:
+    """The targets file AgentV would use for `eval_file`: `$EVALS_PIPELINE_TARGETS` (set by
+    `run --targets`), else the first of TARGETS_FILE_CANDIDATES in targets_search_dirs."""
+    chosen = os.environ.get(TARGETS_ENV)
+    if chosen:
+        return Path(chosen)
+    for folder in targets_search_dirs(eval_file):
+        for name in TARGETS_FILE_CANDIDATES:
+            candidate = folder / name
+            if is_file(candidate):
                 return candidate
     return None
+
+
+def explicit_targets_file(value: str) -> Path | None:
+    """`--targets VALUE` as AgentV reads it: the file itself, else a folder holding one of
+    TARGETS_FILE_CANDIDATES (relative to the working folder); None when neither exists."""
+    given = Path(value).expanduser().resolve()
+    if given.is_file():
+        return given
+    if given.is_dir():
+        for name in TARGETS_FILE_CANDIDATES:
+            if (given / name).is_file():
+                return given / name
+    return None
+
+
+def no_targets_file_issue(suite_doc: YamlDocument) -> SuiteIssue:
+    """Why the suite cannot run: no inline targets and no targets file in any folder AgentV
+    searches; every folder looked in is named."""
+    file = Path(suite_doc.file)
+    mark = suite_doc.positions.value(("execution", "target"))
+    places = ", ".join(str(folder) for folder in targets_search_dirs(file))
+    return SuiteIssue(
+        suite_doc.file,
+        mark.line,
+        mark.column,
+        f"no targets file: looked for {', '.join(TARGETS_FILE_CANDIDATES)} in {places}",
+        "create .agentv/targets.yaml in one of these folders (or pass run --targets FILE):"
+        + TARGETS_EXAMPLE,
+    )
 
 
 def load_targets_file(path: Path) -> TargetCatalog:
@@ -88,26 +151,37 @@ def load_targets_file(path: Path) -> TargetCatalog:
     warnings, issues = rewrite_target_aliases(doc)
     if issues:
         raise SuiteError(issues)
+    entries = doc.data.get("targets") if isinstance(doc.data, dict) else None
+    unset: dict[str, list[SuiteIssue]] = {}
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            unset.setdefault(entry["name"], []).extend(unset_variables(doc, at=("targets", index)))
     doc.data = interpolate(doc.data)
+    specs, ignored = _validated_entries(doc)
     return TargetCatalog(
         doc=doc,
-        specs=_validated_entries(doc),
-        base_dir=path.parent.parent,
+        specs=specs,
+        # `.agentv/targets.yaml` belongs to the project folder holding `.agentv/`.
+        base_dir=path.parent.parent if path.parent.name == ".agentv" else path.parent,
         inline=False,
-        warnings=warnings,
+        warnings=warnings + ignored,
+        unset=unset,
     )
 
 
-def _validated_entries(doc: YamlDocument) -> list[CatalogEntry]:
-    """The file's targets, an entry that fails validation kept as an InvalidTarget.
+def _validated_entries(doc: YamlDocument) -> tuple[list[CatalogEntry], list[SuiteIssue]]:
+    """The file's targets, an entry that fails validation kept as an InvalidTarget, and a
+    warning for each key of an entry that no target reads (dropped).
 
     AgentV validates and resolves only the targets a run selects, so one broken target (e.g.
     `model: ${{ CODEX_MODEL }}` with the variable unset) must not stop suites that never run
-    it. A file AgentV itself refuses to read (no `targets` list, an entry that is not a
-    mapping, has no name, or neither provider nor use_target) stays a load error.
+    it; and it reads only the keys its provider knows, so an unknown key (`timeout_ms` on a
+    cli target) is ignored, never an error. A file AgentV itself refuses to read (no `targets`
+    list, an entry that is not a mapping, has no name, or neither provider nor use_target)
+    stays a load error.
     """
     try:
-        return list(TargetsFile.model_validate(doc.data).targets)
+        return list(TargetsFile.model_validate(doc.data).targets), []
     except ValidationError as exc:
         errors = exc.errors()
     entries = doc.data.get("targets") if isinstance(doc.data, dict) else None
@@ -124,13 +198,38 @@ def _validated_entries(doc: YamlDocument) -> list[CatalogEntry]:
         per_entry.setdefault(index, []).append(error)
     assert isinstance(entries, list)
     specs: list[CatalogEntry] = []
+    ignored: list[SuiteIssue] = []
     for index, entry in enumerate(entries):
-        if index in per_entry:
-            issues = error_issues(per_entry[index], doc, TargetsFile)
-            specs.append(InvalidTarget(name=entry["name"], issues=issues))
-        else:
+        if index not in per_entry:
             specs.append(_TARGET.validate_python(canonical_target(entry)))
-    return specs
+            continue
+        unknown = [e for e in per_entry[index] if e["type"] == "extra_forbidden"]
+        for issue in error_issues(unknown, doc, TargetsFile):
+            message = f"{issue.message}, ignored (AgentV does not read it)"
+            ignored.append(SuiteIssue(issue.file, issue.line, issue.column, message, issue.fix))
+        kept = _without_keys(canonical_target(entry), [e["loc"][2:] for e in unknown])
+        try:
+            specs.append(_TARGET.validate_python(kept))
+        except ValidationError:
+            rest = [e for e in per_entry[index] if e["type"] != "extra_forbidden"]
+            specs.append(
+                InvalidTarget(name=entry["name"], issues=error_issues(rest, doc, TargetsFile))
+            )
+    return specs, ignored
+
+
+def _without_keys(entry: dict[str, Any], locations: list[tuple[int | str, ...]]) -> dict[str, Any]:
+    """`entry` (a copy) without the keys at `locations`, pydantic's error locations inside the
+    entry (the first item may be the union's tag, the provider, which is not a key)."""
+    entry = copy.deepcopy(entry)
+    for loc in locations:
+        path = list(loc[1:] if loc and loc[0] not in entry else loc)
+        node: Any = entry
+        for key in path[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and path:
+            node.pop(path[-1], None)
+    return entry
 
 
 def _readable_entry(entry: Any) -> bool:

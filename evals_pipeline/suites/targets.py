@@ -1,11 +1,13 @@
 """Target selection: which targets of the catalog (target_catalog.py) a suite runs, and their
 paths.
 
-Inline `targets:` in the suite win; otherwise the nearest `.agentv/targets.yaml` walking up from
-the eval file's folder. Relative paths in a target (`cwd`, `healthcheck.cwd`, `sessions_dir`,
-`model_server.script`, an `executable` with a slash) resolve against the folder that owns the definition: the eval file's folder for inline targets,
-the project folder holding `.agentv/` for a targets file. A cli command without `cwd` runs in the
-eval file's folder (or the workspace), as in AgentV, so `cwd` is left unset then.
+Inline `targets:` in the suite win; otherwise the targets file AgentV finds (target_catalog.py).
+Relative paths in a target (`sessions_dir`, `model_server.script`, an `executable` with a slash)
+resolve against the folder that owns the definition: the eval file's folder for inline targets,
+the project folder holding `.agentv/` (or the folder of a plain `targets.yaml`) for a targets
+file; a cli target's `cwd` and `healthcheck.cwd` against the eval file's folder, as in AgentV. A
+cli command without `cwd` runs in the eval file's folder (or the workspace), as in AgentV, so
+`cwd` is left unset then.
 """
 
 from __future__ import annotations
@@ -433,16 +435,10 @@ def select_targets(suite: EvalSuite, suite_doc: YamlDocument, catalog: TargetCat
 
 
 def no_targets_issue(suite_doc: YamlDocument) -> SuiteIssue:
-    """The error for a suite with no inline targets and no targets file to find."""
-    mark = suite_doc.positions.value(("execution", "target"))
-    folder = Path(suite_doc.file).parent
+    """The error for a suite whose inline `targets:` defines none."""
+    mark = suite_doc.positions.value(("targets",))
     return SuiteIssue(
-        suite_doc.file,
-        mark.line,
-        mark.column,
-        "no targets defined: the suite has no 'targets:' and there is no .agentv/targets.yaml "
-        f"in {folder} or its parents",
-        NO_TARGETS_FIX,
+        suite_doc.file, mark.line, mark.column, "the suite's targets: list is empty", NO_TARGETS_FIX
     )
 
 

@@ -211,14 +211,19 @@ def test_several_targets_are_fine_when_every_test_names_one(project: Project) ->
 
 
 def test_no_targets_at_all(tmp_path: Path) -> None:
-    if find_targets_file(tmp_path) is not None:
-        pytest.skip("a .agentv/targets.yaml exists above the temporary folder")
     path = tmp_path / "s.eval.yaml"
+    if find_targets_file(path) is not None:
+        pytest.skip("a targets file exists above the temporary folder")
     path.write_text("name: demo\nexecution:\n  target: agent\ntests: [{id: a, input: hi}]\n")
+    assert only(load_suite(path).run_issues).line == 3  # the load succeeds: a run fails
     issue = only(Project(tmp_path).issues("s.eval.yaml"))
     assert issue.file == str(path)
     assert (issue.line, issue.column) == (3, 11)
-    assert issue.message.startswith("no targets defined: the suite has no 'targets:'")
+    assert issue.message.startswith(
+        "no targets file: looked for targets.yaml, targets.yml, .agentv/targets.yaml, "
+        f".agentv/targets.yml in {tmp_path}, {tmp_path.parent}, "
+    )
+    assert issue.message.endswith(f", {Path.cwd()}")
     assert "provider: cli" in issue.fix
     assert "- name: my-agent" in issue.fix
 

@@ -52,10 +52,12 @@ $(AGENTS_STAMP): agents/package.json agents/package-lock.json
 		echo "npm not found: the agent CLIs are not installed and the real-agent tests will be skipped"; \
 	fi
 
-## agentv: install the pinned reference AgentV CLI (and bun) the conformance tests run beside ours
+## agentv: install the pinned reference AgentV CLI (and bun) the conformance tests run beside ours,
+## with AgentV's grader SDK from its corpus (../shared/agentv-4.42.4, else a clone of the tag)
 agentv: $(AGENTV_STAMP)
 
-$(AGENTV_STAMP): conformance/package.json conformance/package-lock.json
+$(AGENTV_STAMP): conformance/package.json conformance/package-lock.json evals_pipeline_tests/conformance/corpus.py
+	$(PYTHON) evals_pipeline_tests/conformance/corpus.py sdk conformance/sdk
 	@if command -v npm >/dev/null 2>&1; then \
 		echo "installing the pinned agentv 4.42.4 and bun into conformance/node_modules (about 900 MB)"; \
 		cd conformance && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
@@ -99,4 +101,4 @@ dev: $(STAMP)
 	$(if $(filter file,$(origin DAGSTER_HOME)),env -u DAGSTER_HOME) $(BIN)/dagster dev -w workspace.yaml
 
 clean:
-	rm -rf .evals agents/node_modules conformance/node_modules
+	rm -rf .evals agents/node_modules conformance/node_modules conformance/sdk

@@ -10,6 +10,7 @@ from evals_pipeline.defs.event_volume import SETTINGS
 from evals_pipeline.layers import sessions as sessions_layer
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
+from evals_pipeline_tests.conformance import corpus_outcomes
 
 pytest_plugins = ["evals_pipeline_tests.servers"]
 
@@ -43,3 +44,17 @@ def step_enrichments(monkeypatch: pytest.MonkeyPatch) -> list[AgentRun]:
 
     monkeypatch.setattr(sessions_layer, "enrich_run", spy)
     return made
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the controlling process, once
+        corpus_outcomes.reset()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The AgentV corpus test's counts (test_agentv_corpus.py), when it ran."""
+    lines = corpus_outcomes.summary()
+    if lines:
+        terminalreporter.section("AgentV corpus")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -24,6 +24,7 @@ import yaml
 
 from evals_pipeline.model_server import ModelServer, load_script
 from evals_pipeline.suites.slugs import slugify
+from evals_pipeline_tests.conformance.corpus import corpus_root
 
 REPO = Path(__file__).resolve().parents[2]
 CONFORMANCE = REPO / "conformance"
@@ -32,6 +33,8 @@ AGENTV = NODE_BIN / "agentv"
 EVALS_PIPELINE = Path(sys.executable).with_name("evals-pipeline")
 MODEL_SCRIPT = "model-server.yaml"
 DIFFERENCES = "differences.yaml"
+CORPUS_FILES = "corpus-files.yaml"
+"""A folder's files taken from AgentV's corpus into each copy: name in the copy → corpus path."""
 SCORE_TOLERANCE = 1e-9
 RUN_TIMEOUT_SECONDS = 300
 
@@ -223,7 +226,11 @@ def _graders(row: Row) -> dict[str, tuple[float, str]]:
 
 
 def fresh_copy(folder: Path, into: Path) -> Path:
-    """A copy of the folder for one tool's run, so neither sees the other's leftovers."""
+    """A copy of the folder for one tool's run, so neither sees the other's leftovers, with the
+    files it takes from AgentV's corpus."""
     destination = into / folder.name
-    shutil.copytree(folder, destination, ignore=shutil.ignore_patterns(DIFFERENCES))
+    shutil.copytree(folder, destination, ignore=shutil.ignore_patterns(DIFFERENCES, CORPUS_FILES))
+    taken = folder / CORPUS_FILES
+    for name, source in (yaml.safe_load(taken.read_text()) if taken.exists() else {}).items():
+        shutil.copyfile(corpus_root() / source, destination / name)
     return eval_file(destination)

@@ -1,8 +1,8 @@
 """Graders read a long session lazily: stdin stays small, the transcript comes from its file.
 
 Sessions go through the real enricher (a cli output file → Parquet); graders are real processes:
-the Python helper (`evals_pipeline.grader`) and TypeScript graders on AgentV's own SDK (vendored,
-conformance/agentv-sdk) run with bun. Each grader's stdin is captured byte for byte on its way in.
+the Python helper (`evals_pipeline.grader`) and TypeScript graders on AgentV's own SDK (from its
+corpus, installed by `make agentv` as conformance/node_modules/@agentv) run with bun. Each grader's stdin is captured byte for byte on its way in.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Every key AgentV 4.42.4's eval-file schema allows loads here, or is listed as not accepted.
 
-The schema is AgentV's own (fixtures/agentv/eval-schema.json, copied from the npm package). For
+The schema is AgentV's own, as the pinned npm package `agentv@4.42.4` ships it (`make agentv`
+installs it into conformance/node_modules; nothing of it is copied here). For
 each property path it allows (`workspace.hooks.after_each.reset`, `tests[].vars`, ...) a minimal
 suite holding just that path is written and loaded. Assertion and preprocessor items are the
 graders' business and are not walked into here.
@@ -18,9 +19,11 @@ import pytest
 from evals_pipeline.suites import load_suite
 from evals_pipeline_tests.suites.conftest import Project
 
-SCHEMA = json.loads(
-    (Path(__file__).parent.parent / "fixtures/agentv/eval-schema.json").read_text()
-)["definitions"]["EvalFile"]
+SCHEMA_FILE = (
+    Path(__file__).parents[2]
+    / "conformance/node_modules/agentv/dist/skills/agentv-eval-writer/references/eval-schema.json"
+)
+SCHEMA = json.loads(SCHEMA_FILE.read_text())["definitions"]["EvalFile"]
 DOCS = Path(__file__).parents[2] / "docs/suite-format.md"
 _LEAF_LISTS = {"assertions", "evaluators", "preprocessors"}  # items: the graders' schema
 

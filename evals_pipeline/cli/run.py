@@ -39,7 +39,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evals_pipeline.made_ahead import close_unclaimed
     from evals_pipeline.storage_env import storage_root_from_env
 
-    loaded = load_suites(args.suites)
+    loaded = load_suites(args.suites, strict=getattr(args, "strict", False))
     if isinstance(loaded, int):
         return loaded
     try:

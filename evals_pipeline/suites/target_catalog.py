@@ -21,6 +21,7 @@ from evals_pipeline.suites.aliases import rewrite_target_aliases
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.interpolation import interpolate
 from evals_pipeline.suites.probes import probed
+from evals_pipeline.suites.unknown_keys import drop_ignored_keys
 from evals_pipeline.suites.validation import error_issues
 from evals_pipeline.suites.yaml_positions import YamlDocument, read_yaml_file
 
@@ -89,6 +90,7 @@ def load_targets_file(path: Path) -> TargetCatalog:
     if issues:
         raise SuiteError(issues)
     doc.data = interpolate(doc.data)
+    warnings += drop_ignored_keys(TargetsFile, doc)
     return TargetCatalog(
         doc=doc,
         specs=_validated_entries(doc),

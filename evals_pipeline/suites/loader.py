@@ -28,6 +28,7 @@ from evals_pipeline.suites.consistency import (
     ungradable_tests,
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.incomplete_tests import drop_incomplete_tests
 from evals_pipeline.suites.interpolation import interpolate, load_env_files, unset_variables
 from evals_pipeline.suites.probes import Probes, environment, recording, resolved
 from evals_pipeline.suites.references import missing_references
@@ -116,7 +117,9 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     if not isinstance(doc.data, dict):
         return doc, [], []
     issues = splice_suite_parts(doc)
+    skipped, unrunnable = drop_incomplete_tests(doc)
     warnings, renamed = rewrite_suite_aliases(doc)
+    warnings += skipped
     load_env_files(file)
     if _may_hold_placeholders(doc.data):
         warnings += unset_variables(doc)
@@ -125,7 +128,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     for test in tests if isinstance(tests, list) else []:
         if isinstance(test, dict):
             fill_test(test)
-    return doc, warnings, issues + renamed
+    return doc, warnings, issues + unrunnable + renamed
 
 
 def _may_hold_placeholders(data: Any) -> bool:

@@ -117,7 +117,9 @@ def test_a_workspace_file(project: Project) -> None:
     )
     (case,) = resolve_cases(
         load_suite(
-            project.write("evals/s.eval.yaml", "workspace: ws/workspace.yaml\ntests: [{id: a}]\n")
+            project.write(
+                "evals/s.eval.yaml", "workspace: ws/workspace.yaml\ntests: [{id: a, input: hi}]\n"
+            )
         )
     )
     assert case.workspace is not None
@@ -131,7 +133,9 @@ def test_a_workspace_file(project: Project) -> None:
 
 def test_a_workspace_file_with_a_wrapper_is_refused(project: Project) -> None:
     ws = project.write("evals/ws.yaml", "workspace:\n  template: .\n")
-    issue = only(project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a}]\n"))
+    issue = only(
+        project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a, input: hi}]\n")
+    )
     assert (issue.file, issue.message) == (
         str(ws),
         "the workspace file has a top-level 'workspace:' wrapper",
@@ -140,7 +144,9 @@ def test_a_workspace_file_with_a_wrapper_is_refused(project: Project) -> None:
 
 def test_an_error_in_a_workspace_file_points_into_it(project: Project) -> None:
     ws = project.write("evals/ws.yaml", "template: .\nisolation: sometimes\n")
-    issue = only(project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a}]\n"))
+    issue = only(
+        project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a, input: hi}]\n")
+    )
     assert (issue.file, issue.line, issue.column) == (str(ws), 2, 12)
 
 

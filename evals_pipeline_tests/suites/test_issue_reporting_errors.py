@@ -24,6 +24,7 @@ def test_issues_from_suite_and_targets_file_are_collected_together(project: Proj
         """\
         tests:
           - id: a
+            input: hi
             criteria: [x]
           - id: b
             input: 3

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
@@ -96,9 +96,14 @@ def _drop_ignored(
             continue
         if path[0] == "targets" and suggestion == _snake(str(key)) != key:
             continue  # AgentV refuses a target's camelCase field when it resolves the target
-        warning = _warning(doc, path, suggestion, valid)
-        del owner[key]
+        value = owner.pop(key)
         dropped = True
+        if _into_config(owner, str(key), value):
+            # AgentV hands an llm-grader's unknown keys to its prompt template in `config`.
+            if suggestion is not None:
+                warnings.append(_warning(doc, path, suggestion, valid, "passed in its config"))
+            continue
+        warning = _warning(doc, path, suggestion, valid)
         if _in_dataset(doc, path):
             # A dataset's free-form column: a warning only for a near miss, once per file.
             if suggestion is None or (warning.file, str(key)) in dataset_keys:
@@ -132,12 +137,27 @@ def _node(data: object, path: DataPath) -> object:
     return data
 
 
+def _into_config(owner: dict[str, Any], key: str, value: Any) -> bool:
+    """Put an llm-grader's unknown key into its `config` (a key written in `config` wins), as
+    AgentV 4.42.4 does for a text prompt; whether it went there."""
+    prompt = owner.get("prompt")
+    config = owner.setdefault("config", {}) if owner.get("type") == "llm-grader" else None
+    if not isinstance(config, dict) or isinstance(prompt, dict):
+        return False  # a prompt command reads prompt.config instead: AgentV drops the key
+    config.setdefault(key, value)
+    return True
+
+
 def _warning(
-    doc: YamlDocument, path: DataPath, suggestion: str | None, valid: list[str]
+    doc: YamlDocument,
+    path: DataPath,
+    suggestion: str | None,
+    valid: list[str],
+    fate: str = "ignored",
 ) -> SuiteIssue:
     key, parent = path[-1], path[:-1]
     where = f"in {display_path(parent)}" if parent else "at the top level"
-    message = f"unknown field '{key}' {where}, ignored"
+    message = f"unknown field '{key}' {where}, {fate}"
     if suggestion:
         message += f" (did you mean '{suggestion}'?)"
         fix = f"rename it to '{suggestion}'"

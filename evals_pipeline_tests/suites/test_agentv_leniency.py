@@ -9,7 +9,7 @@ import pytest
 from evals_pipeline.cli.parser import build_parser
 from evals_pipeline.models.assertions import LlmGraderAssertion
 from evals_pipeline.suites import load_suite, resolve_cases
-from evals_pipeline_tests.suites.conftest import Project, at_line
+from evals_pipeline_tests.suites.conftest import Project, at_line, only
 
 JUDGED_TARGETS = (
     "targets:\n  - {name: mock, provider: mock, response: hi, grader_target: judge}\n"
@@ -170,3 +170,34 @@ def test_run_strict_fails_before_running_on_a_warning(
     assert code == 2
     assert f"error (--strict): {path}:4:5: unknown field 'critera' in tests[0]" in err
     assert "warning:" not in err
+
+
+def test_unknown_keys_of_an_llm_grader_go_into_its_config_as_in_agentv(project: Project) -> None:
+    project.write(".agentv/targets.yaml", JUDGED_TARGETS)
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: llm-grader
+                    prompt: "Grade {{ output }} for {{ config.audience }}"
+                    audience: children
+                    tone: warm
+                    config: {tone: formal}
+                    promt: typo
+            """,
+        )
+    )
+    grader = loaded.suite.tests[0].assertions[0]
+    assert isinstance(grader, LlmGraderAssertion)
+    assert grader.config == {"tone": "formal", "audience": "children", "promt": "typo"}
+    # Free keys are AgentV's way to fill config: only the near miss warns.
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.message) == (
+        10,
+        "unknown field 'promt' in tests[0].assertions[0], passed in its config "
+        "(did you mean 'prompt'?)",
+    )

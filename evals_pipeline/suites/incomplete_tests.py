@@ -4,8 +4,8 @@ AgentV 4.42.4's loader (yaml-parser.ts) logs "Skipping incomplete test" and runs
 test without input messages (shorthand-expansion.ts): here, a test whose `input` is missing,
 null or an empty list (an input of the wrong type is a validation error). AgentV also skips a
 test without an id (here an error, as in `agentv validate`) and one without criteria,
-expected_output, assertions or turns of its own (here it runs with the suite's assertions, or
-is reported ungradable: see docs/agentv-compatibility.md).
+expected_output, assertions or turns of its own: here it runs with the suite's assertions, with
+a warning saying AgentV skips it (or is reported ungradable when nothing grades it).
 """
 
 from __future__ import annotations
@@ -50,15 +50,88 @@ def drop_incomplete_tests(doc: YamlDocument) -> tuple[list[SuiteIssue], list[Sui
                     ),
                 )
             )
+    differences = _graded_by_the_suite_only(doc, key, tests, {i for i, _ in notes})
     if not notes:
-        return [], []
+        return differences, []
     issues = [note for _, note in notes]
     if len(notes) == len(tests):
         return [], issues  # nothing left to run: say why, keep the tests for the other checks
     for index, _ in reversed(notes):
         del tests[index]
         doc.positions.remove_item((key,), index)
-    return issues, []
+    return sorted(issues + differences, key=lambda w: (w.file, w.line, w.column)), []
+
+
+def _graded_by_the_suite_only(
+    doc: YamlDocument, key: str, tests: list[Any], skipped: set[int]
+) -> list[SuiteIssue]:
+    """Warnings for the tests AgentV skips that run here: graded only by the suite's
+    assertions, with no criteria, expected_output, assertions or turns of their own. (Without
+    suite assertions either, the ungradable-test warning says it.)"""
+    data = doc.data
+    execution = data.get("execution")
+    suite_graded = any(k in data for k in ("assertions", "assert")) or (
+        isinstance(execution, dict) and any(k in execution for k in ("assertions", "evaluators"))
+    )
+    if not suite_graded:
+        return []
+    warnings = []
+    for index, test in enumerate(tests):
+        if index in skipped or not isinstance(test, dict) or _graded(test):
+            continue
+        mark = doc.positions.key((key, index))
+        warnings.append(
+            SuiteIssue(
+                mark.file or doc.file,
+                mark.line,
+                mark.column,
+                f"test {test.get('id')!r} has no criteria, expected_output, assertions or turns "
+                "of its own: AgentV 4.42.4 skips it; evals-pipeline runs it with the suite's "
+                "assertions",
+                "add criteria: (or its own assertions) so that AgentV runs it too",
+            )
+        )
+    return warnings
+
+
+def _graded(test: dict[str, Any]) -> bool:
+    """AgentV's hasEvaluationSpec, on the test as written (`rubrics` and `evaluators` alone do
+    not count there)."""
+    criteria = test.get("criteria")
+    if not (isinstance(criteria, str) and criteria):
+        criteria = test.get("expected_outcome")
+    if isinstance(criteria, str) and criteria:
+        return True
+    if "assertions" in test or "assert" in test:
+        return True
+    turns = test.get("turns")
+    if isinstance(turns, list) and turns:
+        return True
+    expected = test.get("expected_output")
+    if isinstance(expected, list) and expected and isinstance(expected[0], dict):
+        # A list of messages counts only when one of them is a message AgentV reads.
+        return "role" not in expected[0] or any(_is_message(m) for m in expected)
+    if isinstance(expected, dict) and "role" in expected:
+        return _is_message(expected)
+    return isinstance(expected, str | list | dict)
+
+
+def _is_message(value: Any) -> bool:
+    """AgentV's isTestMessage: a known role, with content or tool calls."""
+    if not isinstance(value, dict) or value.get("role") not in (
+        "system",
+        "user",
+        "assistant",
+        "tool",
+    ):
+        return False
+    content = value.get("content")
+    if isinstance(content, str | dict):
+        return True
+    if isinstance(content, list) and all(isinstance(item, str | dict) for item in content):
+        return True
+    calls = value.get("tool_calls")
+    return isinstance(calls, list) and bool(calls)
 
 
 def _missing(test: dict[str, Any]) -> str:

@@ -201,3 +201,26 @@ def test_unknown_keys_of_an_llm_grader_go_into_its_config_as_in_agentv(project: 
         "unknown field 'promt' in tests[0].assertions[0], passed in its config "
         "(did you mean 'prompt'?)",
     )
+
+
+def test_a_test_graded_only_by_the_suite_runs_with_a_warning_that_agentv_skips_it(
+    project: Project,
+) -> None:
+    project.write(".agentv/targets.yaml", JUDGED_TARGETS)
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            execution: {target: mock}
+            assertions: [{type: contains, value: hi}]
+            tests:
+              - {id: suite-only, input: hi}
+              - {id: own, input: hi, criteria: says hi}
+              - {id: rubrics-only, input: hi, rubrics: [Says hi]}
+            """,
+        )
+    )
+    assert [t.id for t in loaded.suite.tests] == ["suite-only", "own", "rubrics-only"]
+    flagged = [w.line for w in loaded.warnings if "AgentV 4.42.4 skips it" in w.message]
+    # A test's rubrics do not make it complete for AgentV's loader either.
+    assert flagged == [4, 6]

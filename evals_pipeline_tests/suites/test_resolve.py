@@ -461,6 +461,13 @@ def test_deprecated_aliases_are_accepted_with_warnings(project: Project) -> None
             "move the list to the top-level 'assertions:'",
         ),
         (5, "'eval_cases' is deprecated", "rename it to 'tests'"),
+        (
+            6,
+            # AgentV's loader counts `assertions` and `assert` only, not `evaluators`.
+            "test 'a' has no criteria, expected_output, assertions or turns of its own: AgentV "
+            "4.42.4 skips it; evals-pipeline runs it with the suite's assertions",
+            "add criteria: (or its own assertions) so that AgentV runs it too",
+        ),
         (8, "'evaluators' is deprecated", "rename it to 'assertions'"),
         (10, "'script' is deprecated", "rename it to 'command'"),
     ]

@@ -418,41 +418,47 @@ class _Rewriter:
                     )
 
     def _composite(self, assertion: dict[str, Any], path: DataPath) -> bool:
-        """Rewrite a composite and its members; False when AgentV would skip it: every member
-        written is one it skips (then it goes, with a warning)."""
+        """Rewrite a composite and its members; the members AgentV 4.42.4 skips go, with a
+        warning each. False when none is left (AgentV skips the composite, and so does this)."""
         for old in ("evaluators", "assert"):
             self.rename(assertion, path, old, "assertions")
         members = assertion.get("assertions")
         if not isinstance(members, list):
             return True
-        for index, member in enumerate(members):
-            problem = _member_problem(member)
-            if problem is not None:
-                self.issues.append(self._at((*path, "assertions", index), *problem))
-        self.assertion_list(assertion, (*path, "assertions"))
-        if members and not assertion.get("assertions"):
+        written = len(members)
+        at = (*path, "assertions")
+        self._drop_members(members, at, [_member_problem(member) for member in members])
+        self.assertion_list(assertion, at)
+        left = assertion.get("assertions", [])
+        self._drop_members(
+            left,
+            at,
+            [
+                (
+                    "a composite member without a name is skipped, as AgentV 4.42.4 skips it",
+                    "add 'name: <member name>' (aggregator weights refer to it)",
+                )
+                if isinstance(member, dict)
+                and not (isinstance(member.get("name"), str) and member["name"])
+                else None
+                for member in left
+            ],
+        )
+        if written and not left:
             name = assertion.get("name") or "<unnamed>"
             self.warnings.append(
                 self._at(
                     (*path, "type"),
                     f"composite '{name}' is skipped: AgentV 4.42.4 skips each of its members, "
                     "so it has none left and never grades",
-                    "write the members' types as code-grader or llm-grader to run them",
+                    "write each member as a named, built-in, kebab-case type to run it",
                 )
             )
             return False
-        for index, member in enumerate(assertion.get("assertions", [])):
+        for index, member in enumerate(left):
             at = (*path, "assertions", index)
             if not isinstance(member, dict):
                 continue
-            if not isinstance(member.get("name"), str) or not member["name"]:
-                self.issues.append(
-                    self._at(
-                        at,
-                        "a composite member needs a name (AgentV 4.42.4 skips unnamed members)",
-                        "add 'name: <member name>' (aggregator weights refer to it)",
-                    )
-                )
             for key in MEMBER_IGNORED_KEYS:
                 if key in member:
                     del member[key]
@@ -471,6 +477,19 @@ class _Rewriter:
             if kind not in ("weighted_average", "threshold"):
                 aggregator["type"] = normalize_assertion_type(kind)
         return True
+
+    def _drop_members(
+        self, members: list[Any], path: DataPath, problems: list[tuple[str, str] | None]
+    ) -> None:
+        """Drop the members that have a problem (AgentV skips them), with a warning each."""
+        kept = [index for index, problem in enumerate(problems) if problem is None]
+        if len(kept) == len(members):
+            return
+        for index, problem in enumerate(problems):
+            if problem is not None:
+                self.warnings.append(self._at((*path, index), *problem))
+        members[:] = [members[index] for index in kept]
+        self._reindex(path, kept)
 
     def _custom(self, assertion: dict[str, Any], path: DataPath, kind: str) -> None:
         base_dir = Path(self.doc.file).parent
@@ -501,13 +520,11 @@ class _Rewriter:
 
 
 def _member_problem(member: Any) -> tuple[str, str] | None:
-    """Why AgentV 4.42.4 would silently skip this composite member (message, fix), if it would.
-
-    Such members are errors here rather than silently dropped: the fix makes both tools run them.
-    """
+    """Why AgentV 4.42.4 skips this composite member (message, fix), if it does: the member is
+    dropped with the warning, whose fix makes both tools run it."""
     if isinstance(member, str):
         return (
-            "a plain sentence inside a composite is skipped by AgentV 4.42.4",
+            "a plain sentence inside a composite is skipped, as AgentV 4.42.4 skips it",
             "write it as a named member: {name: ..., type: rubrics, criteria: [<the sentence>]}",
         )
     if not isinstance(member, dict) or is_include(member):
@@ -520,14 +537,14 @@ def _member_problem(member: Any) -> tuple[str, str] | None:
         return None  # skipped with a warning, like anywhere else
     if canonical != kind and canonical in ASSERTION_TYPES:
         return (
-            f"composite member type '{kind}' is skipped by AgentV 4.42.4 (it reads member "
-            "types only in kebab-case)",
+            f"composite member type '{kind}' is skipped, as AgentV 4.42.4 skips it (it reads "
+            "member types only in kebab-case)",
             f"write type: {canonical}",
         )
     if canonical not in ASSERTION_TYPES and canonical != "rubric":
         return (
-            f"composite member type '{kind}' is not a built-in type; AgentV 4.42.4 skips custom "
-            "types inside a composite",
+            f"composite member type '{kind}' is not a built-in type: skipped, as AgentV 4.42.4 "
+            "skips custom types inside a composite",
             "use a built-in type, or a code-grader with the grader file as its command",
         )
     return None

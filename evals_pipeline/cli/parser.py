@@ -29,6 +29,9 @@ def _usd(text: str) -> float:
     return value
 
 
+STRICT_HELP = "make every warning an error (exit 2), e.g. an unknown field or a skipped test"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evals-pipeline",
@@ -142,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
     )
+    run.add_argument("--strict", action="store_true", help=STRICT_HELP)
     run.set_defaults(func=cmd_run)
 
     estimate = sub.add_parser(
@@ -186,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
         "validate", help="check suite files; errors name file:line:column and the fix"
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="suite files or folders")
+    validate.add_argument("--strict", action="store_true", help=STRICT_HELP)
     validate.set_defaults(func=cmd_validate)
 
     schema = sub.add_parser(

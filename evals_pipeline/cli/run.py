@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
         # In the environment, so every process of the run (Dagster steps, workers) loads with it.
         os.environ[TARGETS_ENV] = str(chosen)
-    loaded = load_suites(args.suites)
+    loaded = load_suites(args.suites, strict=getattr(args, "strict", False))
     if isinstance(loaded, int):
         return loaded
     try:

@@ -16,9 +16,12 @@ if TYPE_CHECKING:
     from evals_pipeline.suites import LoadedSuite
 
 
-def load_suites(paths: Sequence[str], *, to_run: bool = True) -> list[LoadedSuite] | int:
+def load_suites(
+    paths: Sequence[str], *, to_run: bool = True, strict: bool = False
+) -> list[LoadedSuite] | int:
     """Load suites, printing their errors and warnings. `to_run`: the targets must resolve too
-    (every command but `validate`, which, as `agentv validate`, checks the files only)."""
+    (every command but `validate`, which, as `agentv validate`, checks the files only).
+    `strict` (`--strict`): every warning is an error, for teams that want typos to fail CI."""
     # The suite models load with the command that reads a suite, not with every command (~1 s).
     from evals_pipeline.suites import SuiteError, load_suite
 
@@ -32,10 +35,14 @@ def load_suites(paths: Sequence[str], *, to_run: bool = True) -> list[LoadedSuit
             print(exc, file=sys.stderr)
             failed = True
             continue
+        kind = "error (--strict)" if strict else "warning"
         for warning in suite.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(f"{kind}: {warning}", file=sys.stderr)
         for issue in [] if to_run else suite.run_issues:
-            print(f"warning: when run: {issue}", file=sys.stderr)
+            print(f"{kind}: when run: {issue}", file=sys.stderr)
+        if strict and (suite.warnings or (suite.run_issues and not to_run)):
+            failed = True
+            continue
         loaded.append(suite)
     return EXIT_USAGE if failed else loaded
 

@@ -16,7 +16,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     paths = discover_suites(args.paths)
     if not paths:
         return usage_error(f"no suite files (*.eval.yaml, EVAL.yaml) under {', '.join(args.paths)}")
-    loaded = load_suites([str(p) for p in paths], to_run=False)
+    loaded = load_suites(
+        [str(p) for p in paths], to_run=False, strict=getattr(args, "strict", False)
+    )
     if isinstance(loaded, int):
         return loaded
     for suite in loaded:

@@ -38,19 +38,21 @@ class _Rewriter:
         return SuiteIssue(mark.file or self.doc.file, mark.line, mark.column, message, fix)
 
     def rename(self, mapping: dict[str, Any], path: DataPath, old: str, new: str) -> None:
-        """Rename a deprecated key in place, with a warning (an error if both are set)."""
+        """Rename a deprecated key in place, with a warning; with both set, the new one wins
+        and the old one is dropped (AgentV reads `new ?? old`)."""
         if old not in mapping:
             return
         where = ".".join(str(p) for p in path) or "the top level"
         if new in mapping:
-            self.issues.append(
+            self.warnings.append(
                 self._at(
                     (*path, old),
-                    f"both '{new}' and its deprecated alias '{old}' are set in {where}",
+                    f"both '{new}' and its deprecated alias '{old}' are set in {where}; "
+                    f"'{old}' is ignored",
                     f"keep only '{new}'",
                 )
             )
-            del mapping[old]  # reported here; validation need not call it unknown
+            del mapping[old]
             return
         mapping[new] = mapping.pop(old)
         self.doc.positions.move((*path, old), (*path, new))
@@ -67,10 +69,24 @@ class _Rewriter:
             mapping[new] = mapping.pop(old)
             self.doc.positions.move((*path, old), (*path, new))
 
+    def ignore(self, mapping: dict[str, Any], path: DataPath, key: str, message: str) -> None:
+        """Drop a deprecated key AgentV 4.42.4 no longer acts on, with a warning."""
+        if key in mapping:
+            self.warnings.append(self._at((*path, key), message, f"remove '{key}'"))
+            del mapping[key]
+
     def suite(self, data: dict[str, Any]) -> None:
         for old in ("eval_cases", "evalcases"):
             self.rename(data, (), old, "tests")
         self.rename(data, (), "assert", "assertions")
+        self.ignore(data, (), "evaluator", EVALUATOR_IGNORED)
+        self.ignore(
+            data,
+            (),
+            "evaluators",
+            "top-level 'evaluators' is ignored, as AgentV 4.42.4 ignores it; suite-level "
+            "graders go under 'assertions'",
+        )
         self._top_level_target(data)
         self._legacy_execution_graders(data)
         self.execution(data.get("execution"), ("execution",))
@@ -85,9 +101,50 @@ class _Rewriter:
                     for old in ("evaluators", "assert"):
                         self.rename(test, at, old, "assertions")
                     self.rename(test, at, "expected_outcome", "criteria")
+                    self.ignore(test, at, "evaluator", EVALUATOR_IGNORED)
+                    self._test_rubrics(test, at)
                     self.execution(test.get("execution"), (*at, "execution"))
                     self.workspace(test.get("workspace"), (*at, "workspace"))
                     self.assertion_list(test, (*at, "assertions"))
+
+    def _test_rubrics(self, test: dict[str, Any], at: DataPath) -> None:
+        """A test's `rubrics:` list, as AgentV 4.42.4 reads it (parseInlineRubrics): one
+        llm-grader named `rubrics`, first among the test's graders."""
+        rubrics = test.get("rubrics")
+        if not isinstance(rubrics, list):
+            return  # validation says what `rubrics` must be
+        del test["rubrics"]
+        items = [item for item in rubrics if isinstance(item, str | dict)]
+        criteria = [
+            {"id": f"rubric-{index}", "outcome": item}
+            if isinstance(item, str)
+            else {"id": f"rubric-{index}", **item}
+            for index, item in enumerate(items, 1)
+        ]
+        criteria = [c for c in criteria if c.get("outcome") or c.get("score_ranges")]
+        self.warnings.append(
+            self._at(
+                (*at, "rubrics"),
+                f"a test's 'rubrics' runs as an llm-grader named 'rubrics' ({len(criteria)} "
+                "criteria), as AgentV 4.42.4 runs it",
+                "write it as '- type: llm-grader' with 'rubrics: [...]' under assertions",
+            )
+        )
+        if not criteria:
+            return  # AgentV adds no grader without a criterion
+        grader = {"type": "llm-grader", "name": "rubrics", "rubrics": criteria}
+        assertions = test.get("assertions")
+        path = (*at, "assertions")
+        if isinstance(assertions, list):
+            assertions.insert(0, grader)
+            self._reindex(path, [-1, *range(len(assertions) - 1)])
+        elif assertions is None:
+            test["assertions"] = [grader]
+        else:
+            return  # validation reports the malformed list
+        self.doc.positions.alias((*at, "rubrics"), (*path, 0))
+        if assertions is None:
+            self.doc.positions.alias((*at, "rubrics"), path)
 
     def execution(self, execution: Any, path: DataPath) -> None:
         if not isinstance(execution, dict):
@@ -124,11 +181,11 @@ class _Rewriter:
             self.doc.positions.alias(("target",), ("execution",))
         if not isinstance(execution, dict):
             return  # validation reports the malformed execution block
-        if "target" in execution:
-            self.issues.append(
+        if "target" in execution:  # AgentV reads execution.target ?? target
+            self.warnings.append(
                 self._at(
                     ("target",),
-                    "both 'target' and 'execution.target' are set",
+                    "both 'target' and 'execution.target' are set; 'target' is ignored",
                     "keep only execution.target",
                 )
             )
@@ -293,7 +350,8 @@ class _Rewriter:
         elif kind == "code-grader":
             self.rename(assertion, path, "script", "command")
         elif kind == "composite":
-            self._composite(assertion, path)
+            if not self._composite(assertion, path):
+                return False
         elif kind == "tool-trajectory":
             self._trajectory(assertion, path)
         elif isinstance(kind, str) and kind not in ASSERTION_TYPES:
@@ -359,29 +417,48 @@ class _Rewriter:
                         )
                     )
 
-    def _composite(self, assertion: dict[str, Any], path: DataPath) -> None:
+    def _composite(self, assertion: dict[str, Any], path: DataPath) -> bool:
+        """Rewrite a composite and its members; the members AgentV 4.42.4 skips go, with a
+        warning each. False when none is left (AgentV skips the composite, and so does this)."""
         for old in ("evaluators", "assert"):
             self.rename(assertion, path, old, "assertions")
         members = assertion.get("assertions")
         if not isinstance(members, list):
-            return
-        for index, member in enumerate(members):
-            problem = _member_problem(member)
-            if problem is not None:
-                self.issues.append(self._at((*path, "assertions", index), *problem))
-        self.assertion_list(assertion, (*path, "assertions"))
-        for index, member in enumerate(assertion.get("assertions", [])):
+            return True
+        written = len(members)
+        at = (*path, "assertions")
+        self._drop_members(members, at, [_member_problem(member) for member in members])
+        self.assertion_list(assertion, at)
+        left = assertion.get("assertions", [])
+        self._drop_members(
+            left,
+            at,
+            [
+                (
+                    "a composite member without a name is skipped, as AgentV 4.42.4 skips it",
+                    "add 'name: <member name>' (aggregator weights refer to it)",
+                )
+                if isinstance(member, dict)
+                and not (isinstance(member.get("name"), str) and member["name"])
+                else None
+                for member in left
+            ],
+        )
+        if written and not left:
+            name = assertion.get("name") or "<unnamed>"
+            self.warnings.append(
+                self._at(
+                    (*path, "type"),
+                    f"composite '{name}' is skipped: AgentV 4.42.4 skips each of its members, "
+                    "so it has none left and never grades",
+                    "write each member as a named, built-in, kebab-case type to run it",
+                )
+            )
+            return False
+        for index, member in enumerate(left):
             at = (*path, "assertions", index)
             if not isinstance(member, dict):
                 continue
-            if not isinstance(member.get("name"), str) or not member["name"]:
-                self.issues.append(
-                    self._at(
-                        at,
-                        "a composite member needs a name (AgentV 4.42.4 skips unnamed members)",
-                        "add 'name: <member name>' (aggregator weights refer to it)",
-                    )
-                )
             for key in MEMBER_IGNORED_KEYS:
                 if key in member:
                     del member[key]
@@ -399,6 +476,20 @@ class _Rewriter:
             kind = aggregator["type"]
             if kind not in ("weighted_average", "threshold"):
                 aggregator["type"] = normalize_assertion_type(kind)
+        return True
+
+    def _drop_members(
+        self, members: list[Any], path: DataPath, problems: list[tuple[str, str] | None]
+    ) -> None:
+        """Drop the members that have a problem (AgentV skips them), with a warning each."""
+        kept = [index for index, problem in enumerate(problems) if problem is None]
+        if len(kept) == len(members):
+            return
+        for index, problem in enumerate(problems):
+            if problem is not None:
+                self.warnings.append(self._at((*path, index), *problem))
+        members[:] = [members[index] for index in kept]
+        self._reindex(path, kept)
 
     def _custom(self, assertion: dict[str, Any], path: DataPath, kind: str) -> None:
         base_dir = Path(self.doc.file).parent
@@ -429,13 +520,11 @@ class _Rewriter:
 
 
 def _member_problem(member: Any) -> tuple[str, str] | None:
-    """Why AgentV 4.42.4 would silently skip this composite member (message, fix), if it would.
-
-    Such members are errors here rather than silently dropped: the fix makes both tools run them.
-    """
+    """Why AgentV 4.42.4 skips this composite member (message, fix), if it does: the member is
+    dropped with the warning, whose fix makes both tools run it."""
     if isinstance(member, str):
         return (
-            "a plain sentence inside a composite is skipped by AgentV 4.42.4",
+            "a plain sentence inside a composite is skipped, as AgentV 4.42.4 skips it",
             "write it as a named member: {name: ..., type: rubrics, criteria: [<the sentence>]}",
         )
     if not isinstance(member, dict) or is_include(member):
@@ -448,18 +537,23 @@ def _member_problem(member: Any) -> tuple[str, str] | None:
         return None  # skipped with a warning, like anywhere else
     if canonical != kind and canonical in ASSERTION_TYPES:
         return (
-            f"composite member type '{kind}' is skipped by AgentV 4.42.4 (it reads member "
-            "types only in kebab-case)",
+            f"composite member type '{kind}' is skipped, as AgentV 4.42.4 skips it (it reads "
+            "member types only in kebab-case)",
             f"write type: {canonical}",
         )
     if canonical not in ASSERTION_TYPES and canonical != "rubric":
         return (
-            f"composite member type '{kind}' is not a built-in type; AgentV 4.42.4 skips custom "
-            "types inside a composite",
+            f"composite member type '{kind}' is not a built-in type: skipped, as AgentV 4.42.4 "
+            "skips custom types inside a composite",
             "use a built-in type, or a code-grader with the grader file as its command",
         )
     return None
 
+
+EVALUATOR_IGNORED = (
+    "'evaluator' is deprecated and ignored: AgentV 4.42.4 reads it only to pick the grader "
+    "of a test without assertions, which is an llm-grader here as there"
+)
 
 MEMBER_IGNORED_KEYS: tuple[str, ...] = ("weight", "required", "min_score", "negate")
 """Keys AgentV's composite grader never reads on its members."""

@@ -34,7 +34,7 @@ from evals_pipeline.suites.consistency import (
     ungradable_tests,
 )
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.ignored_keys import drop_ignored_top_level_keys
+from evals_pipeline.suites.incomplete_tests import drop_incomplete_tests
 from evals_pipeline.suites.interpolation import interpolate, load_env_files, unset_variables
 from evals_pipeline.suites.preflight import preflight
 from evals_pipeline.suites.probes import Probes, environment, recording, resolved
@@ -53,7 +53,7 @@ from evals_pipeline.suites.targets import (
     select_targets,
 )
 from evals_pipeline.suites.template_vars import fill_test
-from evals_pipeline.suites.validation import validate_document
+from evals_pipeline.suites.unknown_keys import validate_leniently
 from evals_pipeline.suites.yaml_positions import YamlDocument, read_yaml_file
 
 _SUFFIXES = (".eval.yaml", ".eval.yml", ".yaml", ".yml", ".evals.json", ".json")
@@ -143,8 +143,9 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     if not isinstance(doc.data, dict):
         return doc, [], []
     issues = splice_suite_parts(doc)
+    skipped, unrunnable = drop_incomplete_tests(doc)
     warnings, renamed = rewrite_suite_aliases(doc)
-    warnings += drop_ignored_top_level_keys(doc)
+    warnings += skipped
     load_env_files(file)
     if _may_hold_placeholders(doc.data):
         warnings += unset_variables(doc)
@@ -153,7 +154,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     for test in tests if isinstance(tests, list) else []:
         if isinstance(test, dict):
             fill_test(test)
-    return doc, warnings, issues + renamed
+    return doc, warnings, issues + unrunnable + renamed
 
 
 def _may_hold_placeholders(data: Any) -> bool:
@@ -197,7 +198,7 @@ def _load_suite(file: Path) -> LoadedSuite:
 
     suite: EvalSuite | None = None
     try:
-        suite = validate_document(EvalSuite, doc)
+        suite = validate_leniently(EvalSuite, doc, warnings)
     except SuiteError as exc:
         issues += exc.issues
 

@@ -24,6 +24,7 @@ from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.interpolation import interpolate, unset_variables
 from evals_pipeline.suites.paths import search_dirs
 from evals_pipeline.suites.probes import is_file, probed
+from evals_pipeline.suites.unknown_keys import drop_ignored_keys
 from evals_pipeline.suites.validation import error_issues
 from evals_pipeline.suites.yaml_positions import YamlDocument, read_yaml_file
 
@@ -157,6 +158,7 @@ def load_targets_file(path: Path) -> TargetCatalog:
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
             unset.setdefault(entry["name"], []).extend(unset_variables(doc, at=("targets", index)))
     doc.data = interpolate(doc.data)
+    warnings += drop_ignored_keys(TargetsFile, doc)
     specs, ignored = _validated_entries(doc)
     return TargetCatalog(
         doc=doc,

@@ -120,6 +120,21 @@ def error_issues(
     return issues
 
 
+def data_path(error: ErrorDetails, data: Any) -> DataPath:
+    """Where in the written data a pydantic error is (union branch names left out)."""
+    return _locate(error, data).path
+
+
+def key_suggestion(
+    root: type[BaseModel], error: ErrorDetails, key: str
+) -> tuple[str | None, list[str]]:
+    """For an unknown key (an `extra_forbidden` error): the key meant, if one is close, and the
+    keys valid at its place."""
+    model = _model_at(root, error["loc"][:-1])
+    valid = _valid_keys(model) if model else []
+    return _suggest_key(key, valid), valid
+
+
 def _misspelt_keys(located: list[_Located]) -> set[tuple[DataPath, str]]:
     """Missing keys that an unknown key next to them is a misspelling of (`valu` → `value`)."""
     extras: dict[DataPath, list[str]] = {}
@@ -189,7 +204,7 @@ class _Describer:
         return SuiteIssue(mark.file or self.doc.file, mark.line, mark.column, message, fix)
 
     def where(self, path: DataPath) -> str:
-        return _display_path(path) or (
+        return display_path(path) or (
             "the suite" if self.root.__name__ == "EvalSuite" else "the file"
         )
 
@@ -299,7 +314,7 @@ class _Describer:
     def unknown_key(self, path: DataPath, error: ErrorDetails) -> SuiteIssue:
         key = str(path[-1])
         parent = path[:-1]
-        where = _display_path(parent) or "the top level"
+        where = display_path(parent) or "the top level"
         model = _model_at(self.root, error["loc"][:-1])
         valid = _valid_keys(model) if model else []
         message = f"unknown key '{key}' in {where}"
@@ -389,7 +404,8 @@ def _in_target_list(path: DataPath) -> bool:
     return len(path) == 2 and path[0] == "targets" and isinstance(path[1], int)
 
 
-def _display_path(path: DataPath) -> str:
+def display_path(path: DataPath) -> str:
+    """A data path as written in messages: `tests[0].assertions[1]`."""
     text = ""
     for segment in path:
         text += f"[{segment}]" if isinstance(segment, int) else (f".{segment}" if text else segment)
@@ -409,7 +425,7 @@ def _example_key(path: DataPath) -> str:
     """The key to show in an example fix: `workers`, or `targets[0]` for a list item."""
     for index in range(len(path) - 1, -1, -1):
         if isinstance(path[index], str):
-            return _display_path(path[index:])
+            return display_path(path[index:])
     return "value"
 
 

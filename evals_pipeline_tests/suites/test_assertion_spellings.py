@@ -166,30 +166,38 @@ def test_composite_members_are_recursive_and_their_own_weights_ignored(project: 
     assert sorted(w.line for w in loaded.warnings) == [8, 13]
 
 
-def test_composite_members_agentv_would_skip_are_errors(project: Project) -> None:
-    issues = project.issues(
-        "s.eval.yaml",
-        """\
-        tests:
-          - id: a
-            input: hi
-            assertions:
-              - name: outer
-                type: composite
-                aggregator: {type: weighted_average}
+def test_composite_members_agentv_skips_are_skipped_with_warnings(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
                 assertions:
-                  - {type: contains, value: hello}
-                  - {name: json, type: is_json}
-        """,
+                  - name: outer
+                    type: composite
+                    aggregator: {type: weighted_average}
+                    assertions:
+                      - {type: contains, value: hello}
+                      - {name: json, type: is_json}
+                      - A plain sentence
+                      - {name: kept, type: is-json}
+            """,
+        )
     )
-    assert [(i.line, i.message) for i in issues] == [
-        (9, "a composite member needs a name (AgentV 4.42.4 skips unnamed members)"),
+    assert [(w.line, w.message) for w in loaded.warnings] == [
+        (9, "a composite member without a name is skipped, as AgentV 4.42.4 skips it"),
         (
             10,
-            "composite member type 'is_json' is skipped by AgentV 4.42.4 (it reads member types "
-            "only in kebab-case)",
+            "composite member type 'is_json' is skipped, as AgentV 4.42.4 skips it (it reads "
+            "member types only in kebab-case)",
         ),
+        (11, "a plain sentence inside a composite is skipped, as AgentV 4.42.4 skips it"),
     ]
+    outer = loaded.suite.tests[0].assertions[0]
+    assert isinstance(outer, CompositeAssertion)
+    assert [m.name for m in outer.assertions] == ["kept"]
 
 
 def test_composite_needs_an_aggregator(project: Project) -> None:

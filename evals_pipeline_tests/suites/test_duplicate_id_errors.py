@@ -54,6 +54,7 @@ def test_duplicate_ids_are_reported_with_validation_errors(project: Project) -> 
           - id: a
             input: 5
           - id: a
+            input: hi
         """,
     )
     assert [i.line for i in issues] == [3, 4]

@@ -1,5 +1,5 @@
 """A top-level key AgentV ignores (it warns "Unknown field ... will be ignored") loads with a
-warning; a near miss of a known key stays an error with "did you mean"."""
+warning, a near miss of a known key too, with "did you mean"."""
 
 from __future__ import annotations
 
@@ -25,10 +25,19 @@ def test_a_block_of_yaml_anchors_is_ignored_with_a_warning(project: Project) -> 
     )
     warning = only(loaded.warnings)
     assert (Path(warning.file).name, warning.line, warning.column) == ("s.eval.yaml", 1, 1)
-    assert warning.message == "unknown top-level key 'defaults' is ignored, as AgentV ignores it"
+    assert warning.message == "unknown field 'defaults' at the top level, ignored"
     assert loaded.suite.tests[0].id == "a"
 
 
-def test_a_typo_of_a_top_level_key_stays_an_error(project: Project) -> None:
-    issue = only(project.issues("s.eval.yaml", "descripton: x\ntests: [{id: a, input: hi}]\n"))
-    assert issue.message == "unknown key 'descripton' in the top level"
+def test_a_typo_of_a_top_level_key_is_a_warning_with_did_you_mean(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            "descripton: x\ntests: [{id: a, input: hi, assertions: [{type: is-json}]}]\n",
+        )
+    )
+    warning = only(loaded.warnings)
+    assert warning.message == (
+        "unknown field 'descripton' at the top level, ignored (did you mean 'description'?)"
+    )
+    assert loaded.suite.description == ""

@@ -17,14 +17,39 @@ def test_tests_from_a_jsonl_file(project: Project) -> None:
     assert "'eval_cases' is deprecated" in [w.message for w in loaded.warnings]
 
 
-def test_an_error_in_a_jsonl_test_names_its_line_and_column(project: Project) -> None:
+def test_a_near_miss_in_a_jsonl_test_warns_at_its_line_and_column(project: Project) -> None:
     jsonl = project.write(
-        "evals/cases.jsonl", '{"id": "a", "input": "hi"}\n{"id": "b", "critera": "x"}\n'
+        "evals/cases.jsonl",
+        '{"id": "a", "input": "hi", "critera": "x", "assertions": [{"type": "is-json"}]}\n{"id": "b", "input": "yo", "critera": "x", "assertions": [{"type": "is-json"}]}\n',
     )
-    issue = only(project.issues("evals/s.eval.yaml", "tests: ./cases.jsonl\n"))
-    assert (issue.file, issue.line, issue.column) == (str(jsonl), 2, 13)
-    assert issue.message == "unknown key 'critera' in tests[1]"
-    assert issue.fix == "did you mean 'criteria'?"
+    loaded = load_suite(project.write("evals/s.eval.yaml", "tests: ./cases.jsonl\n"))
+    # Once per file and key, at its first row.
+    warning = only(loaded.warnings)
+    assert (warning.file, warning.line, warning.column) == (str(jsonl), 1, 28)
+    assert warning.message == (
+        "unknown field 'critera' in tests[0], ignored (did you mean 'criteria'?)"
+    )
+
+
+def test_free_form_keys_of_dataset_rows_are_ignored_quietly(project: Project) -> None:
+    project.write(
+        "evals/cases.jsonl",
+        '{"id": "a", "input": "hi", "assertions": [{"type": "is-json"}], "source": "wiki", "difficulty": 3}\n',
+    )
+    project.write(
+        "evals/more.yaml", "- {id: b, input: yo, assertions: [{type: is-json}], topic: greetings}\n"
+    )
+    loaded = load_suite(project.write("evals/s.eval.yaml", "tests: ./cases.jsonl\n"))
+    assert loaded.warnings == []
+    assert [t.id for t in loaded.suite.tests] == ["a"]
+    loaded = load_suite(
+        project.write(
+            "evals/t.eval.yaml",
+            "tests: [file://more.yaml, {id: c, input: x, assertions: [{type: is-json}]}]\n",
+        )
+    )
+    assert loaded.warnings == []
+    assert [t.id for t in loaded.suite.tests] == ["b", "c"]
 
 
 def test_malformed_jsonl_is_reported_at_its_line(project: Project) -> None:
@@ -56,10 +81,10 @@ def test_a_folder_of_cases(project: Project) -> None:
 
 
 def test_an_error_in_a_case_file_names_that_file(project: Project) -> None:
-    case = project.write("evals/cases/a/case.yaml", "input: one\nthreshold: 2\n")
+    case = project.write("evals/cases/a/case.yaml", "input: one\ncriteria: 2\n")
     issue = only(project.issues("evals/s.eval.yaml", "tests: cases\n"))
     assert (issue.file, issue.line) == (str(case), 2)
-    assert issue.message == "unknown key 'threshold' in tests[0]"
+    assert issue.message.startswith("tests[0].criteria must be a string")
 
 
 def test_file_references_among_inline_tests(project: Project) -> None:
@@ -69,12 +94,12 @@ def test_file_references_among_inline_tests(project: Project) -> None:
     tests:
       - {id: first, input: inline}
       - file://more/*.yaml
-      - {id: last, input: inline too, critera: typo}
+      - {id: last, input: inline too, criteria: [typo]}
     """
     issue = only(project.issues("evals/s.eval.yaml", text))
     # The inline test after the spliced ones keeps its own position.
-    assert (issue.line, issue.message) == (4, "unknown key 'critera' in tests[3]")
-    project.write("evals/s.eval.yaml", text.replace(", critera: typo", ""))
+    assert (issue.line, issue.message[:29]) == (4, "tests[3].criteria must be a s")
+    project.write("evals/s.eval.yaml", text.replace(", criteria: [typo]", ""))
     cases = resolve_cases(load_suite(project.root / "evals/s.eval.yaml"))
     assert [c.test_id for c in cases] == ["first", "x", "y", "last"]
 
@@ -92,7 +117,9 @@ def test_a_workspace_file(project: Project) -> None:
     )
     (case,) = resolve_cases(
         load_suite(
-            project.write("evals/s.eval.yaml", "workspace: ws/workspace.yaml\ntests: [{id: a}]\n")
+            project.write(
+                "evals/s.eval.yaml", "workspace: ws/workspace.yaml\ntests: [{id: a, input: hi}]\n"
+            )
         )
     )
     assert case.workspace is not None
@@ -106,7 +133,9 @@ def test_a_workspace_file(project: Project) -> None:
 
 def test_a_workspace_file_with_a_wrapper_is_refused(project: Project) -> None:
     ws = project.write("evals/ws.yaml", "workspace:\n  template: .\n")
-    issue = only(project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a}]\n"))
+    issue = only(
+        project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a, input: hi}]\n")
+    )
     assert (issue.file, issue.message) == (
         str(ws),
         "the workspace file has a top-level 'workspace:' wrapper",
@@ -115,7 +144,9 @@ def test_a_workspace_file_with_a_wrapper_is_refused(project: Project) -> None:
 
 def test_an_error_in_a_workspace_file_points_into_it(project: Project) -> None:
     ws = project.write("evals/ws.yaml", "template: .\nisolation: sometimes\n")
-    issue = only(project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a}]\n"))
+    issue = only(
+        project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a, input: hi}]\n")
+    )
     assert (issue.file, issue.line, issue.column) == (str(ws), 2, 12)
 
 

@@ -86,7 +86,9 @@ def test_a_bad_value_under_an_alias_names_the_key_not_the_entry(
             model_reasoning_effort: ${{ UNSET_EFFORT_FOR_TEST }}
         """,
     )
-    issue = only(project.issues("s.eval.yaml", "execution: {target: c}\ntests: [{id: a}]\n"))
+    issue = only(
+        project.issues("s.eval.yaml", "execution: {target: c}\ntests: [{id: a, input: hi}]\n")
+    )
     assert "got a mapping" not in issue.message
     assert issue.message.startswith("targets[0].reasoning_effort must be ")
     assert issue.message.endswith("got an empty string") or "''" in issue.message

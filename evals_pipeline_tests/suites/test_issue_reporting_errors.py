@@ -24,7 +24,8 @@ def test_issues_from_suite_and_targets_file_are_collected_together(project: Proj
         """\
         tests:
           - id: a
-            critera: x
+            input: hi
+            criteria: [x]
           - id: b
             input: 3
         """,

@@ -22,7 +22,6 @@ ERRORS = {
     "yaml-syntax.eval.yaml": (4, 1, "invalid YAML: expected ',' or ']'"),
     "tab-indent.eval.yaml": (3, 1, "invalid YAML: found character '\\t'"),
     "duplicate-key.eval.yaml": (4, 5, "duplicate key 'input' (first at line 3)"),
-    "unknown-key.eval.yaml": (4, 5, "unknown key 'inptu' in tests[0]"),
     "wrong-type.eval.yaml": (4, 15, "tests[0].criteria must be a string, got a list"),
     "missing-file.eval.yaml": (7, 20, "file block './no-such-file.txt' not found"),
     "binary.eval.yaml": (1, 1, "not UTF-8 text: byte 0x89"),
@@ -69,6 +68,19 @@ def test_each_malformed_suite_is_a_positioned_error_with_a_fix(
     assert rest.startswith(message)
     fix = rest.split("\n", 2)[1]
     assert fix.startswith("    fix: ") and len(fix) > len("    fix: ")
+
+
+def test_an_unknown_key_is_a_positioned_warning_and_an_error_with_strict(project: Path) -> None:
+    # AgentV ignores an unknown test field with "Unknown field ... will be ignored".
+    done = _cli(project, "validate", "unknown-key.eval.yaml")
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"warning: {project / 'unknown-key.eval.yaml'}:4:5: unknown field 'inptu' in tests[0], "
+        "ignored (did you mean 'input'?)"
+    ) in done.stderr
+    strict = _cli(project, "validate", "--strict", "unknown-key.eval.yaml")
+    assert strict.returncode == 2, strict.stderr
+    assert f"error (--strict): {project / 'unknown-key.eval.yaml'}:4:5: " in strict.stderr
 
 
 def test_an_unset_variable_is_a_positioned_warning(project: Path) -> None:

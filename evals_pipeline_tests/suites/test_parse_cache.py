@@ -65,16 +65,16 @@ def test_an_edited_file_is_parsed_again_and_replaces_its_kept_parse(
 
 
 def test_errors_keep_their_lines_when_the_parse_was_kept(project: Project, instance: Path) -> None:
-    text = large_suite().replace("  - id: case-2999\n", "  - id: case-2999\n    bogus_key: 1\n")
+    text = large_suite().replace("  - id: case-2999\n", "  - id: case-2999\n    depends_on: 1\n")
     path = project.write("big.eval.yaml", text)
     lines = []
     for _ in range(2):
         with pytest.raises(SuiteError) as caught:
             load_suite(path)
-        [issue] = [i for i in caught.value.issues if "bogus_key" in i.message]
+        [issue] = [i for i in caught.value.issues if "depends_on" in i.message]
         lines.append(issue.line)
         forget_in_memory()
-    assert lines[0] == lines[1] == text.splitlines().index("    bogus_key: 1") + 1
+    assert lines[0] == lines[1] == text.splitlines().index("    depends_on: 1") + 1
 
 
 def test_without_an_instance_folder_nothing_is_written(

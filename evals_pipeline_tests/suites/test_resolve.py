@@ -15,7 +15,7 @@ from evals_pipeline.suites import (
     resolve_cases,
     resolved_case_keys,
 )
-from evals_pipeline_tests.suites.conftest import Project, only
+from evals_pipeline_tests.suites.conftest import Project, at_line, only
 
 
 def cases_of(project: Project, text: str, **kwargs: list[str]) -> list[ResolvedCase]:
@@ -231,6 +231,7 @@ def test_expected_tool_call_without_tool_is_an_error(project: Project) -> None:
             """\
             tests:
               - id: a
+                input: hi
                 expected_output:
                   - role: assistant
                     tool_calls:
@@ -238,7 +239,7 @@ def test_expected_tool_call_without_tool_is_an_error(project: Project) -> None:
             """,
         )
     )
-    assert (issue.line, issue.message) == (6, "a tool call needs 'tool', the tool's name")
+    assert (issue.line, issue.message) == (7, "a tool call needs 'tool', the tool's name")
 
 
 # --- assertions -----------------------------------------------------------------------------
@@ -276,6 +277,7 @@ def test_code_grader_cwd_is_absolute(project: Project) -> None:
         """\
         tests:
           - id: a
+            input: hi
             assertions:
               - {type: code-grader, command: [python3, check.py]}
               - {type: code-grader, command: [python3, check.py], cwd: ../tools}
@@ -359,7 +361,7 @@ def test_unknown_agent_in_filter(project: Project) -> None:
 
 
 def test_default_timeout_is_600_seconds(project: Project) -> None:
-    assert one_case(project, "tests: [{id: a}]\n").timeout_seconds == 600
+    assert one_case(project, "tests: [{id: a, input: hi}]\n").timeout_seconds == 600
 
 
 # --- thresholds, trials, workspaces, metadata -----------------------------------------------
@@ -376,8 +378,8 @@ def test_settings_carried_into_each_case(project: Project) -> None:
           trials: {count: 3, strategy: mean}
         workspace: {template: repo}
         tests:
-          - {id: a, metadata: {difficulty: easy}}
-          - {id: b, execution: {threshold: 0.9}, workspace: {template: other}}
+          - {id: a, input: hi, metadata: {difficulty: easy}}
+          - {id: b, input: hi, execution: {threshold: 0.9}, workspace: {template: other}}
         """,
     )
     first, second = cases
@@ -396,9 +398,11 @@ def test_settings_carried_into_each_case(project: Project) -> None:
 
 
 def test_suite_slug_from_name_or_file_name(project: Project) -> None:
-    named = load_suite(project.write("a.eval.yaml", "name: hello-suite\ntests: [{id: a}]\n"))
-    unnamed = load_suite(project.write("My Checks.eval.yml", "tests: [{id: a}]\n"))
-    folder = load_suite(project.write("coding-tasks/EVAL.yaml", "tests: [{id: a}]\n"))
+    named = load_suite(
+        project.write("a.eval.yaml", "name: hello-suite\ntests: [{id: a, input: hi}]\n")
+    )
+    unnamed = load_suite(project.write("My Checks.eval.yml", "tests: [{id: a, input: hi}]\n"))
+    folder = load_suite(project.write("coding-tasks/EVAL.yaml", "tests: [{id: a, input: hi}]\n"))
     assert (named.slug, unnamed.slug, folder.slug) == ("hello_suite", "my_checks", "coding_tasks")
     assert isinstance(named, LoadedSuite) and named.path.is_absolute()
 
@@ -490,6 +494,13 @@ def test_deprecated_aliases_are_accepted_with_warnings(project: Project) -> None
             "move the list to the top-level 'assertions:'",
         ),
         (5, "'eval_cases' is deprecated", "rename it to 'tests'"),
+        (
+            6,
+            # AgentV's loader counts `assertions` and `assert` only, not `evaluators`.
+            "test 'a' has no criteria, expected_output, assertions or turns of its own: AgentV "
+            "4.42.4 skips it; evals-pipeline runs it with the suite's assertions",
+            "add criteria: (or its own assertions) so that AgentV runs it too",
+        ),
         (8, "'evaluators' is deprecated", "rename it to 'assertions'"),
         (10, "'script' is deprecated", "rename it to 'command'"),
     ]
@@ -500,20 +511,23 @@ def test_deprecated_aliases_are_accepted_with_warnings(project: Project) -> None
     assert grader.command == ["python3", "check.py"]
 
 
-def test_alias_and_canonical_key_together_is_an_error(project: Project) -> None:
-    issues = project.issues(
-        "s.eval.yaml",
-        """\
-        tests: [{id: a}]
-        eval_cases: [{id: b}]
-        """,
+def test_alias_and_canonical_key_together_warns_and_the_canonical_wins(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests: [{id: a, input: hi, criteria: x}]
+            eval_cases: [{id: b, input: hi, criteria: x}]
+            """,
+        )
     )
-    issue = only(issues)
-    assert (issue.line, issue.message) == (
-        2,
-        "both 'tests' and its deprecated alias 'eval_cases' are set in the top level",
+    warning = at_line(loaded.warnings, 2)
+    assert warning.message == (
+        "both 'tests' and its deprecated alias 'eval_cases' are set in the top level; "
+        "'eval_cases' is ignored"
     )
-    assert issue.fix == "keep only 'tests'"
+    assert warning.fix == "keep only 'tests'"
+    assert [t.id for t in loaded.suite.tests] == ["a"]
 
 
 def test_errors_after_an_alias_point_at_the_written_key(project: Project) -> None:
@@ -524,15 +538,18 @@ def test_errors_after_an_alias_point_at_the_written_key(project: Project) -> Non
             name: demo
             eval_cases:
               - id: a
-                critera: x
+                input: hi
+                criteria: [x]
             """,
         )
     )
-    assert (issue.line, issue.message) == (4, "unknown key 'critera' in tests[0]")
+    assert (issue.line, issue.message[:28]) == (5, "tests[0].criteria must be a ")
 
 
 def test_a_test_without_assertions_warns(project: Project) -> None:
-    loaded = load_suite(project.write("s.eval.yaml", "tests:\n  - id: a\n    criteria: Good.\n"))
+    loaded = load_suite(
+        project.write("s.eval.yaml", "tests:\n  - id: a\n    input: hi\n    criteria: Good.\n")
+    )
     warning = only(loaded.warnings)
     assert warning.line == 2
     assert warning.message == (
@@ -552,7 +569,7 @@ def test_legacy_execution_graders_append_to_suite_assertions(project: Project) -
             execution:
               evaluators:
                 - {type: contains, valu: x}
-            tests: [{id: a}]
+            tests: [{id: a, input: hi}]
             """,
         )
     )

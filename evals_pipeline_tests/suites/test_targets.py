@@ -75,7 +75,9 @@ def test_cli_cwd_from_targets_file_resolves_against_the_eval_folder(project: Pro
     project.root.joinpath("evals/agents").mkdir(parents=True)
     project.write(".agentv/targets.yaml", TWO_TARGETS)
     loaded = load_suite(
-        project.write("evals/s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a}]\n")
+        project.write(
+            "evals/s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a, input: hi}]\n"
+        )
     )
     target = loaded.targets["agent-b"]
     assert isinstance(target, CliTarget)
@@ -94,7 +96,7 @@ def test_cli_cwd_of_inline_target_resolves_against_the_eval_folder(project: Proj
                 command: run {PROMPT}
                 cwd: work
                 healthcheck: {command: run --version, cwd: work}
-            tests: [{id: a}]
+            tests: [{id: a, input: hi}]
             """,
         )
     )
@@ -109,7 +111,7 @@ def test_cli_without_cwd_keeps_it_unset(project: Project) -> None:
     loaded = load_suite(
         project.write(
             "s.eval.yaml",
-            "targets: [{name: a, provider: cli, command: run}]\ntests: [{id: a}]\n",
+            "targets: [{name: a, provider: cli, command: run}]\ntests: [{id: a, input: hi}]\n",
         )
     )
     target = loaded.targets["a"]
@@ -119,7 +121,9 @@ def test_cli_without_cwd_keeps_it_unset(project: Project) -> None:
 
 def test_missing_cli_cwd(project: Project) -> None:
     project.write(".agentv/targets.yaml", TWO_TARGETS)
-    issue = only(project.issues("s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a}]\n"))
+    issue = only(
+        project.issues("s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a, input: hi}]\n")
+    )
     assert issue.file == str(project.root / ".agentv/targets.yaml")
     assert (issue.line, issue.message) == (8, "target cwd folder 'agents' not found")
 
@@ -129,7 +133,7 @@ def test_replay_sessions_dir_becomes_absolute(project: Project) -> None:
     project.write(
         ".agentv/targets.yaml", "targets: [{name: rec, provider: replay, sessions_dir: sessions}]\n"
     )
-    loaded = load_suite(project.write("evals/s.eval.yaml", "tests: [{id: a}]\n"))
+    loaded = load_suite(project.write("evals/s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
     target = loaded.targets["rec"]
     assert isinstance(target, ReplayTarget)
     assert target.sessions_dir == str(project.root / "sessions")
@@ -181,18 +185,19 @@ def test_undefined_per_test_target(project: Project) -> None:
             targets: [{name: one, provider: mock}]
             tests:
               - id: a
+                input: hi
                 execution: {target: two}
             """,
         )
     )
-    assert (issue.line, issue.column) == (4, 25)
+    assert (issue.line, issue.column) == (5, 25)
     assert issue.message == "target 'two' is not defined; defined targets: one"
     assert issue.fix == "define it in targets: in the suite"
 
 
 def test_several_targets_and_none_named_is_an_error(project: Project) -> None:
     project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
-    issue = only(project.issues("s.eval.yaml", "name: demo\ntests: [{id: a}]\n"))
+    issue = only(project.issues("s.eval.yaml", "name: demo\ntests: [{id: a, input: hi}]\n"))
     assert issue.line == 1
     assert issue.message.startswith("the suite does not say which target to run")
     assert issue.fix == (
@@ -204,7 +209,7 @@ def test_several_targets_and_none_named_is_an_error(project: Project) -> None:
 def test_several_targets_are_fine_when_every_test_names_one(project: Project) -> None:
     project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
     loaded = load_suite(
-        project.write("s.eval.yaml", "tests: [{id: a, execution: {target: Agent A}}]\n")
+        project.write("s.eval.yaml", "tests: [{id: a, input: hi, execution: {target: Agent A}}]\n")
     )
     assert list(loaded.targets) == ["agent-a"]
     assert loaded.default_agents == []
@@ -233,7 +238,9 @@ def test_duplicate_target_names(project: Project) -> None:
         ".agentv/targets.yaml",
         "targets:\n  - {name: a, provider: mock}\n  - {name: a, provider: mock}\n",
     )
-    issue = only(project.issues("s.eval.yaml", "execution: {target: a}\ntests: [{id: a}]\n"))
+    issue = only(
+        project.issues("s.eval.yaml", "execution: {target: a}\ntests: [{id: a, input: hi}]\n")
+    )
     assert (issue.line, issue.message) == (3, "duplicate target name 'a' (first at line 2)")
 
 
@@ -245,7 +252,7 @@ def test_matrix_entry_can_alias_another_target(project: Project) -> None:
             execution:
               targets:
                 - {name: fast, use_target: mock}
-            tests: [{id: a}]
+            tests: [{id: a, input: hi}]
             """,
         )
     )
@@ -262,7 +269,7 @@ def test_targets_file_is_interpolated(project: Project, monkeypatch: pytest.Monk
         ".agentv/targets.yaml",
         "targets: [{name: m, provider: mock, response: '${{ AGENT_REPLY }}'}]\n",
     )
-    loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a}]\n"))
+    loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
     target = loaded.targets["m"]
     assert isinstance(target, MockTarget)
     assert target.response == "from env"

@@ -53,6 +53,7 @@ def test_suite_metadata_is_inherited(project: Project) -> None:
                 governance: {risk: low}
                 tests:
                   - id: t
+                    input: hi
                     metadata: {tags: [b, c], owner: test, nested: {y: 2}}
                 """,
             )
@@ -79,6 +80,7 @@ def test_a_test_workspace_merges_field_by_field(project: Project) -> None:
                     after_each: {command: [echo, bye], timeout_ms: 5000}
                 tests:
                   - id: t
+                    input: hi
                     workspace:
                       hooks:
                         after_each: {reset: strict}

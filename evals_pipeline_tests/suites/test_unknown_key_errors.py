@@ -1,4 +1,5 @@
-"""Unknown keys in suites, tests, assertions and targets name the key and suggest a fix."""
+"""Unknown keys name the key and suggest a fix: a warning at the top level and in a test, an
+assertion or a target (AgentV ignores them there), an error elsewhere."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from evals_pipeline.suites import load_suite
 from evals_pipeline_tests.suites.conftest import Project, only
 
 
-def test_unknown_key_in_a_test(project: Project) -> None:
+def test_unknown_key_in_a_test_is_ignored_with_a_warning(project: Project) -> None:
     path = project.write(
         "s.eval.yaml",
         """\
@@ -18,25 +19,54 @@ def test_unknown_key_in_a_test(project: Project) -> None:
             assertions: [{type: contains, value: hi}]
         """,
     )
-    issue = only(project.issues("s.eval.yaml"))
-    assert issue.file == str(path)
-    assert (issue.line, issue.column) == (4, 5)
-    assert issue.message == "unknown key 'critera' in tests[0]"
-    assert issue.fix == "did you mean 'criteria'?"
-
-
-def test_unknown_key_at_top_level(project: Project) -> None:
-    issues = project.issues(
-        "s.eval.yaml",
-        """\
-        name: demo
-        descripton: typo
-        tests: [{id: a, input: hi, assertions: [{type: is-json}]}]
-        """,
+    loaded = load_suite(path)
+    warning = only(loaded.warnings)
+    assert warning.file == str(path)
+    assert (warning.line, warning.column) == (4, 5)
+    assert (
+        warning.message == "unknown field 'critera' in tests[0], ignored (did you mean 'criteria'?)"
     )
-    issue = only(issues)
-    assert (issue.line, issue.message) == (2, "unknown key 'descripton' in the top level")
-    assert issue.fix == "did you mean 'description'?"
+    assert warning.fix == "rename it to 'criteria'"
+    assert loaded.suite.tests[0].criteria == ""
+
+
+def test_unknown_key_at_top_level_is_ignored_with_a_warning(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            name: demo
+            descripton: typo
+            tests: [{id: a, input: hi, assertions: [{type: is-json}]}]
+            """,
+        )
+    )
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.column) == (2, 1)
+    assert warning.message == (
+        "unknown field 'descripton' at the top level, ignored (did you mean 'description'?)"
+    )
+
+
+def test_unknown_key_in_an_assertion_is_ignored_with_a_warning(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: contains
+                    value: hi
+                    source: manual
+            """,
+        )
+    )
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.column) == (7, 9)
+    assert warning.message == "unknown field 'source' in tests[0].assertions[0], ignored"
+    assert warning.fix.startswith("remove it, as AgentV ignores it too; valid keys here: ")
 
 
 def test_unknown_key_without_a_close_match_lists_the_valid_keys(project: Project) -> None:
@@ -75,7 +105,7 @@ def test_unknown_key_in_execution(project: Project) -> None:
     assert issue.fix == "did you mean 'workers'?"
 
 
-def test_unknown_key_in_a_deterministic_assertion(project: Project) -> None:
+def test_a_misspelt_required_key_of_an_assertion_stays_an_error(project: Project) -> None:
     issue = only(
         project.issues(
             "s.eval.yaml",
@@ -117,7 +147,8 @@ def test_unknown_keys_of_a_code_grader_go_into_its_config(project: Project) -> N
     assert grader.config == {"expect_file": "hello.py", "strict": True}
 
 
-def test_unknown_key_in_an_inline_target(project: Project) -> None:
+def test_a_camel_case_key_in_an_inline_target_stays_an_error(project: Project) -> None:
+    # AgentV refuses a target's camelCase field ("no longer supported in targets.yaml").
     issue = only(
         project.issues(
             "s.eval.yaml",
@@ -127,7 +158,7 @@ def test_unknown_key_in_an_inline_target(project: Project) -> None:
                 provider: cli
                 command: run {PROMPT}
                 timeoutSeconds: 30
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: [{type: is-json}]}]
             """,
         )
     )
@@ -136,7 +167,27 @@ def test_unknown_key_in_an_inline_target(project: Project) -> None:
     assert issue.fix == "did you mean 'timeout_seconds'?"
 
 
-def test_unknown_key_in_targets_file_points_into_that_file(project: Project) -> None:
+def test_unknown_key_in_an_inline_target_is_ignored_with_a_warning(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            targets:
+              - name: agent
+                provider: cli
+                command: run {PROMPT}
+                timeout_ms: 30000
+            tests: [{id: a, input: hi, assertions: [{type: is-json}]}]
+            """,
+        )
+    )
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.column) == (5, 5)
+    assert warning.message.startswith("unknown field 'timeout_ms' in targets[0], ignored")
+    assert "agent" in loaded.targets
+
+
+def test_unknown_key_in_targets_file_warns_in_that_file(project: Project) -> None:
     targets = project.write(
         ".agentv/targets.yaml",
         """\
@@ -150,7 +201,8 @@ def test_unknown_key_in_targets_file_points_into_that_file(project: Project) -> 
     suite = project.write("evals/s.eval.yaml", "tests: [{id: a, input: hi, criteria: hi}]\n")
     loaded = load_suite(suite)
     assert loaded.run_issues == []
-    issue = only([w for w in loaded.warnings if w.file == str(targets)])
-    assert (issue.line, issue.column) == (4, 5)
-    assert issue.message == "unknown key 'respnse' in targets[0], ignored (AgentV does not read it)"
-    assert issue.fix == "did you mean 'response'?"
+    warning = only([w for w in loaded.warnings if w.file == str(targets)])
+    assert (warning.line, warning.column) == (4, 5)
+    assert warning.message == (
+        "unknown field 'respnse' in targets[0], ignored (did you mean 'response'?)"
+    )

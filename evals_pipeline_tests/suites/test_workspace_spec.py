@@ -67,8 +67,8 @@ def test_no_workspace_resolves_to_none_and_cleanup_defaults_to_on_success(
                 "s.eval.yaml",
                 """\
                 tests:
-                  - {id: a}
-                  - {id: b, workspace: {hooks: {enabled: false, before_all: {command: "true"}}}}
+                  - {id: a, input: hi}
+                  - {id: b, input: hi, workspace: {hooks: {enabled: false, before_all: {command: "true"}}}}
                 """,
             )
         )
@@ -81,7 +81,7 @@ def test_no_workspace_resolves_to_none_and_cleanup_defaults_to_on_success(
 
 def test_content_hash_follows_the_workspace_spec(project: Project) -> None:
     def case_hash(workspace: str) -> str:
-        text = f"workspace: {workspace}\ntests: [{{id: a}}]\n"
+        text = f"workspace: {workspace}\ntests: [{{id: a, input: hi}}]\n"
         return resolve_cases(load_suite(project.write("s.eval.yaml", text)))[0].content_hash
 
     hashes = {

@@ -1,0 +1,226 @@
+"""What AgentV 4.42.4 accepts loads here, with a located warning where it ignores or skips
+something: a test's `rubrics`, a test without input, a composite of skipped members,
+deprecated keys. `validate` exits 0 on them; `validate --strict` exits 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals_pipeline.cli.parser import build_parser
+from evals_pipeline.models.assertions import LlmGraderAssertion
+from evals_pipeline.suites import load_suite, resolve_cases
+from evals_pipeline_tests.suites.conftest import Project, at_line, only
+
+JUDGED_TARGETS = (
+    "targets:\n  - {name: mock, provider: mock, response: hi, grader_target: judge}\n"
+    "  - {name: judge, provider: openai, model: m}\n"
+)
+
+LENIENT_SUITE = """\
+execution: {target: mock}
+tests:
+  - id: typo
+    input: hi
+    critera: says hi
+    assertions: [{type: contains, value: hi}]
+  - id: rubrics
+    input: hi
+    rubrics:
+      - Says hi
+      - {outcome: Is short, weight: 2}
+    assertions: [{type: contains, value: hi}]
+  - id: no-input
+    criteria: says hi
+  - id: composite
+    input: hi
+    assertions:
+      - type: composite
+        name: both
+        assertions:
+          - {name: a, type: code_judge, script: [python3, check.py]}
+          - {name: b, type: llm_judge, prompt: Is it good?}
+        aggregator: {type: weighted_average}
+      - {type: contains, value: hi}
+"""
+
+
+def test_a_test_level_rubrics_runs_as_an_llm_grader_named_rubrics_first(
+    project: Project,
+) -> None:
+    project.write(".agentv/targets.yaml", JUDGED_TARGETS)
+    loaded = load_suite(project.write("s.eval.yaml", LENIENT_SUITE))
+    test = next(t for t in loaded.suite.tests if t.id == "rubrics")
+    grader = test.assertions[0]
+    assert isinstance(grader, LlmGraderAssertion)
+    assert grader.name == "rubrics"
+    assert [(r.id, r.outcome, r.weight) for r in grader.rubrics or []] == [
+        ("rubric-1", "Says hi", 1.0),
+        ("rubric-2", "Is short", 2.0),
+    ]
+    assert [r.must_pass for r in grader.rubrics or []] == [True, True]
+    assert [a.type for a in test.assertions] == ["llm-grader", "contains"]
+    warning = at_line(loaded.warnings, 9)
+    assert warning.message.startswith("a test's 'rubrics' runs as an llm-grader named 'rubrics'")
+
+
+def test_a_test_without_input_is_skipped_with_a_warning(project: Project) -> None:
+    project.write(".agentv/targets.yaml", JUDGED_TARGETS)
+    loaded = load_suite(project.write("s.eval.yaml", LENIENT_SUITE))
+    assert [t.id for t in loaded.suite.tests] == ["typo", "rubrics", "composite"]
+    warning = at_line(loaded.warnings, 13)
+    assert (warning.column, warning.message) == (
+        5,
+        "test 'no-input' has no input: skipped, as AgentV skips it",
+    )
+    # The tests after the skipped one keep their positions.
+    assert at_line(loaded.warnings, 18).message.startswith("composite 'both' is skipped")
+    assert [c.test_id for c in resolve_cases(loaded)] == ["typo", "rubrics", "composite"]
+
+
+def test_a_suite_whose_every_test_lacks_input_cannot_run(project: Project) -> None:
+    issues = project.issues("s.eval.yaml", "tests:\n  - id: a\n    criteria: x\n  - id: b\n")
+    assert [(i.line, i.message) for i in issues] == [
+        (2, "test 'a' has no input: skipped, as AgentV skips it"),
+        (4, "test 'b' has no input: skipped, as AgentV skips it"),
+    ]
+
+
+def test_a_composite_of_members_agentv_skips_is_skipped_with_a_warning(
+    project: Project,
+) -> None:
+    project.write(".agentv/targets.yaml", JUDGED_TARGETS)
+    loaded = load_suite(project.write("s.eval.yaml", LENIENT_SUITE))
+    test = next(t for t in loaded.suite.tests if t.id == "composite")
+    assert [a.type for a in test.assertions] == ["contains"]
+    warning = at_line(loaded.warnings, 18)
+    assert warning.column == 9
+    assert warning.message == (
+        "composite 'both' is skipped: AgentV 4.42.4 skips each of its members, so it has none "
+        "left and never grades"
+    )
+    # Each member says why it is skipped, at its own line.
+    assert at_line(loaded.warnings, 21).message.startswith("assertion 'a' of type 'code_judge'")
+    assert at_line(loaded.warnings, 22).message.startswith("assertion 'b' of type 'llm_judge'")
+
+
+def test_deprecated_keys_agentv_no_longer_reads_are_dropped_with_a_warning(
+    project: Project,
+) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            evaluator: llm_grader
+            evaluators: [{type: is-json}]
+            target: mock
+            execution: {target: mock}
+            tests:
+              - id: a
+                input: hi
+                evaluator: code_grader
+                expected_outcome: says hi
+                assertions: [{type: contains, value: hi}]
+            """,
+        )
+    )
+    messages = {w.line: w.message for w in loaded.warnings}
+    assert messages[1].startswith("'evaluator' is deprecated and ignored")
+    assert messages[2].startswith("top-level 'evaluators' is ignored")
+    assert messages[3] == "both 'target' and 'execution.target' are set; 'target' is ignored"
+    assert messages[8].startswith("'evaluator' is deprecated and ignored")
+    assert messages[9] == "'expected_outcome' is deprecated"
+    assert loaded.suite.tests[0].criteria == "says hi"
+    assert loaded.suite.assertions == []
+
+
+def _exit_code(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    args = build_parser().parse_args(argv)
+    code = args.func(args)
+    return code, capsys.readouterr().err
+
+
+def test_validate_exits_0_with_located_warnings_and_strict_exits_2(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write(".agentv/targets.yaml", JUDGED_TARGETS)
+    path = project.write("s.eval.yaml", LENIENT_SUITE)
+    code, err = _exit_code(["validate", str(path)], capsys)
+    assert code == 0, err
+    for line, message in (
+        (5, "unknown field 'critera' in tests[0], ignored (did you mean 'criteria'?)"),
+        (9, "a test's 'rubrics' runs as an llm-grader named 'rubrics'"),
+        (13, "test 'no-input' has no input: skipped"),
+        (18, "composite 'both' is skipped"),
+    ):
+        assert f"warning: {path}:{line}:" in err and message in err, err
+    code, err = _exit_code(["validate", "--strict", str(path)], capsys)
+    assert code == 2
+    assert f"error (--strict): {path}:5:5: unknown field 'critera'" in err
+    assert "error (--strict): " + str(path) + ":18:9: composite 'both' is skipped" in err
+
+
+def test_run_strict_fails_before_running_on_a_warning(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = project.write(
+        "s.eval.yaml",
+        "tests:\n  - id: a\n    input: hi\n    critera: x\n    assertions: [{type: is-json}]\n",
+    )
+    code, err = _exit_code(["run", "--strict", str(path)], capsys)
+    assert code == 2
+    assert f"error (--strict): {path}:4:5: unknown field 'critera' in tests[0]" in err
+    assert "warning:" not in err
+
+
+def test_unknown_keys_of_an_llm_grader_go_into_its_config_as_in_agentv(project: Project) -> None:
+    project.write(".agentv/targets.yaml", JUDGED_TARGETS)
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            tests:
+              - id: a
+                input: hi
+                assertions:
+                  - type: llm-grader
+                    prompt: "Grade {{ output }} for {{ config.audience }}"
+                    audience: children
+                    tone: warm
+                    config: {tone: formal}
+                    promt: typo
+            """,
+        )
+    )
+    grader = loaded.suite.tests[0].assertions[0]
+    assert isinstance(grader, LlmGraderAssertion)
+    assert grader.config == {"tone": "formal", "audience": "children", "promt": "typo"}
+    # Free keys are AgentV's way to fill config: only the near miss warns.
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.message) == (
+        10,
+        "unknown field 'promt' in tests[0].assertions[0], passed in its config "
+        "(did you mean 'prompt'?)",
+    )
+
+
+def test_a_test_graded_only_by_the_suite_runs_with_a_warning_that_agentv_skips_it(
+    project: Project,
+) -> None:
+    project.write(".agentv/targets.yaml", JUDGED_TARGETS)
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            execution: {target: mock}
+            assertions: [{type: contains, value: hi}]
+            tests:
+              - {id: suite-only, input: hi}
+              - {id: own, input: hi, criteria: says hi}
+              - {id: rubrics-only, input: hi, rubrics: [Says hi]}
+            """,
+        )
+    )
+    assert [t.id for t in loaded.suite.tests] == ["suite-only", "own", "rubrics-only"]
+    flagged = [w.line for w in loaded.warnings if "AgentV 4.42.4 skips it" in w.message]
+    # A test's rubrics do not make it complete for AgentV's loader either.
+    assert flagged == [4, 6]

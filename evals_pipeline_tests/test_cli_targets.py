@@ -71,7 +71,7 @@ def test_run_with_a_targets_file_chosen_and_a_key_agentv_ignores(tmp_path: Path)
     assert done.code == 2 and "--targets: no targets file at " in done.stderr, done.explain()
     done = cli("run", str(suite), "--targets", str(chosen), home=tmp_path)
     assert done.code == 0, done.explain()
-    assert f"warning: {chosen}:5:5: unknown key 'timeout_ms' in targets[0], ignored" in (
+    assert f"warning: {chosen}:5:5: unknown field 'timeout_ms' in targets[0], ignored" in (
         done.stderr
     )
     assert table_rows(done.stdout)["echoer"]["passed"] == "1", done.explain()

@@ -17,9 +17,16 @@ from types import CodeType
 import pytest
 
 from evals_pipeline.suites import LoadedSuite, SuiteError, discover_suites, load_suite, probes
+from evals_pipeline_tests.conformance.corpus import corpus_root
 
 REPO = Path(__file__).resolve().parents[2]
-SUITE_FOLDERS = [REPO / "conformance", REPO / "examples", REPO / "evals_pipeline_tests/fixtures"]
+SUITE_FOLDERS = [
+    REPO / "conformance",
+    REPO / "examples",
+    REPO / "evals_pipeline_tests/fixtures",
+    corpus_root() / "examples",
+    corpus_root() / "evals",
+]
 _PROBE_CODE: CodeType = probes.probed(lambda: None).__code__
 """The code of every probed function's wrapper: a call under one of them is recorded."""
 _OS_CALLS = ("stat", "lstat", "listdir", "scandir", "access", "readlink", "getcwd")
@@ -63,8 +70,8 @@ def unprobed(monkeypatch: pytest.MonkeyPatch) -> Iterator[set[str]]:
 
 
 def test_every_file_a_load_reads_is_recorded(unprobed: set[str]) -> None:
-    """Every suite of the repository (AgentV's examples, the conformance suites, the examples
-    and the broken fixtures) loads with each file-system call made under a probe: a loader
+    """Every suite of the repository (the conformance suites, the examples and the broken
+    fixtures) and of AgentV's corpus loads with each file-system call made under a probe: a loader
     change that reads a file directly fails here, naming the line."""
     suites = list(discover_suites([str(folder) for folder in SUITE_FOLDERS]))
     assert len(suites) > 100

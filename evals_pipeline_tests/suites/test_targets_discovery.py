@@ -158,9 +158,8 @@ def test_a_key_agentv_does_not_read_is_a_warning_not_an_error(repo: Project) -> 
     warnings = [w for w in loaded.warnings if w.file == str(targets)]
     assert [(w.line, w.column) for w in warnings] == [(5, 5), (8, 7)]
     assert warnings[0].message == (
-        "unknown key 'timeout_ms' in targets[0], ignored (AgentV does not read it)"
+        "unknown field 'timeout_ms' in targets[0], ignored (did you mean 'timeout_seconds'?)"
     )
-    assert "timeout_seconds" in warnings[0].fix
     assert "'retries'" in warnings[1].message
 
 

@@ -175,7 +175,7 @@ def test_unknown_key_in_an_inline_target_is_ignored_with_a_warning(project: Proj
             targets:
               - name: agent
                 provider: cli
-                command: run {PROMPT}
+                command: echo {PROMPT}
                 timeout_ms: 30000
             tests: [{id: a, input: hi, assertions: [{type: is-json}]}]
             """,

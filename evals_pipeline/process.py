@@ -80,6 +80,12 @@ _INDEX_ENV = (
     "GOPROXY",
     "GONOSUMDB",
     "GOPRIVATE",
+    # Where there is no index at all: installs come from a cache or local files, or fail.
+    "UV_OFFLINE",
+    "UV_PYTHON_DOWNLOADS",
+    "UV_FIND_LINKS",
+    "PIP_NO_INDEX",
+    "PIP_FIND_LINKS",
 )
 # npm reads its `npm_config_*` variables in either case.
 _NPM_ENV = ("registry", "cafile", "ca", "strict_ssl", "proxy", "https_proxy", "noproxy")

@@ -212,7 +212,8 @@ def _check(file: str, copies: Copies, tmp_path: Path, outcome: Outcome) -> None:
     home.mkdir()
     suite = Path(file)
     with model_server_env(ROOT_FILES) as extra:
-        env = base_env(home, extra)
+        # Graders run with `uv run` take the machine's Python and never ask an index.
+        env = base_env(home, {**extra, "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never"})
         agentv = run_agentv(copies.agentv / suite, tmp_path / "agentv-out", env)
         if not agentv.rows:
             last = [line for line in agentv.console.splitlines() if line.strip()][-1:]

@@ -46,14 +46,14 @@ def step_enrichments(monkeypatch: pytest.MonkeyPatch) -> list[AgentRun]:
     return made
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    if not hasattr(session.config, "workerinput"):  # the controlling process, once
-        corpus_outcomes.reset()
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controlling process, before workers start
+        corpus_outcomes.open_session()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The AgentV corpus test's counts (test_agentv_corpus.py), when it ran."""
-    lines = corpus_outcomes.summary()
+    lines = corpus_outcomes.close_session()
     if lines:
         terminalreporter.section("AgentV corpus")
         for line in lines:

@@ -237,32 +237,13 @@ class GraderProblem:
     message: str
     fix: str
     warning: bool = False
-    """Reported at load but not an error: AgentV fails only that grader, when it runs."""
-    at_run: bool = False
-    """An error raised when the cases are resolved, not at load: it depends on the environment
-    (a grader_target that is a `use_target: ${{ VAR }}`), which AgentV reads when it runs."""
+    """Only a warning: the grader runs and AgentV's outcome is kept (a score of 0)."""
+    tests: tuple[str, ...] = ()
+    """The tests whose grading it stops: a run makes them errors without running their agent."""
 
     def at(self, doc: YamlDocument) -> SuiteIssue:
         mark = doc.positions.value(self.path)
         return SuiteIssue(mark.file or doc.file, mark.line, mark.column, self.message, self.fix)
-
-
-def llm_grader_issues(
-    suite: EvalSuite,
-    doc: YamlDocument,
-    targets: Mapping[str, TargetSpec],
-    default_agents: Sequence[str],
-    judges: Mapping[str, LlmTargetSpec],
-    problems: list[GraderProblem] | None = None,
-) -> list[SuiteIssue]:
-    """LLM graders that cannot run: an unknown target, no grader target, a missing prompt file
-    (`problems`: grader_problems' of these arguments, when the caller has them already).
-
-    Also code graders using the target proxy (`target: true`) without a grader target.
-    """
-    if problems is None:
-        problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
-    return [problem.at(doc) for problem in problems if not (problem.warning or problem.at_run)]
 
 
 def llm_grader_warnings(
@@ -275,7 +256,7 @@ def llm_grader_warnings(
 ) -> list[SuiteIssue]:
     """llm-graders naming a target that is not defined: AgentV loads the suite and that grader
     scores 0 when it runs ('target ... not found in targets'); said at load so users learn early.
-    `problems` as for llm_grader_issues."""
+    `problems`: grader_problems' of these arguments, when the caller has them already."""
     if problems is None:
         problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
     return [problem.at(doc) for problem in problems if problem.warning]
@@ -288,19 +269,23 @@ def grader_problems(
     default_agents: Sequence[str],
     judges: Mapping[str, LlmTargetSpec],
 ) -> list[GraderProblem]:
-    """`llm_grader_issues` before positions are looked up (they need the parsed document)."""
+    """LLM graders (and code graders on the target proxy) that cannot run: an unknown target,
+    no grader target, a missing prompt file; before positions are looked up (they need the
+    parsed document). AgentV accepts such a suite and fails the grader when it runs."""
     checker = _GraderChecker(suite, base_dir, targets, judges)
     suite_agents: list[str] = []
+    suite_tests: list[str] = []
     for index, test in enumerate(suite.tests):
         agents = _agents_of(test, default_agents)
-        checker.assertions(test.assertions, ("tests", index, "assertions"), agents)
+        checker.assertions(test.assertions, ("tests", index, "assertions"), agents, (test.id,))
         for turn_index, turn in enumerate(test.turns or []):
             at: DataPath = ("tests", index, "turns", turn_index, "assertions")
-            checker.assertions(turn.assertions, at, agents)
+            checker.assertions(turn.assertions, at, agents, (test.id,))
         skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
         if not skip:
             suite_agents += [a for a in agents if a not in suite_agents]
-    checker.assertions(suite.assertions, ("assertions",), suite_agents)
+            suite_tests.append(test.id)
+    checker.assertions(suite.assertions, ("assertions",), suite_agents, tuple(suite_tests))
     return list(dict.fromkeys(checker.problems))
 
 
@@ -317,10 +302,16 @@ class _GraderChecker:
         self.targets = targets
         self.judges = judges
         self.problems: list[GraderProblem] = []
+        self.tests: tuple[str, ...] = ()
 
     def assertions(
-        self, assertions: list[AssertionSpec], path: DataPath, agents: Sequence[str]
+        self,
+        assertions: list[AssertionSpec],
+        path: DataPath,
+        agents: Sequence[str],
+        tests: tuple[str, ...],
     ) -> None:
+        self.tests = tests
         for relative, assertion in walk_assertions(assertions):
             at = (*path, *relative)
             if isinstance(assertion, CompositeAssertion) and isinstance(
@@ -349,6 +340,7 @@ class _GraderChecker:
                         f"prompt file '{grader.prompt_file}' not found",
                         f"looked for {file}; create it or correct the path (relative to the "
                         "eval file's folder)",
+                        tests=self.tests,
                     )
                 )
         command = grader.prompt_command
@@ -390,7 +382,7 @@ class _GraderChecker:
                         f"{defined or 'none'})",
                         "set grader_target to an LLM target (provider: anthropic, openai, "
                         "azure, gemini or openrouter), or give the assertion a target:",
-                        at_run=True,
+                        tests=self.tests,
                     )
                 )
                 continue
@@ -408,6 +400,7 @@ class _GraderChecker:
                         if defined
                         else "; define an LLM target (provider: anthropic or openai, model: ...)"
                     ),
+                    tests=self.tests,
                 )
             )
 
@@ -419,6 +412,7 @@ class _GraderChecker:
                 f"llm-grader target '{name}' is an agent, not an LLM target (LLM targets: "
                 f"{defined})",
                 "name a target with provider: anthropic or openai",
+                tests=self.tests,
             )
         close = difflib.get_close_matches(name, list(self.judges), n=1, cutoff=0.6)
         return GraderProblem(

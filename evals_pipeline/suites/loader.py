@@ -28,7 +28,6 @@ from evals_pipeline.suites.consistency import (
     dependency_issues,
     duplicate_test_ids,
     grader_problems,
-    llm_grader_issues,
     llm_grader_warnings,
     malformed_tool_calls,
     ungradable_tests,
@@ -232,9 +231,6 @@ def _load_suite(file: Path) -> LoadedSuite:
             selection.default_agents,
             selection.judges,
         )  # once for the issues and (below) the warnings
-        issues += llm_grader_issues(
-            suite, doc, selection.targets, selection.default_agents, selection.judges, graders
-        )
     elif not targets_unreadable:
         # As in AgentV, only a run needs the targets file: `validate` warns.
         run_issues.append(no_targets_file_issue(doc))
@@ -246,6 +242,9 @@ def _load_suite(file: Path) -> LoadedSuite:
     checked = preflight(
         suite, doc, selection.targets, selection.fallbacks, _command_at(catalog, doc)
     )
+    for problem in graders or []:
+        if not problem.warning:
+            checked.cannot_grade(problem.tests, problem.at(doc))
 
     return LoadedSuite(
         path=file,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +35,24 @@ class Preflight:
     """Test id → why it cannot be graded (a located message)."""
     unstartable: dict[str, str] = field(default_factory=dict)
     """Agent slug → why its command cannot start (a located message)."""
+
+    def cannot_grade(self, tests: Iterable[str], at: SuiteIssue) -> None:
+        """Warn at `at` that its grader cannot run, and make `tests` ungradable for that."""
+        issue = SuiteIssue(
+            at.file,
+            at.line,
+            at.column,
+            f"{at.message}; its tests cannot be graded, so a run makes them errors without "
+            "running their agent",
+            at.fix,
+        )
+        self.warnings.append(issue)
+        reason = f"{at.file}:{at.line}:{at.column}: {at.message}"
+        for test in tests:
+            before = self.ungradable.get(test)
+            self.ungradable[test] = (
+                f"{before}; {reason}" if before else f"cannot be graded: {reason}"
+            )
 
 
 def preflight(

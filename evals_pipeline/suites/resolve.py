@@ -37,10 +37,10 @@ from evals_pipeline.models.suite import (
 )
 from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline.models.workspace import ResolvedRepo, ResolvedWorkspace
-from evals_pipeline.suites.consistency import grader_problems, grader_target_of
+from evals_pipeline.suites.consistency import grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.hooks import resolve_hooks
-from evals_pipeline.suites.loader import LoadedSuite, read_suite_document
+from evals_pipeline.suites.loader import LoadedSuite
 from evals_pipeline.suites.messages import MessageBuilder
 from evals_pipeline.suites.paths import (
     absolute,
@@ -208,21 +208,10 @@ def _conversation(
 
 
 def _check_resolvable(loaded: LoadedSuite) -> None:
-    """Raise why the suite's targets do not resolve, and its LLM-grader problems (load_suite
-    reports them too, when it checks graders)."""
+    """Raise why the suite's targets do not resolve (a grader that cannot run makes only its
+    tests errors: LoadedSuite.ungradable)."""
     if loaded.run_issues:
         raise SuiteError(loaded.run_issues)
-    problems = [
-        problem
-        for problem in grader_problems(
-            loaded.suite, loaded.base_dir, loaded.targets, loaded.default_agents, loaded.judges
-        )
-        if not problem.warning
-    ]
-    if not problems:
-        return
-    doc, _, _ = read_suite_document(loaded.path)  # positions as when the suite loaded
-    raise SuiteError([problem.at(doc) for problem in problems])
 
 
 def _llm_targets(

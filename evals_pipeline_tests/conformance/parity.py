@@ -118,7 +118,8 @@ def model_server_env(folder: Path) -> Iterator[dict[str, str]]:
 
 
 def base_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
-    """A clean environment: no keys or user config of the developer's reach either tool."""
+    """A clean environment: no keys or user config of the developer's reach either tool. Our
+    command imports this checkout's code, whichever checkout the venv was installed from."""
     path = os.pathsep.join([str(NODE_BIN), str(EVALS_PIPELINE.parent), os.environ["PATH"]])
     return {
         "PATH": path,
@@ -126,6 +127,7 @@ def base_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
         "NO_COLOR": "1",
+        "PYTHONPATH": str(REPO),
         **extra,
     }
 

@@ -68,8 +68,8 @@ def test_conversation_mode_needs_turns_and_no_top_level_expected_output(project:
 
 
 def test_a_turn_criterion_needs_a_grader_target(project: Project) -> None:
-    issue = only(
-        project.issues(
+    loaded = load_suite(
+        project.write(
             "s.eval.yaml",
             """\
             tests:
@@ -82,5 +82,7 @@ def test_a_turn_criterion_needs_a_grader_target(project: Project) -> None:
             """,
         )
     )
+    issue = only([w for w in loaded.warnings if "cannot be graded" in w.message])
     assert "'turn-rubrics' has no grader target" in issue.message
     assert issue.line == 7  # the assertions of the turn
+    assert "'turn-rubrics' has no grader target" in loaded.ungradable["c"]

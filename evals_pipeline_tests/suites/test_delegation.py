@@ -101,14 +101,16 @@ def test_an_undefined_grader_target_matters_only_to_llm_graders(project: Project
         "targets:\n  - {name: a, provider: mock, response: hi, grader_target: judge}\n",
     )
     assert list(load_suite(project.write("s.eval.yaml", SUITE)).targets) == ["a"]
-    issue = only(
-        project.issues(
+    loaded = load_suite(
+        project.write(
             "s.eval.yaml", "tests: [{id: t, input: hi, assertions: [{type: llm-grader}]}]\n"
         )
     )
+    issue = only([w for w in loaded.warnings if "cannot be graded" in w.message])
     assert "needs grader_target 'judge' of agent target 'a', which is not an LLM target" in (
         issue.message
     )
+    assert "needs grader_target 'judge'" in loaded.ungradable["t"]
 
 
 def test_agentv_llm_providers_and_their_keys(project: Project) -> None:

@@ -236,7 +236,7 @@ def _load_suite(file: Path) -> LoadedSuite:
         run_issues.append(no_targets_file_issue(doc))
     issues += dependency_issues(suite, doc)
     issues += malformed_tool_calls(suite, doc)
-    issues += missing_references(suite, doc, file.parent)
+    issues += missing_references(suite, doc, file.parent, warnings)
     if issues:  # the file must change anyway: say everything at once
         raise SuiteError(issues + selection.run_issues + run_issues)
     checked = preflight(

@@ -1,4 +1,8 @@
-"""AgentV's input forms expanded into canonical messages, file blocks read and made absolute."""
+"""AgentV's input forms expanded into canonical messages, file blocks read and made absolute.
+
+A file or image block whose file does not exist is left out, as AgentV's loader leaves it out
+(loaders/message-processor.ts): the test runs without it, and without its path in {FILES}. The
+load warned about it, or refused the suite where `agentv validate` does (references.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,6 @@ from pydantic import ValidationError
 
 from evals_pipeline.models.messages import Message, Role, ToolCall
 from evals_pipeline.models.suite import ContentBlock, InputSpec, MessageSpec
-from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.paths import find_input_file
 from evals_pipeline.suites.probes import read_text
 
@@ -20,9 +23,8 @@ _ROLES = set(get_args(Role))
 class MessageBuilder:
     """Expands input specs of one suite; relative file paths resolve from `base_dir` upwards."""
 
-    def __init__(self, base_dir: Path, suite_file: str) -> None:
+    def __init__(self, base_dir: Path) -> None:
         self.base_dir = base_dir
-        self.suite_file = suite_file
 
     def expand(self, spec: InputSpec | None, default_role: Role) -> list[Message]:
         """A string, an object, or a message list as messages (`default_role` for bare forms)."""
@@ -46,8 +48,8 @@ class MessageBuilder:
         For a message list the blocks lead the first user message; an object input, which
         cannot hold blocks, gets a user message of its own before it.
         """
-        blocks = [self.file_block(value) for value in files]
-        if not blocks:
+        blocks = [block for block in map(self.file_block, files) if block is not None]
+        if not files:
             return self.expand(spec, "user")
         if spec is None or isinstance(spec, str):
             text = [{"type": "text", "value": spec}] if spec else []
@@ -72,7 +74,8 @@ class MessageBuilder:
     def message(self, spec: MessageSpec) -> Message:
         content: str | dict[str, Any] | list[Any] | None
         if isinstance(spec.content, list):
-            content = [self._block(block) for block in spec.content]
+            blocks = (self._block(block) for block in spec.content)
+            content = [block for block in blocks if block is not None]
         else:
             content = spec.content
         tool_calls = [ToolCall.model_validate(call) for call in spec.tool_calls or []]
@@ -88,13 +91,15 @@ class MessageBuilder:
                 pass
         return Message(role=default_role, content=spec)
 
-    def _block(self, block: ContentBlock | str) -> dict[str, Any]:
+    def _block(self, block: ContentBlock | str) -> dict[str, Any] | None:
         if isinstance(block, str):
             return {"type": "text", "value": block}
         if block.type == "file":
             return self.file_block(block.value)
         if block.type == "image":
-            path = self.find_file(block.value)
+            path = find_input_file(block.value, self.base_dir)
+            if path is None:
+                return None
             media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             return {
                 "type": "image",
@@ -104,25 +109,11 @@ class MessageBuilder:
             }
         return {"type": "text", "value": block.value}
 
-    def file_block(self, value: str) -> dict[str, Any]:
-        """`{type: file}` as the runtime sees it: the written value, absolute path and text."""
-        path = self.find_file(value)
-        text = read_text(path)
-        return {"type": "file", "value": value, "path": str(path), "text": text}
-
-    def find_file(self, value: str) -> Path:
-        """The absolute path of an input file (searched upwards as AgentV does)."""
+    def file_block(self, value: str) -> dict[str, Any] | None:
+        """`{type: file}` as the runtime sees it: the written value, absolute path and text;
+        None when the file does not exist (the block is left out)."""
         path = find_input_file(value, self.base_dir)
         if path is None:
-            raise SuiteError(
-                [
-                    SuiteIssue(
-                        self.suite_file,
-                        1,
-                        1,
-                        f"input file '{value}' not found (it existed when the suite was loaded)",
-                        "restore the file, or reload the suite to see where it is referenced",
-                    )
-                ]
-            )
-        return path
+            return None
+        text = read_text(path)
+        return {"type": "file", "value": value, "path": str(path), "text": text}

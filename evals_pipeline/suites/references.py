@@ -1,11 +1,19 @@
 """Checks that everything a suite refers to exists: input files, file blocks, workspace
 templates, repositories (and their commits), hook folders and preprocessor scripts. Runs only on
 a structurally valid suite. Grader scripts and their `cwd` are not checked here: as in AgentV, a missing one is the
-error of each case that runs the grader, with the grader's stderr."""
+error of each case that runs the grader, with the grader's stderr.
+
+Input files follow AgentV 4.42.4: `agentv validate` rejects a missing `type: file` block only in
+the `input` and `expected_output` message lists of a test written in the eval file itself
+(validation/file-reference-validator.ts), so only those are errors. Any other missing input file
+(suite input, `input_files`, image blocks, tests from other files) is a warning: AgentV's loader
+leaves it out of the test, and so does MessageBuilder."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from evals_pipeline.models.assertions import (
     AssertionSpec,
@@ -30,16 +38,29 @@ from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 
 class _Checker:
-    def __init__(self, doc: YamlDocument, base_dir: Path) -> None:
+    def __init__(self, doc: YamlDocument, base_dir: Path, warnings: list[SuiteIssue]) -> None:
         self.doc = doc
         self.base_dir = base_dir
         self.issues: list[SuiteIssue] = []
+        self.warnings = warnings
 
     def report(self, path: DataPath, message: str, fix: str) -> None:
+        self.issues.append(self.at(path, message, fix))
+
+    def warn(self, path: DataPath, message: str, fix: str) -> None:
+        self.warnings.append(self.at(path, message, fix))
+
+    def at(self, path: DataPath, message: str, fix: str) -> SuiteIssue:
         mark = self.doc.positions.value(path)
-        self.issues.append(
-            SuiteIssue(mark.file or self.doc.file, mark.line, mark.column, message, fix)
-        )
+        return SuiteIssue(mark.file or self.doc.file, mark.line, mark.column, message, fix)
+
+    def written_here(self, path: DataPath) -> bool:
+        """Whether the node at `path` is written in the eval file itself (not spliced in from
+        a tests file or a file:// entry) and AgentV's validator reads it: it parses the eval
+        file as YAML, which a JSONL suite is not."""
+        mark = self.doc.positions.value(path)
+        here = mark.file is None or mark.file == self.doc.file
+        return here and not self.doc.file.endswith(".jsonl")
 
     def searched(self) -> str:
         dirs = search_dirs(self.base_dir)
@@ -52,29 +73,33 @@ class _Checker:
         rest = [str(d) for d in dirs[chain:]]
         return said + (f", then in {', '.join(rest)}" if rest else "")
 
-    def input_file(self, value: str, path: DataPath, what: str) -> None:
-        if find_input_file(value, self.base_dir) is None:
-            self.report(
-                path,
-                f"{what} '{value}' not found",
-                f"{self.searched()}; correct the path (relative to the eval file's folder) "
-                "or create the file",
+    def input_file(self, value: str, path: DataPath, what: str, *, rejected: bool) -> None:
+        """A missing input file: an error where `agentv validate` rejects it (`rejected`),
+        else a warning that it is left out of the test, as AgentV's loader leaves it out."""
+        if find_input_file(value, self.base_dir) is not None:
+            return
+        fix = (
+            f"{self.searched()}; correct the path (relative to the eval file's folder) "
+            "or create the file"
+        )
+        if rejected:
+            self.report(path, f"{what} '{value}' not found", fix)
+        else:
+            self.warn(
+                path, f"{what} '{value}' not found: it is left out, as AgentV leaves it out", fix
             )
 
     def input_files(self, files: list[str], path: DataPath) -> None:
         for index, value in enumerate(files):
-            self.input_file(value, (*path, index), "input file")
+            self.input_file(value, (*path, index), "input file", rejected=False)
 
-    def messages(self, spec: InputSpec | None, path: DataPath) -> None:
-        if not isinstance(spec, list):
-            return
-        for m_index, message in enumerate(spec):
-            if not isinstance(message, MessageSpec) or not isinstance(message.content, list):
-                continue
-            for b_index, block in enumerate(message.content):
-                if isinstance(block, ContentBlock) and block.type in ("file", "image"):
-                    at = (*path, m_index, "content", b_index, "value")
-                    self.input_file(block.value, at, f"{block.type} block")
+    def messages(self, spec: InputSpec | None, path: DataPath, *, validated: bool) -> None:
+        """The file and image blocks of input or expected messages. `validated`: AgentV's
+        validator checks this message list, where it rejects a missing file block (never an
+        image block)."""
+        for at, block in _blocks(spec, path):
+            rejected = validated and block.type == "file"
+            self.input_file(block.value, (*at, "value"), f"{block.type} block", rejected=rejected)
 
     def workspace(self, spec: WorkspaceSpec | None, path: DataPath) -> None:
         if spec is None:
@@ -203,19 +228,52 @@ def _occupied(path: Path) -> bool:
     return is_file(path) or (is_dir(path) and bool(folder_names(path)))
 
 
-def missing_references(suite: EvalSuite, doc: YamlDocument, base_dir: Path) -> list[SuiteIssue]:
-    """Issues for every file, folder or script the suite names that does not exist."""
-    check = _Checker(doc, base_dir)
+def _blocks(spec: InputSpec | None, path: DataPath) -> list[tuple[DataPath, ContentBlock]]:
+    """Each file or image block of a message list, or of one message written as an object
+    (which MessageBuilder reads as a message when it is a valid one), with its data path."""
+    messages: list[tuple[DataPath, MessageSpec | str]]
+    if isinstance(spec, list):
+        messages = [((*path, index), message) for index, message in enumerate(spec)]
+    elif isinstance(spec, dict):
+        try:
+            messages = [(path, MessageSpec.model_validate(spec))]
+        except ValidationError:
+            return []  # structured content, not a message: it holds no blocks
+    else:
+        return []
+    return [
+        ((*at, "content", index), block)
+        for at, message in messages
+        if isinstance(message, MessageSpec) and isinstance(message.content, list)
+        for index, block in enumerate(message.content)
+        if isinstance(block, ContentBlock) and block.type in ("file", "image")
+    ]
+
+
+def missing_references(
+    suite: EvalSuite, doc: YamlDocument, base_dir: Path, warnings: list[SuiteIssue]
+) -> list[SuiteIssue]:
+    """Issues for every file, folder or script the suite names that does not exist; input files
+    that AgentV leaves out of a test instead go to `warnings`."""
+    check = _Checker(doc, base_dir, warnings)
     check.input_files(suite.input_files, ("input_files",))
-    check.messages(suite.input, ("input",))
+    check.messages(suite.input, ("input",), validated=False)
     check.workspace(suite.workspace, ("workspace",))
     check.grader_preprocessors(suite.assertions, ("assertions",))
     check.preprocessors(suite.preprocessors, ("preprocessors",))
     for index, test in enumerate(suite.tests):
         at: DataPath = ("tests", index)
         check.input_files(test.input_files, (*at, "input_files"))
-        check.messages(test.input, (*at, "input"))
-        check.messages(test.expected_output, (*at, "expected_output"))
+        # AgentV's validator reads the eval file's own tests and only their message lists.
+        validated = check.written_here(at)
+        check.messages(
+            test.input, (*at, "input"), validated=validated and isinstance(test.input, list)
+        )
+        check.messages(
+            test.expected_output,
+            (*at, "expected_output"),
+            validated=validated and isinstance(test.expected_output, list),
+        )
         check.workspace(test.workspace, (*at, "workspace"))
         check.grader_preprocessors(test.assertions, (*at, "assertions"))
     return check.issues

@@ -85,7 +85,7 @@ def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[Resolv
     wanted = _wanted_agents(loaded, agents)
     suite = loaded.suite
     base = loaded.base_dir
-    builder = MessageBuilder(base, str(loaded.path))
+    builder = MessageBuilder(base)
     suite_metadata = _suite_metadata(suite)
     preflight = _preflight(suite)
     cases: list[ResolvedCase] = []

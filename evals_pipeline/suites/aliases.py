@@ -498,11 +498,10 @@ class _Rewriter:
             return  # validation reports the unknown type with the valid ones
         try:
             command = grader_command(file, base_dir)
-        except RunnerMissing as exc:
-            self.issues.append(
-                self._at((*path, "type"), str(exc), "install bun (https://bun.sh) or node")
-            )
-            return
+        except RunnerMissing:
+            # AgentV's own command: the check before a run says bun is missing, and makes the
+            # tests it grades errors, as a code grader that cannot start.
+            command = ["bun", "run", str(file)]
         assertion["type"] = "custom"
         assertion["custom_type"] = kind
         assertion["command"] = command

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion, walk_assertions
+from evals_pipeline.models.assertions.custom import CustomAssertion
 from evals_pipeline.models.suite import EvalSuite
 from evals_pipeline.models.targets import CliTarget, TargetSpec
 from evals_pipeline.suites.errors import SuiteIssue
@@ -78,7 +79,7 @@ def preflight(
     def graders(assertions: list[AssertionSpec], path: DataPath) -> list[str]:
         reasons: list[str] = []
         for relative, assertion in walk_assertions(assertions):
-            if not isinstance(assertion, CodeGraderAssertion):
+            if not isinstance(assertion, CodeGraderAssertion | CustomAssertion):
                 continue
             at = (*path, *relative, "command")
             if at not in checked:
@@ -92,7 +93,7 @@ def preflight(
                     mark = doc.positions.value(at)
                     checked[at] = warn(
                         SuiteIssue(mark.file or doc.file, mark.line, mark.column, "", ""),
-                        f"code-grader '{assertion.display_name()}' cannot start: "
+                        f"{_what(assertion)} '{assertion.display_name()}' cannot start: "
                         f"{problem.message}; its tests cannot be graded, so a run makes them "
                         "errors without running their agent",
                         problem.fix,
@@ -135,6 +136,10 @@ def preflight(
     return found
 
 
+def _what(assertion: CodeGraderAssertion | CustomAssertion) -> str:
+    return "code-grader" if isinstance(assertion, CodeGraderAssertion) else "custom grader"
+
+
 def _filled(command: str, doc: YamlDocument) -> str:
     """A cli command with the placeholders known at load filled (the eval file and its folder);
     the others become a shell expansion, which start_problem does not judge."""
@@ -147,7 +152,7 @@ def _filled(command: str, doc: YamlDocument) -> str:
     return _PLACEHOLDER.sub(fill, command)
 
 
-def _grader_cwd(grader: CodeGraderAssertion, base_dir: Path) -> Path | None:
+def _grader_cwd(grader: CodeGraderAssertion | CustomAssertion, base_dir: Path) -> Path | None:
     """The folder the grader runs in (as resolve.py makes it), or None when it is missing."""
     if not grader.cwd:
         return base_dir

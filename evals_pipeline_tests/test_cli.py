@@ -510,7 +510,7 @@ def test_keep_workspaces_keeps_a_passing_runs_workspace_without_a_workspace_spec
     assert (kept / ".git").exists()  # the run's own workspace, its baseline link in it
 
 
-def test_tests_naming_their_own_targets_run_only_there(tmp_path: Path) -> None:
+def test_tests_choose_among_the_runs_targets_as_in_agentv(tmp_path: Path) -> None:
     path = write(
         tmp_path,
         "pick.eval.yaml",
@@ -527,17 +527,28 @@ def test_tests_naming_their_own_targets_run_only_there(tmp_path: Path) -> None:
             assertions: [{type: contains, value: hello}]
           - id: only-a
             input: hi
-            execution: {target: a}
+            execution: {targets: [a]}
             assertions: [{type: contains, value: hello}]
           - id: only-b
             input: hi
             execution: {targets: [b]}
             assertions: [{type: contains, value: bye}]
+          - id: names-an-undefined-target
+            input: hi
+            execution: {target: azure-llm}
+            assertions: [{type: contains, value: bye}]
         """,
     )
     done = cli("run", str(path), home=tmp_path)
     assert done.code == 0, done.explain()
+    # AgentV 4.42.4 never reads a test's execution.target: that test runs on both targets.
+    assert "execution.target is ignored, as in AgentV 4.42.4" in done.stderr, done.explain()
     rows = table_rows(done.stdout)
-    assert counts(rows["a"]) == (2, 2, 0, 0) and counts(rows["b"]) == (2, 1, 1, 0), done.explain()
+    assert counts(rows["a"]) == (3, 2, 1, 0) and counts(rows["b"]) == (3, 2, 1, 0), done.explain()
     report = json.loads((printed_report_folder(done.stdout) / "report.json").read_text())
     assert report["not_run"] == 0
+    # One `--target` is the run's only target (AgentV's cliTargets): every test runs on it.
+    done = cli("run", str(path), "--target", "b", home=tmp_path)
+    rows = table_rows(done.stdout)
+    assert "pick: 4 cases x b\n" in done.stdout, done.explain()
+    assert counts(rows["b"]) == (4, 2, 2, 0), done.explain()

@@ -47,7 +47,11 @@ def cmd_assert(args: argparse.Namespace) -> int:
             agents = select_agents(loaded[0], [args.target] if args.target else [])
             if isinstance(agents, str):
                 return usage_error(agents)
-            cases = [c for c in resolve_cases(loaded[0], agents=agents) if c.test_id == args.test]
+            cases = [
+                c
+                for c in resolve_cases(loaded[0], targets=agents or None)
+                if c.test_id == args.test
+            ]
             if not cases:
                 return usage_error(f"no test '{args.test}' in {args.suite}")
             spec = standalone.pick_assertion(cases[0], args.name)

@@ -102,6 +102,7 @@ def _run_suites(
             budget_usd=budget_left,
             cache=not args.no_cache,
             agentv_scoring=args.agentv_scoring,
+            targets=args.target or None,
         )
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()

@@ -73,7 +73,9 @@ def select_cases(
         return agents
     if args.workers:
         suite.suite.execution.workers = args.workers
-    cases = [c for c in resolve_cases(suite) if selected(c.test_id, args.test_id)]
+    # `--target` is AgentV's cliTargets: the run's targets, which tests choose among.
+    targets = args.target or None
+    cases = [c for c in resolve_cases(suite, targets=targets) if selected(c.test_id, args.test_id)]
     if not cases:
         return f"no test of {suite.path} matches --test-id {' '.join(args.test_id)}"
     return agents, cases

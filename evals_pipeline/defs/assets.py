@@ -90,6 +90,7 @@ class CaseOptions(dg.Config):
     keep_workspaces: bool = False
     cache: bool = True
     agentv_scoring: bool = False
+    targets: list[str] | None = None
     budget_usd: float | None = None
 
 

@@ -115,14 +115,18 @@ class ExecutionSpec(BaseModel):
 
 
 class TestExecutionSpec(BaseModel):
-    """A test's own `execution:`; AgentV's schema allows every suite key, and reads `target`,
-    `targets`, `threshold` and `skip_defaults` (the others are accepted and have no effect)."""
+    """A test's own `execution:`; AgentV's schema allows every suite key, and reads `targets`,
+    `threshold` and `skip_defaults` (the others, `target` among them, are accepted and have no
+    effect)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    target: str | None = None
+    target: str | None = Field(
+        default=None, description="Ignored with a warning, as AgentV 4.42.4 never reads it."
+    )
     targets: list[str | TargetRef] | None = Field(
-        default=None, description="Runs the test only on these of the suite's targets."
+        default=None,
+        description="With several targets in the run, runs the test only on those it names.",
     )
     threshold: float | None = Field(default=None, ge=0, le=1)
     skip_defaults: bool = False
@@ -136,11 +140,10 @@ class TestExecutionSpec(BaseModel):
     )
 
     def target_names(self) -> list[str]:
-        """The test's targets: `target`, then `targets` (names of the suite's targets)."""
-        names = [t if isinstance(t, str) else t.name for t in self.targets or []]
-        if self.target and self.target not in names:
-            names.insert(0, self.target)
-        return names
+        """The names `targets` lists, as AgentV reads a test's (extractTargetsFromTestCase):
+        strings only, trimmed, blank ones dropped; `target` is never read."""
+        names = (t.strip() for t in self.targets or [] if isinstance(t, str))
+        return [name for name in names if name]
 
 
 class RepoSpec(BaseModel):

@@ -26,6 +26,7 @@ from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import absolute, find_input_file
 from evals_pipeline.suites.probes import is_file
 from evals_pipeline.suites.slugs import slugify
+from evals_pipeline.suites.targets import test_agents
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 
@@ -168,7 +169,7 @@ def ungradable_tests(
     suite: EvalSuite,
     doc: YamlDocument,
     targets: Mapping[str, TargetSpec] | None = None,
-    default_agents: Sequence[str] = (),
+    run_targets: Mapping[str, str] | None = None,
     judges: Mapping[str, LlmTargetSpec] | None = None,
 ) -> list[SuiteIssue]:
     """Warnings for tests with no assertion that no implicit llm-grader can judge either.
@@ -183,7 +184,7 @@ def ungradable_tests(
             continue
         gradable = bool(test.criteria or test.expected_output)
         if gradable and targets is not None and judges is not None:
-            agents = _agents_of(test, default_agents)
+            agents = test_agents(test, run_targets or {})
             if agents and all(
                 agent in targets and grader_target_of(targets[agent], suite, judges)
                 for agent in agents
@@ -250,7 +251,7 @@ def llm_grader_warnings(
     suite: EvalSuite,
     doc: YamlDocument,
     targets: Mapping[str, TargetSpec],
-    default_agents: Sequence[str],
+    run_targets: Mapping[str, str],
     judges: Mapping[str, LlmTargetSpec],
     problems: list[GraderProblem] | None = None,
 ) -> list[SuiteIssue]:
@@ -258,7 +259,7 @@ def llm_grader_warnings(
     scores 0 when it runs ('target ... not found in targets'); said at load so users learn early.
     `problems`: grader_problems' of these arguments, when the caller has them already."""
     if problems is None:
-        problems = grader_problems(suite, Path(doc.file).parent, targets, default_agents, judges)
+        problems = grader_problems(suite, Path(doc.file).parent, targets, run_targets, judges)
     return [problem.at(doc) for problem in problems if problem.warning]
 
 
@@ -266,7 +267,7 @@ def grader_problems(
     suite: EvalSuite,
     base_dir: Path,
     targets: Mapping[str, TargetSpec],
-    default_agents: Sequence[str],
+    run_targets: Mapping[str, str],
     judges: Mapping[str, LlmTargetSpec],
 ) -> list[GraderProblem]:
     """LLM graders (and code graders on the target proxy) that cannot run: an unknown target,
@@ -276,7 +277,7 @@ def grader_problems(
     suite_agents: list[str] = []
     suite_tests: list[str] = []
     for index, test in enumerate(suite.tests):
-        agents = _agents_of(test, default_agents)
+        agents = test_agents(test, run_targets)
         checker.assertions(test.assertions, ("tests", index, "assertions"), agents, (test.id,))
         for turn_index, turn in enumerate(test.turns or []):
             at: DataPath = ("tests", index, "turns", turn_index, "assertions")
@@ -429,12 +430,3 @@ class _GraderChecker:
 def _assertions_of(suite: EvalSuite, test: TestSpec) -> list[AssertionSpec]:
     skip = suite.execution.skip_defaults or (test.execution and test.execution.skip_defaults)
     return [*test.assertions, *([] if skip else suite.assertions)]
-
-
-def _agents_of(test: TestSpec, default_agents: Sequence[str]) -> list[str]:
-    if test.execution and test.execution.target:
-        try:
-            return [slugify(test.execution.target)]
-        except ValueError:
-            return []
-    return list(default_agents)

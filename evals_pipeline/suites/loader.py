@@ -50,6 +50,7 @@ from evals_pipeline.suites.targets import (
     Selection,
     judging_issues,
     select_targets,
+    test_target_warnings,
 )
 from evals_pipeline.suites.template_vars import fill_test
 from evals_pipeline.suites.unknown_keys import validate_leniently
@@ -71,7 +72,7 @@ class LoadedSuite(BaseModel):
     )
     default_agents: list[str] = Field(
         default_factory=list,
-        description="Agents a test without its own execution.target runs on.",
+        description="The agents the suite runs (a test's execution.targets may keep some).",
     )
     judges: dict[str, LlmTargetSpec] = Field(
         default_factory=dict,
@@ -85,7 +86,9 @@ class LoadedSuite(BaseModel):
     )
     agent_of: dict[str, str] = Field(
         default_factory=dict,
-        description="Target names as written in the suite → agent slug (use_target resolved).",
+        description="The names of the targets the suite runs, as written in the suite (or the "
+        "default it falls back to) → agent slug (use_target resolved): AgentV's target "
+        "selections, which a test's execution.targets chooses among.",
     )
     targets_file: Path | None = Field(
         default=None,
@@ -228,7 +231,7 @@ def _load_suite(file: Path) -> LoadedSuite:
             suite,
             Path(doc.file).parent,
             selection.targets,
-            selection.default_agents,
+            selection.agent_of,
             selection.judges,
         )  # once for the issues and (below) the warnings
     elif not targets_unreadable:
@@ -267,11 +270,10 @@ def _load_suite(file: Path) -> LoadedSuite:
             + (catalog.warnings if catalog is not None else [])
             + (catalog.unset_in(_names_run(selection)) if catalog is not None else [])
             + llm_grader_warnings(
-                suite, doc, selection.targets, selection.default_agents, selection.judges, graders
+                suite, doc, selection.targets, selection.agent_of, selection.judges, graders
             )
-            + ungradable_tests(
-                suite, doc, selection.targets, selection.default_agents, selection.judges
-            ),
+            + test_target_warnings(suite, doc)
+            + ungradable_tests(suite, doc, selection.targets, selection.agent_of, selection.judges),
             key=lambda w: (w.file, w.line, w.column),
         ),
     )

@@ -52,6 +52,7 @@ from evals_pipeline.suites.paths import (
 from evals_pipeline.suites.probes import resolved, working_folder
 from evals_pipeline.suites.prompt import render_prompt
 from evals_pipeline.suites.slugs import slugify
+from evals_pipeline.suites.targets import test_agents
 from evals_pipeline.suites.template_vars import fill
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
@@ -59,16 +60,20 @@ DEFAULT_THRESHOLD = 0.8
 """A test's pass threshold unless it sets `execution.threshold` (AgentV's DEFAULT_THRESHOLD)."""
 
 
-def resolve_cases(loaded: LoadedSuite, *, agents: list[str] | None = None) -> list[ResolvedCase]:
+def resolve_cases(
+    loaded: LoadedSuite, *, agents: list[str] | None = None, targets: list[str] | None = None
+) -> list[ResolvedCase]:
     """One ResolvedCase per (test, agent) pair the suite runs, in suite order.
 
-    A test with its own `execution.target` runs only on that target; `agents` (agent slugs or
-    target names) keeps only those agents and must name agents the suite has. Each case gets
-    its grader target and the LLM targets its graders use; a test without assertions gets the
-    implicit llm-grader over its criteria when a grader target resolves.
+    A test runs on the run's targets as AgentV picks them (targets.test_agents). `targets`
+    (`run --target`, AgentV's cliTargets: target names or agent slugs) are the run's targets
+    instead of the suite's; `agents` keeps only the cases of those agents. Both must name agents
+    the suite has. Each case gets its grader target and the LLM targets its graders use; a test
+    without assertions gets the implicit llm-grader over its criteria when a grader target
+    resolves.
     """
     with gc_paused(kept=True):
-        return _resolve_cases(loaded, agents)
+        return _resolve_cases(loaded, agents, targets)
 
 
 def resolved_case_keys(loaded: LoadedSuite) -> list[str]:
@@ -76,13 +81,16 @@ def resolved_case_keys(loaded: LoadedSuite) -> list[str]:
     cases (registering a suite's partitions needs no more: 1-2 s for 10,000 tests). Raises what
     resolve_cases raises for the suite as a whole."""
     _check_resolvable(loaded)
-    keys = (slugify(test.id) for test in loaded.suite.tests if _agents_of(test, loaded))
+    keys = (slugify(test.id) for test in loaded.suite.tests if test_agents(test, loaded.agent_of))
     return list(dict.fromkeys(keys))
 
 
-def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[ResolvedCase]:
+def _resolve_cases(
+    loaded: LoadedSuite, agents: list[str] | None, targets: list[str] | None
+) -> list[ResolvedCase]:
     _check_resolvable(loaded)
-    wanted = _wanted_agents(loaded, agents)
+    run_targets = _named_agents(loaded, targets) if targets is not None else loaded.agent_of
+    wanted = None if agents is None else set(_named_agents(loaded, agents).values())
     suite = loaded.suite
     base = loaded.base_dir
     builder = MessageBuilder(base)
@@ -90,8 +98,10 @@ def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[Resolv
     preflight = _preflight(suite)
     cases: list[ResolvedCase] = []
     for test in suite.tests:
-        test_agents = [a for a in _agents_of(test, loaded) if wanted is None or a in wanted]
-        if not test_agents:
+        agents_of_test = [
+            a for a in test_agents(test, run_targets) if wanted is None or a in wanted
+        ]
+        if not agents_of_test:
             continue
         # skip_defaults also drops the suite's input and input files (AgentV's rule), and a
         # test's vars fill the suite's input as well as its own.
@@ -101,7 +111,7 @@ def _resolve_cases(loaded: LoadedSuite, agents: list[str] | None) -> list[Resolv
         messages = builder.expand(suite_input, "user") + builder.with_files(test.input, files)
         workspace = _workspace(_merged_workspace(suite.workspace, test.workspace), base, preflight)
         test_threshold = test.execution.threshold if test.execution else None
-        for agent in test_agents:
+        for agent in agents_of_test:
             target = loaded.targets[agent]
             grader_target = grader_target_of(target, suite, loaded.judges)
             assertions = _assertions(loaded, test)
@@ -360,22 +370,11 @@ def _workspace(
     )
 
 
-def _agents_of(test: TestSpec, loaded: LoadedSuite) -> list[str]:
-    if test.execution and test.execution.target:
-        name = test.execution.target
-        return [loaded.agent_of.get(name) or slugify(name)]
-    listed = test.execution.target_names() if test.execution else []
-    if listed and len(loaded.default_agents) > 1:
-        # AgentV: with several suite targets, a test's execution.targets keeps those it names.
-        return [a for a in loaded.default_agents if loaded.targets[a].name in listed]
-    return loaded.default_agents
-
-
-def _wanted_agents(loaded: LoadedSuite, agents: list[str] | None) -> set[str] | None:
-    if agents is None:
-        return None
-    wanted: set[str] = set()
-    for name in agents:
+def _named_agents(loaded: LoadedSuite, names: list[str]) -> dict[str, str]:
+    """Target names (or agent slugs) → their agents, in order; an agent slug stands for the
+    names the suite gives it (a test's execution.targets names those)."""
+    wanted: dict[str, str] = {}
+    for name in names:
         try:
             slug = loaded.agent_of.get(name) or slugify(name)
         except ValueError:
@@ -392,7 +391,11 @@ def _wanted_agents(loaded: LoadedSuite, agents: list[str] | None) -> set[str] | 
                     )
                 ]
             )
-        wanted.add(slug)
+        written = [
+            n for n, a in loaded.agent_of.items() if a == slug and name not in loaded.agent_of
+        ]
+        for key in written or [name]:
+            wanted[key] = slug
     return wanted
 
 

@@ -1,5 +1,5 @@
 """Settings a single run lays over a suite file, as `agentv eval` flags do (`--threshold`,
-`--keep-workspaces`), so the file itself stays the one spec of the suite."""
+`--keep-workspaces`, `--target`), so the file itself stays the one spec of the suite."""
 
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ class RunOptions(BaseModel):
         default=False,
         description="Score a grader that could not judge 0 and average it in, as AgentV does, "
         "instead of making its case an error.",
+    )
+    targets: list[str] | None = Field(
+        default=None,
+        description="The run's targets (`--target`, AgentV's cliTargets) instead of the suite's: "
+        "with one, every test runs on it; with several, a test's execution.targets chooses.",
     )
     budget_usd: float | None = Field(
         default=None,
@@ -78,4 +83,5 @@ def with_run_options(cases: Iterable[ResolvedCase], options: RunOptions) -> list
 def run_cases(path: Path, options: RunOptions) -> list[ResolvedCase]:
     """A run's cases (every agent's) as its `cases` step makes them: the suite read again from
     its file, which stays the one spec, with `options` laid over it."""
-    return with_run_options(resolve_cases(apply_run_options(load_suite(path), options)), options)
+    loaded = apply_run_options(load_suite(path), options)
+    return with_run_options(resolve_cases(loaded, targets=options.targets), options)

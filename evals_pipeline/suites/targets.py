@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import difflib
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from evals_pipeline.models.suite import EvalSuite, TargetRef
+from evals_pipeline.models.suite import EvalSuite, TargetRef, TestSpec
 from evals_pipeline.models.targets import (
     PROVIDERS,
     UNSUPPORTED_PROVIDERS,
@@ -55,13 +56,14 @@ class Selection:
 
     targets: dict[str, TargetSpec] = field(default_factory=dict)
     default_agents: list[str] = field(default_factory=list)
-    """Agents a test without its own `execution.target` runs on."""
+    """The agents the suite runs (a test's `execution.targets` may keep some of them)."""
     judges: dict[str, LlmTargetSpec] = field(default_factory=dict)
     """LLM targets by name: the judges a suite's graders and panel may name."""
     target_hooks: dict[str, ResolvedHooks] = field(default_factory=dict)
     """Hooks of `execution.targets[]` entries, by agent slug (run around the workspace's)."""
     agent_of: dict[str, str] = field(default_factory=dict)
-    """Target names as the suite writes them → their agent slug (delegation resolved)."""
+    """The names of the targets the suite runs, as it writes them (or the default it falls
+    back to) → their agent slug (delegation resolved): AgentV's target selections."""
     fallbacks: dict[str, list[TargetSpec]] = field(default_factory=dict)
     """Agent slug → the concrete targets of its `fallback_targets`, in order."""
     issues: list[SuiteIssue] = field(default_factory=list)
@@ -358,15 +360,7 @@ class _Selector:
             if slug and slug not in self.selection.default_agents:
                 self.selection.default_agents.append(slug)
 
-        per_test = [
-            (index, test.execution.target)
-            for index, test in enumerate(self.suite.tests)
-            if test.execution and test.execution.target
-        ]
-        for index, name in per_test:
-            self.select(name, ("tests", index, "execution", "target"))
-
-        if not requested and len(per_test) < len(self.suite.tests):
+        if not requested:
             self._default_target()
         self._index_judges()
         return self.selection
@@ -423,7 +417,7 @@ class _Selector:
 
 
 def select_targets(suite: EvalSuite, suite_doc: YamlDocument, catalog: TargetCatalog) -> Selection:
-    """The targets the suite runs, from execution.target(s), per-test targets, or the only one."""
+    """The targets the suite runs: its execution.target(s), else AgentV's default."""
     if not catalog.specs and catalog.inline:
         return Selection(issues=[no_targets_issue(suite_doc)])
     if not catalog.specs:
@@ -432,6 +426,106 @@ def select_targets(suite: EvalSuite, suite_doc: YamlDocument, catalog: TargetCat
         )
         return Selection(issues=[issue])
     return _Selector(suite, suite_doc, catalog).run()
+
+
+def test_agents(test: TestSpec, run_targets: Mapping[str, str]) -> list[str]:
+    """The agents `test` runs on, as AgentV 4.42.4 picks them (run-eval.ts): every target of
+    the run (`run_targets`: names as the suite or `--target` writes them → agent); with several,
+    only those its `execution.targets` names, none when it names none of them.
+
+    A test's `execution.target` is never read, and with one target every test runs on it,
+    whatever its `execution.targets` says.
+    """
+    listed = test.execution.target_names() if test.execution else []
+    if len(run_targets) > 1 and listed:
+        return list(dict.fromkeys(agent for name, agent in run_targets.items() if name in listed))
+    return list(dict.fromkeys(run_targets.values()))
+
+
+def test_target_warnings(suite: EvalSuite, suite_doc: YamlDocument) -> list[SuiteIssue]:
+    """Warnings for what a test's `execution:` says about targets that AgentV 4.42.4 does not
+    act on: its `target` (never read, even an undefined name), `targets` entries that are not
+    names, and, when the suite runs several targets, names it does not run (dropped; a test
+    naming none of them runs nowhere)."""
+    suite_names = _suite_target_names(suite)
+    return [
+        warning
+        for index, test in enumerate(suite.tests)
+        for warning in _test_warnings(test, index, suite_names, suite_doc)
+    ]
+
+
+def _test_warnings(
+    test: TestSpec, index: int, suite_names: list[str], suite_doc: YamlDocument
+) -> list[SuiteIssue]:
+    execution = test.execution
+    if execution is None:
+        return []
+    warnings: list[SuiteIssue] = []
+    at: DataPath = ("tests", index, "execution")
+
+    def warn(path: DataPath, message: str, fix: str, *, key: bool = False) -> None:
+        find = suite_doc.positions.key if key else suite_doc.positions.value
+        mark = find((*at, *path))
+        warnings.append(
+            SuiteIssue(
+                mark.file or suite_doc.file,
+                mark.line,
+                mark.column,
+                f"test '{test.id}': {message}",
+                fix,
+            )
+        )
+
+    if execution.target is not None:
+        warn(
+            ("target",),
+            "execution.target is ignored, as in AgentV 4.42.4 (the test runs on the run's targets)",
+            "remove it; to run a test on only some targets, list the suite's targets under "
+            "execution.targets and give the test 'execution: {targets: [NAME, ..]}'",
+            key=True,
+        )
+    for entry, target in enumerate(execution.targets or []):
+        if not isinstance(target, str):
+            warn(
+                ("targets", entry),
+                f"execution.targets[{entry}] is not a target name and is ignored, as in "
+                "AgentV 4.42.4",
+                f"write the name alone: '{target.name}' (hooks and use_target belong in "
+                "the suite's execution.targets)",
+            )
+    listed = execution.target_names()
+    unknown = [name for name in listed if name not in suite_names]
+    if len(suite_names) < 2 or not unknown:
+        return warnings  # one target: every test runs on it, whatever it names
+    runs = ", ".join(suite_names)
+    if len(unknown) == len(listed):
+        warn(
+            ("targets",),
+            f"execution.targets names none of the suite's targets ({runs}): the test runs "
+            "on no target, as in AgentV 4.42.4",
+            "name some of the suite's targets (as the suite names them), or remove "
+            "execution.targets to run the test on all of them",
+        )
+    else:
+        names = ", ".join(f"'{name}'" for name in unknown)
+        warn(
+            ("targets",),
+            f"execution.targets names {names}, not among the suite's targets ({runs}); "
+            "ignored, as in AgentV 4.42.4",
+            "name the suite's targets as the suite names them, or add the target to the "
+            "suite's execution.targets",
+        )
+    return warnings
+
+
+def _suite_target_names(suite: EvalSuite) -> list[str]:
+    """The target names the suite's own `execution` lists, as it writes them."""
+    execution = suite.execution
+    names = [t if isinstance(t, str) else t.name for t in execution.targets or []]
+    if execution.target and execution.target not in names:
+        names.insert(0, execution.target)
+    return names
 
 
 def no_targets_issue(suite_doc: YamlDocument) -> SuiteIssue:

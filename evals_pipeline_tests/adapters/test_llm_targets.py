@@ -117,7 +117,7 @@ def test_an_llm_target_error_is_the_runs_error(project: Path, tmp_path: Path) ->
     suite = write(
         project,
         "s.eval.yaml",
-        "tests: [{id: t, input: hi, execution: {target: llm}, "
+        "execution: {target: llm}\ntests: [{id: t, input: hi, "
         "assertions: [{type: contains, value: x}]}]\n",
     )
     grade = run(suite, tmp_path / "out")["t"]

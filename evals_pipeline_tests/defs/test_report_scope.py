@@ -24,8 +24,8 @@ def suite_file(folder: Path, tests: list[str]) -> Path:
             "    input: say hi",
             "    assertions: [{type: contains, value: hi}]",
         ]
-        if test == "only-two":  # names its own target: (only-two, one) is not in the matrix
-            lines.append("    execution: {target: two}")
+        if test == "only-two":  # chooses its target: (only-two, one) is not in the matrix
+            lines.append("    execution: {targets: [two]}")
         if test.startswith("must"):
             lines.append("    metadata: {required: true}")
     path = folder / "scope.eval.yaml"

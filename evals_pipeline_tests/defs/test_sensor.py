@@ -159,7 +159,7 @@ def test_a_test_for_one_agent_does_not_split_another_agents_range(
     instance: dg.DagsterInstance, tmp_path: Path
 ) -> None:
     path = write_suite(tmp_path, [("a1", "a"), ("b2", "b"), ("c3", "c")])
-    only_echo = "  - id: b2\n    execution: {target: echo}\n"
+    only_echo = "  - id: b2\n    execution: {targets: [echo]}\n"
     path.write_text(path.read_text().replace("  - id: b2\n", only_echo))
     defs = build_definitions([load_suite(path)], str(tmp_path / "storage"))
     first = tick(defs, instance, None)

@@ -567,7 +567,7 @@ def test_grader_target_resolution(tmp_path: Path, judging: str, expected: str) -
     # Given the targets, the load-time warning knows the implicit grader covers the test.
     loaded = load_suite(path)
     doc = read_yaml_file(path)
-    args = (loaded.targets, loaded.default_agents, loaded.judges)
+    args = (loaded.targets, loaded.agent_of, loaded.judges)
     assert ungradable_tests(loaded.suite, doc, *args) == []
     assert len(ungradable_tests(loaded.suite, doc)) == 1  # targets unknown: warned
 

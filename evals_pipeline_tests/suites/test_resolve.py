@@ -305,11 +305,11 @@ execution:
   timeout_seconds: 120
 tests:
   - {id: both, input: x}
-  - {id: only-beta, input: y, execution: {target: beta}}
+  - {id: only-beta, input: y, execution: {targets: [beta]}}
 """
 
 
-def test_each_test_runs_on_each_agent_unless_it_names_one(project: Project) -> None:
+def test_each_test_runs_on_each_agent_unless_it_names_some(project: Project) -> None:
     project.write(".agentv/targets.yaml", MATRIX_TARGETS)
     cases = cases_of(project, MATRIX_SUITE)
     assert [(c.case_key, c.agent) for c in cases] == [
@@ -324,7 +324,11 @@ def test_each_test_runs_on_each_agent_unless_it_names_one(project: Project) -> N
 
 def test_the_case_keys_are_those_of_the_resolved_cases(project: Project) -> None:
     project.write(".agentv/targets.yaml", MATRIX_TARGETS)
-    suite = MATRIX_SUITE + "  - {id: Only Alpha, input: z, execution: {target: alpha}}\n"
+    suite = (
+        MATRIX_SUITE
+        + "  - {id: Only Alpha, input: z, execution: {targets: [alpha]}}\n"
+        + "  - {id: Nowhere, input: z, execution: {targets: [gamma]}}\n"
+    )
     loaded = load_suite(project.write("evals/s.eval.yaml", suite))
     keys = resolved_case_keys(loaded)
     assert keys == list(dict.fromkeys(c.case_key for c in resolve_cases(loaded)))
@@ -348,6 +352,72 @@ def test_agents_filter(project: Project) -> None:
     project.write(".agentv/targets.yaml", MATRIX_TARGETS)
     cases = cases_of(project, MATRIX_SUITE, agents=["alpha"])
     assert [(c.case_key, c.agent) for c in cases] == [("both", "alpha")]
+
+
+PER_TEST_TARGETS = """\
+execution:
+  targets: [alpha, beta]
+tests:
+  - {id: plain, input: x}
+  - {id: single, input: x, execution: {target: beta}}
+  - {id: undefined, input: x, execution: {target: azure-llm}}
+  - {id: listed, input: x, execution: {targets: [beta]}}
+  - {id: some-unknown, input: x, execution: {targets: [alpha, gamma]}}
+  - {id: none-known, input: x, execution: {targets: [gamma]}}
+  - {id: empty, input: x, execution: {targets: []}}
+  - {id: padded, input: x, execution: {targets: ["  beta ", ""]}}
+  - {id: not-a-name, input: x, execution: {targets: [{name: beta}]}}
+"""
+
+
+def test_a_tests_targets_choose_among_several_as_in_agentv(project: Project) -> None:
+    # AgentV 4.42.4 (run-eval.ts): execution.target is never read; execution.targets keeps the
+    # run's targets it names (trimmed names only), none when it names none of them.
+    project.write(".agentv/targets.yaml", MATRIX_TARGETS)
+    pairs = [(c.case_key, c.agent) for c in cases_of(project, PER_TEST_TARGETS)]
+    assert pairs == [
+        ("plain", "alpha"),
+        ("plain", "beta"),
+        ("single", "alpha"),
+        ("single", "beta"),
+        ("undefined", "alpha"),
+        ("undefined", "beta"),
+        ("listed", "beta"),
+        ("some-unknown", "alpha"),
+        ("empty", "alpha"),
+        ("empty", "beta"),
+        ("padded", "beta"),
+        ("not-a-name", "alpha"),
+        ("not-a-name", "beta"),
+    ]
+
+
+def test_with_one_target_every_test_runs_on_it(project: Project) -> None:
+    project.write(".agentv/targets.yaml", MATRIX_TARGETS)
+    suite = PER_TEST_TARGETS.replace("targets: [alpha, beta]", "target: alpha", 1)
+    cases = cases_of(project, suite)
+    assert {c.agent for c in cases} == {"alpha"}
+    assert len(cases) == 9
+
+
+def test_one_run_target_runs_every_test_on_it(project: Project) -> None:
+    # `run --target beta` is AgentV's single cliTarget: no test chooses, none is left out.
+    project.write(".agentv/targets.yaml", MATRIX_TARGETS)
+    loaded = load_suite(project.write("evals/s.eval.yaml", PER_TEST_TARGETS))
+    cases = resolve_cases(loaded, targets=["beta"])
+    assert {c.agent for c in cases} == {"beta"}
+    assert len(cases) == 9
+    # ...whereas `agents` only keeps the agents' cases of the suite's own targets.
+    kept = [c.case_key for c in resolve_cases(loaded, agents=["alpha"])]
+    assert kept == ["plain", "single", "undefined", "some-unknown", "empty", "not-a-name"]
+
+
+def test_several_run_targets_are_chosen_among(project: Project) -> None:
+    project.write(".agentv/targets.yaml", MATRIX_TARGETS)
+    loaded = load_suite(project.write("evals/s.eval.yaml", PER_TEST_TARGETS))
+    pairs = {(c.case_key, c.agent) for c in resolve_cases(loaded, targets=["beta", "alpha"])}
+    assert ("listed", "beta") in pairs and ("listed", "alpha") not in pairs
+    assert not any(key == "none-known" for key, _ in pairs)
 
 
 def test_unknown_agent_in_filter(project: Project) -> None:

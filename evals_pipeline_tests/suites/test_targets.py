@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evals_pipeline.models.targets import CliTarget, MockTarget, ReplayTarget
-from evals_pipeline.suites import load_suite
+from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline.suites.target_catalog import find_targets_file
 from evals_pipeline_tests.suites.conftest import Project, only
 
@@ -177,22 +177,53 @@ def test_undefined_target_in_the_matrix_suggests_a_close_name(project: Project) 
     assert issue.fix == "did you mean 'mock'?"
 
 
-def test_undefined_per_test_target(project: Project) -> None:
-    issue = only(
-        project.issues(
+def test_a_tests_own_target_is_ignored_with_a_warning(project: Project) -> None:
+    # AgentV 4.42.4 never reads a test's execution.target, even one naming no defined target.
+    loaded = load_suite(
+        project.write(
             "s.eval.yaml",
             """\
             targets: [{name: one, provider: mock}]
             tests:
               - id: a
                 input: hi
+                assertions: [{type: contains, value: hi}]
                 execution: {target: two}
             """,
         )
     )
-    assert (issue.line, issue.column) == (5, 25)
-    assert issue.message == "target 'two' is not defined; defined targets: one"
-    assert issue.fix == "define it in targets: in the suite"
+    assert loaded.run_issues == []
+    assert list(loaded.targets) == ["one"]
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.column) == (6, 17)
+    assert warning.message == (
+        "test 'a': execution.target is ignored, as in AgentV 4.42.4 (the test runs on the run's "
+        "targets)"
+    )
+    assert "execution: {targets: [NAME, ..]}" in warning.fix
+
+
+def test_a_target_entry_that_is_not_a_name_is_ignored_with_a_warning(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            targets: [{name: one, provider: mock}]
+            tests:
+              - id: a
+                input: hi
+                assertions: [{type: contains, value: hi}]
+                execution:
+                  targets: [one, {name: one}]
+            """,
+        )
+    )
+    warning = only(loaded.warnings)
+    assert (warning.line, warning.column) == (7, 22)
+    assert warning.message == (
+        "test 'a': execution.targets[1] is not a target name and is ignored, as in AgentV 4.42.4"
+    )
+    assert warning.fix.startswith("write the name alone: 'one'")
 
 
 def test_several_targets_and_none_named_is_an_error(project: Project) -> None:
@@ -206,13 +237,14 @@ def test_several_targets_and_none_named_is_an_error(project: Project) -> None:
     )
 
 
-def test_several_targets_are_fine_when_every_test_names_one(project: Project) -> None:
+def test_several_targets_and_every_test_naming_one_is_still_an_error(project: Project) -> None:
+    # A test's execution.target does not choose the run's target (AgentV 4.42.4).
     project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
     loaded = load_suite(
         project.write("s.eval.yaml", "tests: [{id: a, input: hi, execution: {target: Agent A}}]\n")
     )
-    assert list(loaded.targets) == ["agent-a"]
-    assert loaded.default_agents == []
+    issue = only(loaded.run_issues)
+    assert issue.message.startswith("the suite does not say which target to run")
 
 
 def test_no_targets_at_all(tmp_path: Path) -> None:
@@ -273,3 +305,56 @@ def test_targets_file_is_interpolated(project: Project, monkeypatch: pytest.Monk
     target = loaded.targets["m"]
     assert isinstance(target, MockTarget)
     assert target.response == "from env"
+
+
+def test_names_a_matrix_does_not_run_are_warned(project: Project) -> None:
+    # AgentV 4.42.4 drops them; a test naming none of the suite's targets runs nowhere.
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            targets: [{name: one, provider: mock}, {name: two, provider: mock}]
+            execution: {targets: [one, two]}
+            tests:
+              - id: some
+                input: hi
+                assertions: [{type: contains, value: hi}]
+                execution: {targets: [one, three]}
+              - id: none
+                input: hi
+                assertions: [{type: contains, value: hi}]
+                execution: {targets: [three]}
+            """,
+        )
+    )
+    some, none = loaded.warnings
+    assert (some.line, some.column) == (7, 26)
+    assert some.message == (
+        "test 'some': execution.targets names 'three', not among the suite's targets (one, two); "
+        "ignored, as in AgentV 4.42.4"
+    )
+    assert (none.line, none.message) == (
+        11,
+        "test 'none': execution.targets names none of the suite's targets (one, two): the test "
+        "runs on no target, as in AgentV 4.42.4",
+    )
+    assert [(c.case_key, c.agent) for c in resolve_cases(loaded)] == [("some", "one")]
+
+
+def test_with_one_target_a_tests_names_are_not_warned(project: Project) -> None:
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            targets: [{name: one, provider: mock}, {name: two, provider: mock}]
+            execution: {target: one}
+            tests:
+              - id: a
+                input: hi
+                assertions: [{type: contains, value: hi}]
+                execution: {targets: [two]}
+            """,
+        )
+    )
+    assert loaded.warnings == []
+    assert [(c.case_key, c.agent) for c in resolve_cases(loaded)] == [("a", "one")]

@@ -2,7 +2,8 @@
 
 The eval files are discovered, never listed. For each one:
 1. the real `agentv validate` says whether AgentV accepts it (it skips `EVAL.yaml` by name, so
-   those are validated as renamed copies in the same folder);
+   those are validated as renamed copies in the same folder; it reads no JSON, so an Agent
+   Skills `evals.json` counts as accepted and `agentv eval` decides);
 2. every file AgentV accepts must load here (warnings allowed, as AgentV allows them);
 3. the real `agentv eval` runs it offline; when that writes results, evals-pipeline runs it too,
    and the two are compared test by test: score, execution status, each grader's score and
@@ -47,11 +48,13 @@ ROOT_FILES = Path(__file__).with_name("corpus-root")
 RENAMED = "EVAL.agentv-validate.eval.yaml"
 """The name an `EVAL.yaml` is validated under: agentv validate skips EVAL.yaml by name."""
 EVAL_SCHEMA = "agentv-eval-v2"
+SKILLS = "evals.json"
 
 
 def _eval_files(root: Path) -> list[str]:
-    """Every eval file of the corpus, relative to it: `*.eval.yaml`, `EVAL.yaml`, and YAML that
-    declares AgentV's eval schema, outside node_modules and hidden folders."""
+    """Every eval file of the corpus, relative to it: `*.eval.yaml`, `EVAL.yaml`, YAML that
+    declares AgentV's eval schema and Agent Skills' `evals.json`, outside node_modules and
+    hidden folders."""
     found: set[str] = set()
     for path in root.rglob("*"):
         relative = path.relative_to(root)
@@ -64,7 +67,7 @@ def _eval_files(root: Path) -> list[str]:
 
 def _is_eval_file(path: Path) -> bool:
     name = path.name
-    if name.endswith((".eval.yaml", ".eval.yml")) or name in ("EVAL.yaml", "EVAL.yml"):
+    if name.endswith((".eval.yaml", ".eval.yml")) or name in ("EVAL.yaml", "EVAL.yml", SKILLS):
         return True
     return name.endswith((".yaml", ".yml")) and _declares_eval_schema(path)
 
@@ -101,9 +104,12 @@ def _copy(into: Path) -> Path:
 
 
 def _accepted(root: Path, files: list[str], env: dict[str, str]) -> frozenset[str]:
-    """The files `agentv validate` marks valid (it prints ✓ or ✗ before each path)."""
+    """The files `agentv validate` marks valid (it prints ✓ or ✗ before each path), and every
+    `evals.json` (validate reads YAML only)."""
     named: dict[str, str] = {}
     for file in files:
+        if Path(file).name == SKILLS:
+            continue
         if Path(file).name.startswith("EVAL."):
             renamed = str(Path(file).with_name(RENAMED))
             shutil.copyfile(root / file, root / renamed)
@@ -128,7 +134,8 @@ def _accepted(root: Path, files: list[str], env: dict[str, str]) -> frozenset[st
         if line.startswith("✓ ")
     }
     assert valid, f"agentv validate reported no valid file:\n{result.stdout}\n{result.stderr}"
-    return frozenset(named[name] for name in valid)
+    skills = {file for file in files if Path(file).name == SKILLS}
+    return frozenset({named[name] for name in valid} | skills)
 
 
 @pytest.fixture(scope="session")

@@ -48,6 +48,16 @@ ROOT_FILES = Path(__file__).with_name("corpus-root")
 RENAMED = "EVAL.agentv-validate.eval.yaml"
 """The name an `EVAL.yaml` is validated under: agentv validate skips EVAL.yaml by name."""
 EVAL_SCHEMA = "agentv-eval-v2"
+OFFLINE = {
+    # Graders run with `uv run` take the machine's Python and never ask a package index.
+    "UV_OFFLINE": "1",
+    "UV_PYTHON_DOWNLOADS": "never",
+    # Suites that clone from GitHub fail at once on a closed port on this machine, in both tools,
+    # instead of reaching out: git honours the proxy variables, and the model server is exempt.
+    "HTTPS_PROXY": "http://127.0.0.1:9",
+    "HTTP_PROXY": "http://127.0.0.1:9",
+    "NO_PROXY": "127.0.0.1,localhost",
+}
 SKILLS = "evals.json"
 
 
@@ -96,7 +106,11 @@ class Copies:
 def _copy(into: Path) -> Path:
     shutil.copytree(CORPUS, into, symlinks=True)
     make_writable(into)
+    # A repository with one commit, as AgentV's own is: suites' hooks read its history.
+    git = ["git", "-C", str(into), "-c", "user.name=corpus", "-c", "user.email=corpus@localhost"]
     subprocess.run(["git", "init", "--quiet", str(into)], check=True)
+    subprocess.run([*git, "add", "--all"], check=True)
+    subprocess.run([*git, "commit", "--quiet", "--no-verify", "-m", "corpus"], check=True)
     (into / "node_modules").symlink_to(CONFORMANCE / "node_modules")
     (into / ".agentv").mkdir(exist_ok=True)
     shutil.copyfile(ROOT_FILES / "targets.yaml", into / ".agentv" / "targets.yaml")
@@ -169,13 +183,19 @@ class Listed:
             and fnmatchcase(found.test_id, self.test_id)
             and fnmatchcase(found.target, self.target)
             and fnmatchcase(found.field, self.field)
-            and (found.agentv, found.ours) == (self.agentv, self.ours)
+            and _same(found.agentv, self.agentv)
+            and _same(found.ours, self.ours)
         )
 
     @property
     def exact(self) -> bool:
         """Names one place, so it must still be seen there (a rule may match nothing today)."""
         return not any("*" in part for part in (self.file, self.test_id, self.target))
+
+
+def _same(value: Any, listed: Any) -> bool:
+    """Whether a value seen is the listed one (`*` lists any value)."""
+    return listed == "*" or value == listed
 
 
 def _listed() -> list[Listed]:
@@ -209,18 +229,18 @@ def _check(file: str, copies: Copies, tmp_path: Path, outcome: Outcome) -> None:
         outcome.why_not_run = "agentv validate rejects it"
         return
     outcome.accepted = True
-    try:
-        load_suite(copies.ours / file)
-    except SuiteError as exc:
-        pytest.fail(f"agentv accepts {file}; evals-pipeline does not load it:\n{exc}")
-    outcome.loaded = True
-
     home = tmp_path / "home"
     home.mkdir()
     suite = Path(file)
-    with model_server_env(ROOT_FILES) as extra:
-        # Graders run with `uv run` take the machine's Python and never ask an index.
-        env = base_env(home, {**extra, "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never"})
+    with model_server_env(ROOT_FILES) as extra, pytest.MonkeyPatch.context() as patch:
+        env = base_env(home, {**extra, **OFFLINE})
+        for name, value in extra.items():
+            patch.setenv(name, value)  # the root targets file names the model server
+        try:
+            load_suite(copies.ours / file)
+        except SuiteError as exc:
+            pytest.fail(f"agentv accepts {file}; evals-pipeline does not load it:\n{exc}")
+        outcome.loaded = True
         agentv = run_agentv(copies.agentv / suite, tmp_path / "agentv-out", env)
         if not agentv.rows:
             last = [line for line in agentv.console.splitlines() if line.strip()][-1:]

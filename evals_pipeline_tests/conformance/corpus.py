@@ -11,6 +11,7 @@ module is stdlib only, so `make` runs it before the virtualenv exists:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -50,10 +51,8 @@ def corpus_root() -> Path:
                 f"AgentV's corpus is not in {SHARED} and `{' '.join(clone)}` failed: put the "
                 f"tag's examples/, evals/ and packages/ there, or name a copy in ${ENV_VAR}"
             )
-        try:
+        with contextlib.suppress(OSError):  # another process put its clone there first
             (staging / "agentv").rename(CLONE)
-        except OSError:  # another process put its clone there first
-            pass
         shutil.rmtree(staging, ignore_errors=True)
     return CLONE
 

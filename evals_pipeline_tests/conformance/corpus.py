@@ -11,11 +11,13 @@ module is stdlib only, so `make` runs it before the virtualenv exists:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,12 +42,18 @@ def corpus_root() -> Path:
         return SHARED
     if not (CLONE / "examples").is_dir():
         CLONE.parent.mkdir(parents=True, exist_ok=True)
-        clone = ["git", "clone", "--quiet", "--depth", "1", "--branch", TAG, UPSTREAM, str(CLONE)]
-        if subprocess.run(clone, check=False).returncode != 0:
+        # Cloned beside and renamed into place: processes that start together never see half.
+        staging = Path(tempfile.mkdtemp(prefix="agentv-clone-", dir=CLONE.parent))
+        clone = ["git", "clone", "--quiet", "--depth", "1", "--branch", TAG, UPSTREAM]
+        if subprocess.run([*clone, str(staging / "agentv")], check=False).returncode != 0:
+            shutil.rmtree(staging, ignore_errors=True)
             raise SystemExit(
                 f"AgentV's corpus is not in {SHARED} and `{' '.join(clone)}` failed: put the "
                 f"tag's examples/, evals/ and packages/ there, or name a copy in ${ENV_VAR}"
             )
+        with contextlib.suppress(OSError):  # another process put its clone there first
+            (staging / "agentv").rename(CLONE)
+        shutil.rmtree(staging, ignore_errors=True)
     return CLONE
 
 

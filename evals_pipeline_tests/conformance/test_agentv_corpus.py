@@ -2,7 +2,8 @@
 
 The eval files are discovered, never listed. For each one:
 1. the real `agentv validate` says whether AgentV accepts it (it skips `EVAL.yaml` by name, so
-   those are validated as renamed copies in the same folder);
+   those are validated as renamed copies in the same folder; it reads no JSON, so an Agent
+   Skills `evals.json` counts as accepted and `agentv eval` decides);
 2. every file AgentV accepts must load here (warnings allowed, as AgentV allows them);
 3. the real `agentv eval` runs it offline; when that writes results, evals-pipeline runs it too,
    and the two are compared test by test: score, execution status, each grader's score and
@@ -47,11 +48,23 @@ ROOT_FILES = Path(__file__).with_name("corpus-root")
 RENAMED = "EVAL.agentv-validate.eval.yaml"
 """The name an `EVAL.yaml` is validated under: agentv validate skips EVAL.yaml by name."""
 EVAL_SCHEMA = "agentv-eval-v2"
+OFFLINE = {
+    # Graders run with `uv run` take the machine's Python and never ask a package index.
+    "UV_OFFLINE": "1",
+    "UV_PYTHON_DOWNLOADS": "never",
+    # Suites that clone from GitHub fail at once on a closed port on this machine, in both tools,
+    # instead of reaching out: git honours the proxy variables, and the model server is exempt.
+    "HTTPS_PROXY": "http://127.0.0.1:9",
+    "HTTP_PROXY": "http://127.0.0.1:9",
+    "NO_PROXY": "127.0.0.1,localhost",
+}
+SKILLS = "evals.json"
 
 
 def _eval_files(root: Path) -> list[str]:
-    """Every eval file of the corpus, relative to it: `*.eval.yaml`, `EVAL.yaml`, and YAML that
-    declares AgentV's eval schema, outside node_modules and hidden folders."""
+    """Every eval file of the corpus, relative to it: `*.eval.yaml`, `EVAL.yaml`, YAML that
+    declares AgentV's eval schema and Agent Skills' `evals.json`, outside node_modules and
+    hidden folders."""
     found: set[str] = set()
     for path in root.rglob("*"):
         relative = path.relative_to(root)
@@ -64,7 +77,7 @@ def _eval_files(root: Path) -> list[str]:
 
 def _is_eval_file(path: Path) -> bool:
     name = path.name
-    if name.endswith((".eval.yaml", ".eval.yml")) or name in ("EVAL.yaml", "EVAL.yml"):
+    if name.endswith((".eval.yaml", ".eval.yml")) or name in ("EVAL.yaml", "EVAL.yml", SKILLS):
         return True
     return name.endswith((".yaml", ".yml")) and _declares_eval_schema(path)
 
@@ -93,7 +106,11 @@ class Copies:
 def _copy(into: Path) -> Path:
     shutil.copytree(CORPUS, into, symlinks=True)
     make_writable(into)
+    # A repository with one commit, as AgentV's own is: suites' hooks read its history.
+    git = ["git", "-C", str(into), "-c", "user.name=corpus", "-c", "user.email=corpus@localhost"]
     subprocess.run(["git", "init", "--quiet", str(into)], check=True)
+    subprocess.run([*git, "add", "--all"], check=True)
+    subprocess.run([*git, "commit", "--quiet", "--no-verify", "-m", "corpus"], check=True)
     (into / "node_modules").symlink_to(CONFORMANCE / "node_modules")
     (into / ".agentv").mkdir(exist_ok=True)
     shutil.copyfile(ROOT_FILES / "targets.yaml", into / ".agentv" / "targets.yaml")
@@ -101,9 +118,12 @@ def _copy(into: Path) -> Path:
 
 
 def _accepted(root: Path, files: list[str], env: dict[str, str]) -> frozenset[str]:
-    """The files `agentv validate` marks valid (it prints ✓ or ✗ before each path)."""
+    """The files `agentv validate` marks valid (it prints ✓ or ✗ before each path), and every
+    `evals.json` (validate reads YAML only)."""
     named: dict[str, str] = {}
     for file in files:
+        if Path(file).name == SKILLS:
+            continue
         if Path(file).name.startswith("EVAL."):
             renamed = str(Path(file).with_name(RENAMED))
             shutil.copyfile(root / file, root / renamed)
@@ -128,7 +148,8 @@ def _accepted(root: Path, files: list[str], env: dict[str, str]) -> frozenset[st
         if line.startswith("✓ ")
     }
     assert valid, f"agentv validate reported no valid file:\n{result.stdout}\n{result.stderr}"
-    return frozenset(named[name] for name in valid)
+    skills = {file for file in files if Path(file).name == SKILLS}
+    return frozenset({named[name] for name in valid} | skills)
 
 
 @pytest.fixture(scope="session")
@@ -162,13 +183,19 @@ class Listed:
             and fnmatchcase(found.test_id, self.test_id)
             and fnmatchcase(found.target, self.target)
             and fnmatchcase(found.field, self.field)
-            and (found.agentv, found.ours) == (self.agentv, self.ours)
+            and _same(found.agentv, self.agentv)
+            and _same(found.ours, self.ours)
         )
 
     @property
     def exact(self) -> bool:
         """Names one place, so it must still be seen there (a rule may match nothing today)."""
         return not any("*" in part for part in (self.file, self.test_id, self.target))
+
+
+def _same(value: Any, listed: Any) -> bool:
+    """Whether a value seen is the listed one (`*` lists any value)."""
+    return listed == "*" or value == listed
 
 
 def _listed() -> list[Listed]:
@@ -202,18 +229,18 @@ def _check(file: str, copies: Copies, tmp_path: Path, outcome: Outcome) -> None:
         outcome.why_not_run = "agentv validate rejects it"
         return
     outcome.accepted = True
-    try:
-        load_suite(copies.ours / file)
-    except SuiteError as exc:
-        pytest.fail(f"agentv accepts {file}; evals-pipeline does not load it:\n{exc}")
-    outcome.loaded = True
-
     home = tmp_path / "home"
     home.mkdir()
     suite = Path(file)
-    with model_server_env(ROOT_FILES) as extra:
-        # Graders run with `uv run` take the machine's Python and never ask an index.
-        env = base_env(home, {**extra, "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never"})
+    with model_server_env(ROOT_FILES) as extra, pytest.MonkeyPatch.context() as patch:
+        env = base_env(home, {**extra, **OFFLINE})
+        for name, value in extra.items():
+            patch.setenv(name, value)  # the root targets file names the model server
+        try:
+            load_suite(copies.ours / file)
+        except SuiteError as exc:
+            pytest.fail(f"agentv accepts {file}; evals-pipeline does not load it:\n{exc}")
+        outcome.loaded = True
         agentv = run_agentv(copies.agentv / suite, tmp_path / "agentv-out", env)
         if not agentv.rows:
             last = [line for line in agentv.console.splitlines() if line.strip()][-1:]

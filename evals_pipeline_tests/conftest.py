@@ -3,6 +3,7 @@ a spy on the sessions step's own enrichments."""
 
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,13 +48,21 @@ def step_enrichments(monkeypatch: pytest.MonkeyPatch) -> list[AgentRun]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput"):  # the controlling process, before workers start
-        corpus_outcomes.open_session()
+    if not hasattr(config, "workerinput"):  # the controlling process, once
+        corpus_outcomes.open_session(config)
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: each worker writes the corpus test's outcomes where the summary reads them."""
+    corpus_outcomes.hand_to_worker(node.config, node.workerinput)
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
     """The AgentV corpus test's counts (test_agentv_corpus.py), when it ran."""
-    lines = corpus_outcomes.close_session()
+    lines = corpus_outcomes.close_session(config)
     if lines:
         terminalreporter.section("AgentV corpus")
         for line in lines:

@@ -29,7 +29,7 @@ import yaml
 from evals_pipeline.suites.errors import SuiteError
 from evals_pipeline.suites.loader import load_suite
 from evals_pipeline_tests.conformance.corpus import corpus_root, make_writable
-from evals_pipeline_tests.conformance.corpus_outcomes import Outcome
+from evals_pipeline_tests.conformance.corpus_outcomes import Outcome, folder_of
 from evals_pipeline_tests.conformance.parity import (
     AGENTV,
     CONFORMANCE,
@@ -216,12 +216,14 @@ def test_the_corpus_is_there() -> None:
 
 
 @pytest.mark.parametrize("file", FILES)
-def test_agentv_corpus(file: str, copies: Copies, tmp_path: Path) -> None:
+def test_agentv_corpus(
+    file: str, copies: Copies, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     outcome = Outcome(file)
     try:
         _check(file, copies, tmp_path, outcome)
     finally:
-        outcome.save()
+        outcome.save(folder_of(request.config))
 
 
 def _check(file: str, copies: Copies, tmp_path: Path, outcome: Outcome) -> None:
@@ -257,7 +259,8 @@ def _check(file: str, copies: Copies, tmp_path: Path, outcome: Outcome) -> None:
         if reason is None:
             unexplained.append(difference.describe())
         else:
-            outcome.deliberate.append(f"{difference.describe()} ({reason.split('.')[0]})")
+            why = reason.split(". ")[0].rstrip(".")
+            outcome.deliberate.append(f"{difference.describe()} (because: {why})")
     vanished = [
         f"{d.test_id} / {d.target}: {d.field}"
         for d in LISTED

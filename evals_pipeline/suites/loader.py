@@ -142,7 +142,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     if not isinstance(doc.data, dict):
         return doc, [], []
     issues = splice_suite_parts(doc)
-    skipped, unrunnable = drop_incomplete_tests(doc)
+    skipped, unrunnable = drop_incomplete_tests(doc, jsonl=file.suffix == ".jsonl")
     warnings, renamed = rewrite_suite_aliases(doc)
     warnings += skipped
     load_env_files(file)

@@ -48,6 +48,8 @@ def drop_incomplete_tests(
             continue  # validation says a test must be a mapping
         if not _has_input(test):
             skipped.append((index, "input", INPUT_FIX))
+        elif _mistyped(test) or not (isinstance(test.get("id"), str) and test["id"]):
+            continue  # validation says what is wrong, as `agentv validate` does
         elif jsonl and not _graded_in_jsonl(test):
             skipped.append((index, "criteria, expected_output or assert", JSONL_SPEC_FIX))
         elif not jsonl and not _graded(test):
@@ -66,7 +68,7 @@ def drop_incomplete_tests(
         test = tests[index]
         mark = doc.positions.key((key, index))
         name = test.get("id") if isinstance(test.get("id"), str) and test["id"] else None
-        what = "no test is left to run" if everything else "skipped, as AgentV skips it"
+        what = "skipped, as AgentV skips it" + ("; no test is left to run" if everything else "")
         issues.append(
             SuiteIssue(
                 mark.file or doc.file,
@@ -98,6 +100,14 @@ def _graded(test: dict[str, Any]) -> bool:
 def _graded_in_jsonl(test: dict[str, Any]) -> bool:
     """AgentV's hasEvaluationSpec in jsonl-parser.ts: no `assertions` or `turns` there."""
     return _criteria(test) or _expects(test) or "assert" in test
+
+
+def _mistyped(test: dict[str, Any]) -> bool:
+    """Whether input, criteria or expected_output is there with a value of the wrong type:
+    AgentV skips such a test when run, but its validator refuses it, as validation does here."""
+    kinds = {"input": str | list | dict | None, "criteria": str | None}
+    kinds["expected_output"] = kinds["input"]
+    return any(not isinstance(test.get(key), kind) for key, kind in kinds.items())
 
 
 def _criteria(test: dict[str, Any]) -> bool:

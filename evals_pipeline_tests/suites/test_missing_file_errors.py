@@ -20,6 +20,7 @@ def test_missing_input_file(project: Project) -> None:
                 input: hi
                 input_files:
                   - docs/spec.md
+                assertions: []
             """,
         )
     )
@@ -66,6 +67,7 @@ def test_missing_file_block(project: Project) -> None:
                       - type: file
                         value: fixtures/data.csv
                       - Summarise it.
+                assertions: []
             """,
         )
     )
@@ -81,7 +83,7 @@ def test_missing_workspace_template(project: Project) -> None:
             """\
             workspace:
               template: ./fixtures/empty-repo
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -102,6 +104,7 @@ def test_missing_test_workspace_template(project: Project) -> None:
               - id: a
                 input: hi
                 workspace: {template: repo}
+                assertions: []
             """,
         )
     )
@@ -159,7 +162,7 @@ def test_missing_replay_sessions_dir(project: Project) -> None:
             sessions_dir: recordings/run-1
         """,
     )
-    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n"))
     assert issue.file == str(targets)
     assert (issue.line, issue.column) == (4, 19)
     assert issue.message == "replay sessions folder 'recordings/run-1' not found"

@@ -55,6 +55,7 @@ def test_suite_metadata_is_inherited(project: Project) -> None:
                   - id: t
                     input: hi
                     metadata: {tags: [b, c], owner: test, nested: {y: 2}}
+                    assertions: []
                 """,
             )
         )
@@ -84,6 +85,7 @@ def test_a_test_workspace_merges_field_by_field(project: Project) -> None:
                     workspace:
                       hooks:
                         after_each: {reset: strict}
+                    assertions: []
                 """,
             )
         )
@@ -111,7 +113,7 @@ def test_execution_targets_of_a_test_pick_among_the_suite_targets(project: Proje
                 """\
                 execution: {targets: [one, two]}
                 tests:
-                  - {id: both, input: hi}
+                  - {id: both, input: hi, assertions: []}
                   - {id: only-two, input: hi, execution: {targets: [two], workers: 2, cache: true}}
                 """,
             )
@@ -131,7 +133,7 @@ def test_dependencies_are_carried_and_checked(project: Project) -> None:
                 "evals/s.eval.yaml",
                 """\
                 tests:
-                  - {id: a, input: hi}
+                  - {id: a, input: hi, assertions: []}
                   - {id: b, input: hi, depends_on: [a], on_dependency_failure: run}
                 """,
             )

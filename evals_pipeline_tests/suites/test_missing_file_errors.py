@@ -38,7 +38,7 @@ def test_input_files_are_found_in_parent_folders_up_to_the_repo_root(project: Pr
     loaded = load_suite(
         project.write(
             "evals/deep/s.eval.yaml",
-            "tests: [{id: a, input: hi, input_files: [docs/spec.md]}]\n",
+            "tests: [{id: a, input: hi, input_files: [docs/spec.md], assertions: []}]\n",
         )
     )
     assert loaded.suite.tests[0].input_files == ["docs/spec.md"]
@@ -48,7 +48,10 @@ def test_input_file_search_stops_at_the_repo_root(project: Project) -> None:
     outside = f"{project.root.name}-outside.md"  # unique: the parent folder is shared
     (project.root.parent / outside).write_text("x")
     issue = only(
-        project.issues("s.eval.yaml", f"tests: [{{id: a, input: hi, input_files: [{outside}]}}]\n")
+        project.issues(
+            "s.eval.yaml",
+            f"tests: [{{id: a, input: hi, input_files: [{outside}], assertions: []}}]\n",
+        )
     )
     assert issue.message == f"input file '{outside}' not found"
     assert issue.fix.startswith(f"looked in {project.root};")

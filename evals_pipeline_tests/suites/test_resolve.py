@@ -123,7 +123,7 @@ def test_suite_input_files_apply_unless_the_test_has_its_own(project: Project) -
         input_files: [shared.md]
         tests:
           - {id: a, input: one, assertions: []}
-          - {id: b, input: two, input_files: [own.md]}
+          - {id: b, input: two, input_files: [own.md], assertions: []}
         """,
     )
     assert [c.input_files for c in cases] == [[str(shared)], [str(own)]]
@@ -313,7 +313,7 @@ execution:
   timeout_seconds: 120
 tests:
   - {id: both, input: x, assertions: []}
-  - {id: only-beta, input: y, execution: {target: beta}}
+  - {id: only-beta, input: y, execution: {target: beta}, assertions: []}
 """
 
 
@@ -332,7 +332,10 @@ def test_each_test_runs_on_each_agent_unless_it_names_one(project: Project) -> N
 
 def test_the_case_keys_are_those_of_the_resolved_cases(project: Project) -> None:
     project.write(".agentv/targets.yaml", MATRIX_TARGETS)
-    suite = MATRIX_SUITE + "  - {id: Only Alpha, input: z, execution: {target: alpha}}\n"
+    suite = (
+        MATRIX_SUITE
+        + "  - {id: Only Alpha, input: z, execution: {target: alpha}, assertions: []}\n"
+    )
     loaded = load_suite(project.write("evals/s.eval.yaml", suite))
     keys = resolved_case_keys(loaded)
     assert keys == list(dict.fromkeys(c.case_key for c in resolve_cases(loaded)))
@@ -387,8 +390,8 @@ def test_settings_carried_into_each_case(project: Project) -> None:
           trials: {count: 3, strategy: mean}
         workspace: {template: repo}
         tests:
-          - {id: a, input: hi, metadata: {difficulty: easy}}
-          - {id: b, input: hi, execution: {threshold: 0.9}, workspace: {template: other}}
+          - {id: a, input: hi, metadata: {difficulty: easy}, assertions: []}
+          - {id: b, input: hi, execution: {threshold: 0.9}, workspace: {template: other}, assertions: []}
         """,
     )
     first, second = cases
@@ -452,7 +455,7 @@ def test_env_files_are_loaded_nearest_first(
     try:
         case = one_case(
             project,
-            "tests: [{id: a, input: '${{ NEAR }} ${{ FAR }} ${{ SHELL_SET }} [${{ NONE }}]'}]\n",
+            "tests: [{id: a, input: '${{ NEAR }} ${{ FAR }} ${{ SHELL_SET }} [${{ NONE }}]', assertions: []}]\n",
         )
     finally:
         for name in ("NEAR", "FAR"):
@@ -472,7 +475,7 @@ def test_whole_env_placeholder_takes_a_number_or_boolean(
             """\
             execution: {threshold: "${{ THRESHOLD }}"}
             tests:
-              - {id: a, input: hi, execution: {skip_defaults: "${{ SKIP }}"}}
+              - {id: a, input: hi, execution: {skip_defaults: "${{ SKIP }}"}, assertions: []}
             """,
         )
     )

@@ -222,7 +222,10 @@ def test_several_targets_and_none_named_is_an_error(project: Project) -> None:
 def test_several_targets_are_fine_when_every_test_names_one(project: Project) -> None:
     project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
     loaded = load_suite(
-        project.write("s.eval.yaml", "tests: [{id: a, input: hi, execution: {target: Agent A}}]\n")
+        project.write(
+            "s.eval.yaml",
+            "tests: [{id: a, input: hi, execution: {target: Agent A}, assertions: []}]\n",
+        )
     )
     assert list(loaded.targets) == ["agent-a"]
     assert loaded.default_agents == []

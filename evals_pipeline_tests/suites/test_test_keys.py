@@ -114,7 +114,7 @@ def test_execution_targets_of_a_test_pick_among_the_suite_targets(project: Proje
                 execution: {targets: [one, two]}
                 tests:
                   - {id: both, input: hi, assertions: []}
-                  - {id: only-two, input: hi, execution: {targets: [two], workers: 2, cache: true}}
+                  - {id: only-two, input: hi, execution: {targets: [two], workers: 2, cache: true}, assertions: []}
                 """,
             )
         )
@@ -134,7 +134,7 @@ def test_dependencies_are_carried_and_checked(project: Project) -> None:
                 """\
                 tests:
                   - {id: a, input: hi, assertions: []}
-                  - {id: b, input: hi, depends_on: [a], on_dependency_failure: run}
+                  - {id: b, input: hi, depends_on: [a], on_dependency_failure: run, assertions: []}
                 """,
             )
         )
@@ -147,9 +147,9 @@ def test_dependencies_are_carried_and_checked(project: Project) -> None:
         "evals/s.eval.yaml",
         """\
         tests:
-          - {id: a, input: hi, depends_on: [c]}
-          - {id: b, input: hi, depends_on: [b, aa]}
-          - {id: c, input: hi, depends_on: [a]}
+          - {id: a, input: hi, depends_on: [c], assertions: []}
+          - {id: b, input: hi, depends_on: [b, aa], assertions: []}
+          - {id: c, input: hi, depends_on: [a], assertions: []}
         """,
     )
     assert [(i.line, i.message) for i in issues] == [
@@ -164,7 +164,7 @@ def test_an_unknown_on_dependency_failure(project: Project) -> None:
     issue = only(
         project.issues(
             "evals/s.eval.yaml",
-            "tests: [{id: a, input: hi, depends_on: [], on_dependency_failure: skipp}]\n",
+            "tests: [{id: a, input: hi, depends_on: [], on_dependency_failure: skipp, assertions: []}]\n",
         )
     )
     assert issue.fix == "did you mean 'skip'?"
@@ -183,7 +183,7 @@ def test_suite_execution_keys_are_carried(project: Project) -> None:
                   cache_path: .agentv/cache
                   trials: {count: 2, strategy: confidence_interval, costLimitUsd: 0.5}
                 requires: {agentv: ">=4.0"}
-                tests: [{id: a, input: hi, conversation_id: c1, suite: grouped}]
+                tests: [{id: a, input: hi, conversation_id: c1, suite: grouped, assertions: []}]
                 """,
             )
         )

@@ -68,7 +68,7 @@ def test_no_workspace_resolves_to_none_and_cleanup_defaults_to_on_success(
                 """\
                 tests:
                   - {id: a, input: hi, assertions: []}
-                  - {id: b, input: hi, workspace: {hooks: {enabled: false, before_all: {command: "true"}}}}
+                  - {id: b, input: hi, workspace: {hooks: {enabled: false, before_all: {command: "true"}}}, assertions: []}
                 """,
             )
         )

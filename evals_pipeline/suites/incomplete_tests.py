@@ -12,11 +12,15 @@ input of the wrong type is left to validation, which says what it must be.
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from typing import Any
 
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.yaml_positions import YamlDocument
 
+GRADING_KEYS = ("criteria", "expected_output", "assertions", "turns")
+# Keys a test may hold that are close to these but mean something else.
+KNOWN_NEAR = {"input", "input_files", "assert", "expected_outcome", *GRADING_KEYS}
 INPUT_FIX = "give the test an input: a string, or a list of {role, content} messages"
 SPEC_FIX = (
     "give the test criteria: (what a good answer does), an expected_output, or assertions of "
@@ -66,6 +70,7 @@ def drop_incomplete_tests(
     issues = []
     for index, missing, fix in skipped:
         test = tests[index]
+        fix = _near_miss(test, missing) or fix
         mark = doc.positions.key((key, index))
         name = test.get("id") if isinstance(test.get("id"), str) and test["id"] else None
         what = "skipped, as AgentV skips it" + ("; no test is left to run" if everything else "")
@@ -84,6 +89,16 @@ def drop_incomplete_tests(
         del tests[index]
         doc.positions.remove_item((key,), index)
     return issues, []
+
+
+def _near_miss(test: dict[str, Any], missing: str) -> str:
+    """A fix naming a misspelt key of the test that would have made it run ('' when none):
+    the unknown-key warning that says so is not shown when the load fails."""
+    wanted = ["input"] if missing == "input" else list(GRADING_KEYS)
+    for key in test:
+        if key not in KNOWN_NEAR and (near := get_close_matches(key, wanted, n=1, cutoff=0.75)):
+            return f"rename '{key}' to '{near[0]}'"
+    return ""
 
 
 def _graded(test: dict[str, Any]) -> bool:

@@ -291,3 +291,12 @@ def test_a_jsonl_eval_file_counts_criteria_expected_output_and_assert_only(
     project.write("inc.jsonl", rows[1] + "\n")
     loaded = load_suite(project.write("s.eval.yaml", "tests: ./inc.jsonl\n"))
     assert [t.id for t in loaded.suite.tests] == ["assertions-only"]
+
+
+def test_a_skipped_test_with_a_misspelt_key_says_which_to_rename(project: Project) -> None:
+    text = "tests:\n  - {id: a, input: hi, critera: says hi}\n  - {id: b, inptu: hi, criteria: x}\n"
+    issues = project.issues("s.eval.yaml", text)
+    assert [(i.line, i.fix) for i in issues] == [
+        (2, "rename 'critera' to 'criteria'"),
+        (3, "rename 'inptu' to 'input'"),
+    ]

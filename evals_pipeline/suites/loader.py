@@ -187,7 +187,7 @@ def _load_suite(file: Path) -> LoadedSuite:
                     1,
                     f"the eval file is {got}",
                     "write the suite as key: value lines with a tests: list, e.g. "
-                    "tests: [{id: my-test, input: Say hello}]",
+                    "tests: [{id: my-test, input: Say hello, criteria: Greets the user}]",
                 )
             ]
         )

@@ -36,7 +36,7 @@ def test_no_targets_file_validates_with_a_warning_and_run_names_where_it_looked(
     tmp_path: Path,
 ) -> None:
     project = tmp_path / "project"
-    suite = write(project / "evals", "s.eval.yaml", "tests: [{id: a, input: hi}]\n")
+    suite = write(project / "evals", "s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
     (project / ".git").mkdir()
     (project / "evals" / ".git").rmdir()  # the project's root bounds the search
     places = f"{project / 'evals'}, {project}"

@@ -75,8 +75,10 @@ targets:
 tests:
   - id: one
     input: Wait.
+    assertions: []
   - id: two
     input: Wait.
+    assertions: []
 """
 
 

@@ -145,7 +145,7 @@ def read_suite_document(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
     if not isinstance(doc.data, dict):
         return doc, [], []
     issues = splice_suite_parts(doc)
-    skipped, unrunnable = drop_incomplete_tests(doc)
+    skipped, unrunnable = drop_incomplete_tests(doc, jsonl=file.suffix == ".jsonl")
     warnings, renamed = rewrite_suite_aliases(doc)
     warnings += skipped
     load_env_files(file)
@@ -190,7 +190,7 @@ def _load_suite(file: Path) -> LoadedSuite:
                     1,
                     f"the eval file is {got}",
                     "write the suite as key: value lines with a tests: list, e.g. "
-                    "tests: [{id: my-test, input: Say hello}]",
+                    "tests: [{id: my-test, input: Say hello, criteria: Greets the user}]",
                 )
             ]
         )

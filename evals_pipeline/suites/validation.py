@@ -217,7 +217,7 @@ class _Describer:
     def missing(self, path: DataPath, key: str) -> SuiteIssue:
         where = self.where(path)
         if key == "tests" and not path:
-            fix = "add a list of tests, e.g. tests: [{id: my-test, input: Say hello}]"
+            fix = "add a list of tests, e.g. tests: [{id: my-test, input: Say hello, criteria: Greets the user}]"
         else:
             fix = f"add '{key}: {_EXAMPLES.get(key, '...')}' to {where}"
         return self.issue(path, f"missing required key '{key}' in {where}", fix)

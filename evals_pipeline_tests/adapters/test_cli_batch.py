@@ -68,11 +68,11 @@ assertions:
     mode: in_order
     expected: [{{tool: lookup}}, {{tool: decide}}]
 tests:
-  - {{id: a, input: screen a}}
-  - {{id: b, input: screen b}}
-  - {{id: c, input: screen c}}
-  - {{id: d, input: screen d}}
-  - {{id: e, input: screen e}}
+  - {{id: a, input: screen a, assertions: []}}
+  - {{id: b, input: screen b, assertions: []}}
+  - {{id: c, input: screen c, assertions: []}}
+  - {{id: d, input: screen d, assertions: []}}
+  - {{id: e, input: screen e, assertions: []}}
 """
 
 
@@ -233,7 +233,10 @@ def test_a_batch_ignores_depends_on_and_fail_on_error_as_agentvs_batch_path_does
     suite = write_project(tmp_path, "missing")
     text = suite.read_text().replace("execution:\n", "execution:\n  fail_on_error: true\n")
     suite.write_text(
-        text.replace("{id: d, input: screen d}", "{id: d, input: screen d, depends_on: [b]}")
+        text.replace(
+            "{id: d, input: screen d, assertions: []}",
+            "{id: d, input: screen d, depends_on: [b], assertions: []}",
+        )
     )
     runs = by_case(run_agents(cases_of(suite, "batch"), tmp_path / "step", workers=2))
     # One invocation for all five: b has no record (an execution error), yet d, which depends

@@ -267,8 +267,10 @@ targets:
 tests:
   - id: t1
     input: hi
+    assertions: []
   - id: t2
     input: hi
+    assertions: []
 """
 
 

@@ -8,7 +8,7 @@ from evals_pipeline.models.targets import ClaudeCodeTarget, CodexTarget, PiAgent
 from evals_pipeline.suites import load_suite
 from evals_pipeline_tests.suites.conftest import Project, only
 
-SUITE = "execution: {targets: [a]}\ntests: [{id: t, input: hi}]\n"
+SUITE = "execution: {targets: [a]}\ntests: [{id: t, input: hi, assertions: []}]\n"
 
 
 @pytest.mark.parametrize(

@@ -80,8 +80,8 @@ def test_a_test_without_input_is_skipped_with_a_warning(project: Project) -> Non
 def test_a_suite_whose_every_test_lacks_input_cannot_run(project: Project) -> None:
     issues = project.issues("s.eval.yaml", "tests:\n  - id: a\n    criteria: x\n  - id: b\n")
     assert [(i.line, i.message) for i in issues] == [
-        (2, "test 'a' has no input: skipped, as AgentV skips it"),
-        (4, "test 'b' has no input: skipped, as AgentV skips it"),
+        (2, "test 'a' has no input: skipped, as AgentV skips it; no test is left to run"),
+        (4, "test 'b' has no input: skipped, as AgentV skips it; no test is left to run"),
     ]
 
 
@@ -203,7 +203,7 @@ def test_unknown_keys_of_an_llm_grader_go_into_its_config_as_in_agentv(project: 
     )
 
 
-def test_a_test_graded_only_by_the_suite_runs_with_a_warning_that_agentv_skips_it(
+def test_a_test_without_a_grading_spec_of_its_own_is_skipped_as_agentv_skips_it(
     project: Project,
 ) -> None:
     project.write(".agentv/targets.yaml", JUDGED_TARGETS)
@@ -215,12 +215,88 @@ def test_a_test_graded_only_by_the_suite_runs_with_a_warning_that_agentv_skips_i
             assertions: [{type: contains, value: hi}]
             tests:
               - {id: suite-only, input: hi}
+              - {id: empty-list, input: hi, assertions: []}
               - {id: own, input: hi, criteria: says hi}
               - {id: rubrics-only, input: hi, rubrics: [Says hi]}
+              - {id: evaluators-only, input: hi, evaluators: [{type: contains, value: h}]}
+              - {id: outcome, input: hi, expected_outcome: says hi}
+              - {id: empty-output, input: hi, expected_output: ""}
+              - {id: deprecated-assert, input: hi, assert: [{type: contains, value: h}]}
+              - {id: empty-criteria, input: hi, criteria: ""}
             """,
         )
     )
-    assert [t.id for t in loaded.suite.tests] == ["suite-only", "own", "rubrics-only"]
-    flagged = [w.line for w in loaded.warnings if "AgentV 4.42.4 skips it" in w.message]
-    # A test's rubrics do not make it complete for AgentV's loader either.
-    assert flagged == [4, 6]
+    # AgentV's loader counts a test's own criteria (or expected_outcome), expected_output,
+    # assertions or assert key (even []) and turns; the suite's assertions, rubrics and
+    # evaluators do not make a test complete.
+    assert [t.id for t in loaded.suite.tests] == [
+        "empty-list",
+        "own",
+        "outcome",
+        "empty-output",
+        "deprecated-assert",
+    ]
+    skipped = [(w.line, w.column, w.message) for w in loaded.warnings if "skipped" in w.message]
+    what = "has no criteria, expected_output, assertions or turns of its own: skipped, as AgentV"
+    assert skipped == [
+        (4, 5, f"test 'suite-only' {what} skips it"),
+        (7, 5, f"test 'rubrics-only' {what} skips it"),
+        (8, 5, f"test 'evaluators-only' {what} skips it"),
+        (12, 5, f"test 'empty-criteria' {what} skips it"),
+    ]
+    fixes = {w.line: w.fix for w in loaded.warnings}
+    assert "assertions: [] runs it with the suite's assertions only" in fixes[4]
+    assert fixes[8].startswith("rename evaluators: to assertions:")
+    # The suite's assertions are appended to a test's empty list, as AgentV appends them.
+    case = next(c for c in resolve_cases(loaded) if c.test_id == "empty-list")
+    assert [a.type for a in case.assertions] == ["contains"]
+
+
+def test_a_suite_whose_every_test_lacks_a_grading_spec_cannot_run(project: Project) -> None:
+    text = "assertions: [{type: contains, value: hi}]\ntests:\n  - {id: a, input: hi}\n"
+    (issue,) = project.issues("s.eval.yaml", text)
+    assert (issue.line, issue.column) == (3, 5)
+    assert issue.message == (
+        "test 'a' has no criteria, expected_output, assertions or turns of its own: skipped, as "
+        "AgentV skips it; no test is left to run"
+    )
+
+
+def test_a_jsonl_eval_file_counts_criteria_expected_output_and_assert_only(
+    project: Project,
+) -> None:
+    rows = [
+        '{"id": "crit", "input": "hi", "criteria": "says hi"}',
+        '{"id": "assertions-only", "input": "hi", "assertions": [{"type": "is-json"}]}',
+        '{"id": "assert-only", "input": "hi", "assert": [{"type": "is-json"}]}',
+        '{"id": "turns-only", "input": "hi", "turns": [{"input": "again"}]}',
+        '{"id": "expected", "input": "hi", "expected_output": "hello"}',
+    ]
+    loaded = load_suite(project.write("cases.jsonl", "\n".join(rows) + "\n"))
+    assert [t.id for t in loaded.suite.tests] == ["crit", "assert-only", "expected"]
+    skipped = [(w.line, w.message) for w in loaded.warnings if "skipped" in w.message]
+    assert skipped == [
+        (
+            2,
+            "test 'assertions-only' has no criteria, expected_output or assert: skipped, as "
+            "AgentV skips it",
+        ),
+        (
+            4,
+            "test 'turns-only' has no criteria, expected_output or assert: skipped, as "
+            "AgentV skips it",
+        ),
+    ]
+    # An eval file that takes its tests from a .jsonl file reads them by the YAML rule.
+    project.write("inc.jsonl", rows[1] + "\n")
+    loaded = load_suite(project.write("s.eval.yaml", "tests: ./inc.jsonl\n"))
+    assert [t.id for t in loaded.suite.tests] == ["assertions-only"]
+
+
+def test_a_skipped_test_with_a_misspelt_key_says_which_to_rename(project: Project) -> None:
+    text = "tests:\n  - {id: a, input: hi, critera: says hi}\n  - {id: b, inptu: hi, criteria: x}\n"
+    issues = project.issues("s.eval.yaml", text)
+    assert [(i.line, i.fix) for i in issues] == [
+        (2, "rename 'critera' to 'criteria'"),
+        (3, "rename 'inptu' to 'input'"),
+    ]

@@ -55,7 +55,11 @@ def test_turns_need_mode_conversation(project: Project) -> None:
 
 
 def test_conversation_mode_needs_turns_and_no_top_level_expected_output(project: Project) -> None:
-    issue = only(project.issues("s.eval.yaml", "tests: [{id: c, input: x, mode: conversation}]\n"))
+    issue = only(
+        project.issues(
+            "s.eval.yaml", "tests: [{id: c, input: x, mode: conversation, assertions: []}]\n"
+        )
+    )
     assert "requires a non-empty 'turns' list" in issue.message
     issue = only(
         project.issues(

@@ -11,7 +11,9 @@ from evals_pipeline_tests.suites.conftest import Project, only
 
 def test_a_provider_without_a_command_runs_its_script_by_convention(project: Project) -> None:
     project.write(".agentv/targets.yaml", "targets:\n  - name: mine\n    provider: my-llm\n")
-    loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    loaded = load_suite(
+        project.write("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
     target = loaded.targets["mine"]
     assert isinstance(target, CliTarget)
     assert target.command == "bun run .agentv/providers/my-llm.ts {PROMPT}"
@@ -30,7 +32,9 @@ def test_a_provider_with_a_command_runs_that_command(project: Project) -> None:
             some_setting_agentv_does_not_read: 1
         """,
     )
-    loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    loaded = load_suite(
+        project.write("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
     target = loaded.targets["mine"]
     assert isinstance(target, CliTarget)
     assert target.command == "bun run .agentv/providers/file-output.ts {OUTPUT_FILE}"
@@ -39,5 +43,5 @@ def test_a_provider_with_a_command_runs_that_command(project: Project) -> None:
 
 def test_a_near_miss_of_a_known_provider_is_a_typo(project: Project) -> None:
     project.write(".agentv/targets.yaml", "targets:\n  - name: a\n    provider: antropic\n")
-    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n"))
     assert issue.fix.startswith("did you mean 'anthropic'?")

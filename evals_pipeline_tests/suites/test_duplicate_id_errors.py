@@ -13,15 +13,18 @@ def test_duplicate_test_id(project: Project) -> None:
             tests:
               - id: same
                 input: one
+                assertions: []
               - id: other
                 input: two
+                assertions: []
               - id: same
                 input: three
+                assertions: []
             """,
         )
     )
-    assert (issue.line, issue.column) == (6, 9)
-    assert issue.message == "duplicate test id 'same' (line 6): already used at line 2"
+    assert (issue.line, issue.column) == (8, 9)
+    assert issue.message == "duplicate test id 'same' (line 8): already used at line 2"
     assert issue.fix == "give each test a unique id"
 
 
@@ -33,14 +36,16 @@ def test_test_ids_that_slugify_alike_collide(project: Project) -> None:
             tests:
               - id: My Test
                 input: one
+                assertions: []
               - id: my-test
                 input: two
+                assertions: []
             """,
         )
     )
-    assert issue.line == 4
+    assert issue.line == 5
     assert issue.message == (
-        "test id 'my-test' (line 4) collides with 'My Test' (line 2): "
+        "test id 'my-test' (line 5) collides with 'My Test' (line 2): "
         "both become the partition key 'my-test'"
     )
     assert issue.fix == "give each test a unique id"
@@ -53,8 +58,10 @@ def test_duplicate_ids_are_reported_with_validation_errors(project: Project) -> 
         tests:
           - id: a
             input: 5
+            assertions: []
           - id: a
             input: hi
+            assertions: []
         """,
     )
-    assert [i.line for i in issues] == [3, 4]
+    assert [i.line for i in issues] == [3, 5]

@@ -34,6 +34,6 @@ def test_yaml_syntax_error(project: Project) -> None:
 
 def test_yaml_syntax_error_in_targets_file(project: Project) -> None:
     project.write(".agentv/targets.yaml", "targets:\n  - name: [a\n")
-    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n"))
     assert issue.file == str(project.root / ".agentv/targets.yaml")
     assert issue.message.startswith("invalid YAML")

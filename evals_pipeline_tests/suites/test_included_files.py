@@ -9,7 +9,8 @@ from evals_pipeline_tests.suites.conftest import Project, only
 def test_tests_from_a_jsonl_file(project: Project) -> None:
     project.write(
         "evals/cases.jsonl",
-        '{"id": "a", "input": "hi"}\n\n{"id": "b", "input": "{{w}}", "vars": {"w": "yo"}}\n',
+        '{"id": "a", "input": "hi", "criteria": "greets"}\n\n'
+        '{"id": "b", "input": "{{w}}", "vars": {"w": "yo"}, "criteria": "greets"}\n',
     )
     loaded = load_suite(project.write("evals/s.eval.yaml", "eval_cases: ./cases.jsonl\n"))
     cases = resolve_cases(loaded)
@@ -53,7 +54,9 @@ def test_free_form_keys_of_dataset_rows_are_ignored_quietly(project: Project) ->
 
 
 def test_malformed_jsonl_is_reported_at_its_line(project: Project) -> None:
-    jsonl = project.write("evals/cases.jsonl", '{"id": "a", "input": "hi"}\n{"id": \n')
+    jsonl = project.write(
+        "evals/cases.jsonl", '{"id": "a", "input": "hi", "criteria": "x"}\n{"id": \n'
+    )
     issue = only(project.issues("evals/s.eval.yaml", "tests: ./cases.jsonl\n"))
     assert (issue.file, issue.line) == (str(jsonl), 2)
     assert issue.message.startswith("malformed JSONL line")
@@ -70,8 +73,8 @@ def test_a_missing_tests_file(project: Project) -> None:
 
 
 def test_a_folder_of_cases(project: Project) -> None:
-    project.write("evals/cases/b-second/case.yaml", "input: two\n")
-    project.write("evals/cases/a-first/case.yaml", "id: renamed\ninput: one\n")
+    project.write("evals/cases/b-second/case.yaml", "input: two\ncriteria: says two\n")
+    project.write("evals/cases/a-first/case.yaml", "id: renamed\ninput: one\ncriteria: says one\n")
     project.write("evals/cases/a-first/workspace/seed.txt", "x")
     project.write("evals/cases/no-case/readme.txt", "skipped")
     cases = resolve_cases(load_suite(project.write("evals/s.eval.yaml", "tests: cases\n")))
@@ -88,13 +91,13 @@ def test_an_error_in_a_case_file_names_that_file(project: Project) -> None:
 
 
 def test_file_references_among_inline_tests(project: Project) -> None:
-    project.write("evals/more/x.yaml", "- {id: x, input: from x}\n")
-    project.write("evals/more/y.yaml", "- {id: y, input: from y}\n")
+    project.write("evals/more/x.yaml", "- {id: x, input: from x, criteria: x}\n")
+    project.write("evals/more/y.yaml", "- {id: y, input: from y, criteria: y}\n")
     text = """\
     tests:
-      - {id: first, input: inline}
+      - {id: first, input: inline, criteria: ok}
       - file://more/*.yaml
-      - {id: last, input: inline too, criteria: [typo]}
+      - {id: last, input: inline too, expected_output: ok, criteria: [typo]}
     """
     issue = only(project.issues("evals/s.eval.yaml", text))
     # The inline test after the spliced ones keeps its own position.
@@ -118,7 +121,8 @@ def test_a_workspace_file(project: Project) -> None:
     (case,) = resolve_cases(
         load_suite(
             project.write(
-                "evals/s.eval.yaml", "workspace: ws/workspace.yaml\ntests: [{id: a, input: hi}]\n"
+                "evals/s.eval.yaml",
+                "workspace: ws/workspace.yaml\ntests: [{id: a, input: hi, assertions: []}]\n",
             )
         )
     )
@@ -134,7 +138,9 @@ def test_a_workspace_file(project: Project) -> None:
 def test_a_workspace_file_with_a_wrapper_is_refused(project: Project) -> None:
     ws = project.write("evals/ws.yaml", "workspace:\n  template: .\n")
     issue = only(
-        project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a, input: hi}]\n")
+        project.issues(
+            "evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a, input: hi, assertions: []}]\n"
+        )
     )
     assert (issue.file, issue.message) == (
         str(ws),
@@ -145,13 +151,19 @@ def test_a_workspace_file_with_a_wrapper_is_refused(project: Project) -> None:
 def test_an_error_in_a_workspace_file_points_into_it(project: Project) -> None:
     ws = project.write("evals/ws.yaml", "template: .\nisolation: sometimes\n")
     issue = only(
-        project.issues("evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a, input: hi}]\n")
+        project.issues(
+            "evals/s.eval.yaml", "workspace: ws.yaml\ntests: [{id: a, input: hi, assertions: []}]\n"
+        )
     )
     assert (issue.file, issue.line, issue.column) == (str(ws), 2, 12)
 
 
 def test_a_jsonl_file_run_as_a_suite_with_its_sidecar(project: Project) -> None:
-    project.write("evals/cases.jsonl", '{"id": "a", "input": "hi"}\n{"id": "b", "input": "yo"}\n')
+    project.write(
+        "evals/cases.jsonl",
+        '{"id": "a", "input": "hi", "criteria": "greets"}\n'
+        '{"id": "b", "input": "yo", "criteria": "greets"}\n',
+    )
     project.write(
         "evals/cases.yaml",
         """\
@@ -169,5 +181,5 @@ def test_a_jsonl_file_run_as_a_suite_with_its_sidecar(project: Project) -> None:
         ("a", "mock", 1),
         ("b", "mock", 1),
     ]
-    bare = project.write("other/plain.jsonl", '{"id": "c", "input": "x"}\n')
+    bare = project.write("other/plain.jsonl", '{"id": "c", "input": "x", "expected_output": "x"}\n')
     assert [c.test_id for c in resolve_cases(load_suite(bare))] == ["c"]

@@ -36,7 +36,7 @@ def broken(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
 
 
 def test_a_suite_not_running_the_broken_target_loads(broken: Project) -> None:
-    suite = "execution: {target: good}\ntests: [{id: a, input: hi}]\n"
+    suite = "execution: {target: good}\ntests: [{id: a, input: hi, assertions: []}]\n"
     loaded = load_suite(broken.write("s.eval.yaml", suite))
     assert list(loaded.targets) == ["good"]
 
@@ -44,7 +44,7 @@ def test_a_suite_not_running_the_broken_target_loads(broken: Project) -> None:
 def test_running_the_broken_target_reports_its_problem_in_the_targets_file(
     broken: Project,
 ) -> None:
-    suite = "execution: {target: broken}\ntests: [{id: a, input: hi}]\n"
+    suite = "execution: {target: broken}\ntests: [{id: a, input: hi, assertions: []}]\n"
     issue = only(broken.issues("s.eval.yaml", suite))
     assert issue.file == str(broken.root / ".agentv/targets.yaml")
     assert (issue.line, issue.column) == (6, 12)
@@ -52,12 +52,12 @@ def test_running_the_broken_target_reports_its_problem_in_the_targets_file(
 
 
 def test_delegating_to_the_broken_target_reports_its_problem(broken: Project) -> None:
-    suite = "execution: {target: alias}\ntests: [{id: a, input: hi}]\n"
+    suite = "execution: {target: alias}\ntests: [{id: a, input: hi, assertions: []}]\n"
     assert only(broken.issues("s.eval.yaml", suite)).message == "targets[1].model must not be empty"
 
 
 def test_a_broken_fallback_of_a_selected_target_is_reported(broken: Project) -> None:
-    suite = "execution: {target: with-fallback}\ntests: [{id: a, input: hi}]\n"
+    suite = "execution: {target: with-fallback}\ntests: [{id: a, input: hi, assertions: []}]\n"
     issue = only(broken.issues("s.eval.yaml", suite))
     assert (issue.line, issue.message) == (6, "targets[1].model must not be empty")
 
@@ -65,7 +65,7 @@ def test_a_broken_fallback_of_a_selected_target_is_reported(broken: Project) -> 
 def test_an_entry_agentv_cannot_read_stays_a_load_error(project: Project) -> None:
     # AgentV's targets-file reader refuses an entry without a name or provider (targets-file.ts).
     project.write(".agentv/targets.yaml", "targets:\n  - name: a\n    provider: mock\n  - x: 1\n")
-    suite = "execution: {target: a}\ntests: [{id: a, input: hi}]\n"
+    suite = "execution: {target: a}\ntests: [{id: a, input: hi, assertions: []}]\n"
     issue = only(project.issues("s.eval.yaml", suite))
     assert issue.line == 4
     assert issue.message == "targets[1] has no 'provider'"
@@ -87,7 +87,9 @@ def test_a_bad_value_under_an_alias_names_the_key_not_the_entry(
         """,
     )
     issue = only(
-        project.issues("s.eval.yaml", "execution: {target: c}\ntests: [{id: a, input: hi}]\n")
+        project.issues(
+            "s.eval.yaml", "execution: {target: c}\ntests: [{id: a, input: hi, assertions: []}]\n"
+        )
     )
     assert "got a mapping" not in issue.message
     assert issue.message.startswith("targets[0].reasoning_effort must be ")
@@ -99,7 +101,9 @@ def test_schema_tag_in_a_targets_file_is_accepted(project: Project) -> None:
         ".agentv/targets.yaml",
         "$schema: agentv-targets-v2.2\ntargets: [{name: m, provider: mock, response: hi}]\n",
     )
-    loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    loaded = load_suite(
+        project.write("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
     assert list(loaded.targets) == ["m"]
 
 
@@ -133,7 +137,9 @@ def test_an_unresolvable_run_target_fails_the_run_not_the_load(
         ".agentv/targets.yaml",
         "targets:\n  - name: llm\n    use_target: ${{ UNSET_TARGET_FOR_TEST }}\n",
     )
-    path = project.write("s.eval.yaml", "execution: {target: llm}\ntests: [{id: a, input: hi}]\n")
+    path = project.write(
+        "s.eval.yaml", "execution: {target: llm}\ntests: [{id: a, input: hi, assertions: []}]\n"
+    )
     loaded = load_suite(path)
     issue = only(loaded.run_issues)
     assert (issue.line, issue.message) == (
@@ -147,13 +153,16 @@ def test_an_unresolvable_run_target_fails_the_run_not_the_load(
 
 def test_an_undefined_run_target_is_a_run_issue(project: Project) -> None:
     loaded = load_suite(
-        project.write("s.eval.yaml", "execution: {target: nowhere}\ntests: [{id: a, input: hi}]\n")
+        project.write(
+            "s.eval.yaml",
+            "execution: {target: nowhere}\ntests: [{id: a, input: hi, assertions: []}]\n",
+        )
     )
     assert only(loaded.run_issues).message.startswith("target 'nowhere' is not defined")
 
 
 def test_run_issues_come_with_the_load_errors_of_a_broken_file(project: Project) -> None:
-    suite = "execution: {target: nowhere}\ntests: [{id: a, input: hi}, {id: a, input: hi}]\n"
+    suite = "execution: {target: nowhere}\ntests: [{id: a, input: hi, assertions: []}, {id: a, input: hi, assertions: []}]\n"
     messages = [issue.message for issue in project.issues("s.eval.yaml", suite)]
     assert any(m.startswith("target 'nowhere' is not defined") for m in messages)
     assert any("duplicate" in m for m in messages)

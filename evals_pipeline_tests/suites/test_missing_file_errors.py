@@ -32,6 +32,7 @@ def test_a_missing_input_file_is_left_out_with_a_warning(project: Project) -> No
                 input_files:
                   - docs/spec.md
                   - notes.md
+                assertions: []
             """,
         )
     )
@@ -66,7 +67,7 @@ def test_input_files_are_found_in_parent_folders_up_to_the_repo_root(project: Pr
     loaded = load_suite(
         project.write(
             "evals/deep/s.eval.yaml",
-            "tests: [{id: a, input: hi, input_files: [docs/spec.md]}]\n",
+            "tests: [{id: a, input: hi, input_files: [docs/spec.md], assertions: []}]\n",
         )
     )
     assert loaded.suite.tests[0].input_files == ["docs/spec.md"]
@@ -76,7 +77,10 @@ def test_input_file_search_stops_at_the_repo_root(project: Project) -> None:
     outside = f"{project.root.name}-outside.md"  # unique: the parent folder is shared
     (project.root.parent / outside).write_text("x")
     loaded = load_suite(
-        project.write("s.eval.yaml", f"tests: [{{id: a, input: hi, input_files: [{outside}]}}]\n")
+        project.write(
+            "s.eval.yaml",
+            f"tests: [{{id: a, input: hi, input_files: [{outside}], assertions: []}}]\n",
+        )
     )
     warning = only(left_out(loaded))
     assert warning.message == f"input file '{outside}' {LEFT_OUT}"
@@ -96,6 +100,7 @@ def test_missing_file_block(project: Project) -> None:
                       - type: file
                         value: fixtures/data.csv
                       - Summarise it.
+                assertions: []
             """,
         )
     )
@@ -257,7 +262,7 @@ def test_missing_workspace_template(project: Project) -> None:
             """\
             workspace:
               template: ./fixtures/empty-repo
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -278,6 +283,7 @@ def test_missing_test_workspace_template(project: Project) -> None:
               - id: a
                 input: hi
                 workspace: {template: repo}
+                assertions: []
             """,
         )
     )
@@ -335,7 +341,7 @@ def test_missing_replay_sessions_dir(project: Project) -> None:
             sessions_dir: recordings/run-1
         """,
     )
-    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n"))
     assert issue.file == str(targets)
     assert (issue.line, issue.column) == (4, 19)
     assert issue.message == "replay sessions folder 'recordings/run-1' not found"

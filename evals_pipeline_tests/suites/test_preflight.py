@@ -84,7 +84,7 @@ def test_suite_level_graders_make_every_test_ungradable(project: Project) -> Non
             type: code-grader
             command: [node, gone.js]
         tests:
-          - {id: a, input: hi}
+          - {id: a, input: hi, assertions: []}
           - {id: b, input: hi, execution: {skip_defaults: true}, assertions: [{type: contains, value: x}]}
         """,
     )

@@ -14,7 +14,7 @@ def test_unknown_provider_lists_valid_ones(project: Project) -> None:
               - name: agent
                 provider: clii
                 command: run
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -27,7 +27,7 @@ def test_unknown_provider_lists_valid_ones(project: Project) -> None:
 
 def test_agentv_agent_provider_suggests_a_cli_target(project: Project) -> None:
     project.write(".agentv/targets.yaml", "targets:\n  - name: cc\n    provider: copilot\n")
-    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    issue = only(project.issues("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n"))
     assert issue.file == str(project.root / ".agentv/targets.yaml")
     assert (issue.line, issue.column) == (3, 15)
     assert issue.message.startswith(

@@ -45,6 +45,7 @@ def test_object_input_is_structured_content(project: Project) -> None:
         tests:
           - id: a
             input: {task: add, numbers: [1, 2]}
+            assertions: []
         """,
     )
     assert [(m.role, m.content) for m in case.input] == [
@@ -66,6 +67,7 @@ def test_message_list_with_bare_strings_uses_role_markers(project: Project) -> N
               - role: assistant
                 content: "4"
               - And 3+3?
+            assertions: []
         """,
     )
     assert [m.role for m in case.input] == ["system", "user", "assistant", "user"]
@@ -81,7 +83,7 @@ def test_suite_input_is_prepended(project: Project) -> None:
         input:
           - role: system
             content: You are careful.
-        tests: [{id: a, input: Fix the bug.}]
+        tests: [{id: a, input: Fix the bug., assertions: []}]
         """,
     )
     assert [(m.role, m.content) for m in case.input] == [
@@ -100,6 +102,7 @@ def test_input_files_become_file_blocks_before_the_text(project: Project) -> Non
           - id: a
             input: Implement the spec.
             input_files: [docs/spec.md]
+            assertions: []
         """,
     )
     assert case.input_files == [str(spec)]
@@ -119,8 +122,8 @@ def test_suite_input_files_apply_unless_the_test_has_its_own(project: Project) -
         """\
         input_files: [shared.md]
         tests:
-          - {id: a, input: one}
-          - {id: b, input: two, input_files: [own.md]}
+          - {id: a, input: one, assertions: []}
+          - {id: b, input: two, input_files: [own.md], assertions: []}
         """,
     )
     assert [c.input_files for c in cases] == [[str(shared)], [str(own)]]
@@ -138,6 +141,7 @@ def test_file_blocks_in_messages_are_resolved(project: Project) -> None:
                 content:
                   - {type: file, value: data.csv}
                   - Summarise it.
+            assertions: []
         """,
     )
     assert case.input[0].content == [
@@ -164,12 +168,15 @@ def test_file_blocks_anywhere_in_the_input_are_its_input_files_in_order(project:
               - {role: user, content: [{type: file, value: data.csv}, Go.]}
               - {role: assistant, content: [{type: file, value: my notes.txt}]}
               - {role: user, content: [{type: file, value: ./data.csv}]}
+            assertions: []
           - id: shorthand
             input: Read.
             input_files: [my notes.txt]
+            assertions: []
           - id: alone
             execution: {skip_defaults: true}
             input: [{role: user, content: [{type: file, value: data.csv}]}]
+            assertions: []
         """,
     )
     # AgentV's collectResolvedInputFilePaths: the suite's blocks first, repeats kept.
@@ -191,6 +198,7 @@ def test_input_files_lead_the_first_user_message_of_a_list(project: Project) -> 
             input:
               - {role: system, content: Be brief.}
               - {role: user, content: Go.}
+            assertions: []
         """,
     )
     assert case.input[1].content == [
@@ -304,8 +312,8 @@ execution:
   targets: [alpha, beta]
   timeout_seconds: 120
 tests:
-  - {id: both, input: x}
-  - {id: only-beta, input: y, execution: {targets: [beta]}}
+  - {id: both, input: x, assertions: []}
+  - {id: only-beta, input: y, execution: {targets: [beta]}, assertions: []}
 """
 
 
@@ -326,8 +334,8 @@ def test_the_case_keys_are_those_of_the_resolved_cases(project: Project) -> None
     project.write(".agentv/targets.yaml", MATRIX_TARGETS)
     suite = (
         MATRIX_SUITE
-        + "  - {id: Only Alpha, input: z, execution: {targets: [alpha]}}\n"
-        + "  - {id: Nowhere, input: z, execution: {targets: [gamma]}}\n"
+        + "  - {id: Only Alpha, input: z, execution: {targets: [alpha]}, assertions: []}\n"
+        + "  - {id: Nowhere, input: z, execution: {targets: [gamma]}, assertions: []}\n"
     )
     loaded = load_suite(project.write("evals/s.eval.yaml", suite))
     keys = resolved_case_keys(loaded)
@@ -340,7 +348,8 @@ def test_the_case_keys_of_a_suite_whose_target_does_not_resolve_raise(
 ) -> None:
     loaded = load_suite(
         project.write(
-            "evals/s.eval.yaml", "execution: {target: nowhere}\ntests: [{id: a, input: hi}]\n"
+            "evals/s.eval.yaml",
+            "execution: {target: nowhere}\ntests: [{id: a, input: hi, assertions: []}]\n",
         )
     )
     with pytest.raises(SuiteError) as caught:
@@ -431,7 +440,7 @@ def test_unknown_agent_in_filter(project: Project) -> None:
 
 
 def test_default_timeout_is_600_seconds(project: Project) -> None:
-    assert one_case(project, "tests: [{id: a, input: hi}]\n").timeout_seconds == 600
+    assert one_case(project, "tests: [{id: a, input: hi, assertions: []}]\n").timeout_seconds == 600
 
 
 # --- thresholds, trials, workspaces, metadata -----------------------------------------------
@@ -448,8 +457,8 @@ def test_settings_carried_into_each_case(project: Project) -> None:
           trials: {count: 3, strategy: mean}
         workspace: {template: repo}
         tests:
-          - {id: a, input: hi, metadata: {difficulty: easy}}
-          - {id: b, input: hi, execution: {threshold: 0.9}, workspace: {template: other}}
+          - {id: a, input: hi, metadata: {difficulty: easy}, assertions: []}
+          - {id: b, input: hi, execution: {threshold: 0.9}, workspace: {template: other}, assertions: []}
         """,
     )
     first, second = cases
@@ -469,10 +478,16 @@ def test_settings_carried_into_each_case(project: Project) -> None:
 
 def test_suite_slug_from_name_or_file_name(project: Project) -> None:
     named = load_suite(
-        project.write("a.eval.yaml", "name: hello-suite\ntests: [{id: a, input: hi}]\n")
+        project.write(
+            "a.eval.yaml", "name: hello-suite\ntests: [{id: a, input: hi, assertions: []}]\n"
+        )
     )
-    unnamed = load_suite(project.write("My Checks.eval.yml", "tests: [{id: a, input: hi}]\n"))
-    folder = load_suite(project.write("coding-tasks/EVAL.yaml", "tests: [{id: a, input: hi}]\n"))
+    unnamed = load_suite(
+        project.write("My Checks.eval.yml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
+    folder = load_suite(
+        project.write("coding-tasks/EVAL.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
     assert (named.slug, unnamed.slug, folder.slug) == ("hello_suite", "my_checks", "coding_tasks")
     assert isinstance(named, LoadedSuite) and named.path.is_absolute()
 
@@ -507,7 +522,7 @@ def test_env_files_are_loaded_nearest_first(
     try:
         case = one_case(
             project,
-            "tests: [{id: a, input: '${{ NEAR }} ${{ FAR }} ${{ SHELL_SET }} [${{ NONE }}]'}]\n",
+            "tests: [{id: a, input: '${{ NEAR }} ${{ FAR }} ${{ SHELL_SET }} [${{ NONE }}]', assertions: []}]\n",
         )
     finally:
         for name in ("NEAR", "FAR"):
@@ -527,7 +542,7 @@ def test_whole_env_placeholder_takes_a_number_or_boolean(
             """\
             execution: {threshold: "${{ THRESHOLD }}"}
             tests:
-              - {id: a, input: hi, execution: {skip_defaults: "${{ SKIP }}"}}
+              - {id: a, input: hi, execution: {skip_defaults: "${{ SKIP }}"}, assertions: []}
             """,
         )
     )
@@ -552,6 +567,7 @@ def test_deprecated_aliases_are_accepted_with_warnings(project: Project) -> None
                 evaluators:
                   - type: code_grader
                     script: [python3, check.py]
+                criteria: says hi
             """,
         )
     )
@@ -564,13 +580,6 @@ def test_deprecated_aliases_are_accepted_with_warnings(project: Project) -> None
             "move the list to the top-level 'assertions:'",
         ),
         (5, "'eval_cases' is deprecated", "rename it to 'tests'"),
-        (
-            6,
-            # AgentV's loader counts `assertions` and `assert` only, not `evaluators`.
-            "test 'a' has no criteria, expected_output, assertions or turns of its own: AgentV "
-            "4.42.4 skips it; evals-pipeline runs it with the suite's assertions",
-            "add criteria: (or its own assertions) so that AgentV runs it too",
-        ),
         (8, "'evaluators' is deprecated", "rename it to 'assertions'"),
         (10, "'script' is deprecated", "rename it to 'command'"),
     ]
@@ -639,7 +648,7 @@ def test_legacy_execution_graders_append_to_suite_assertions(project: Project) -
             execution:
               evaluators:
                 - {type: contains, valu: x}
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -659,6 +668,7 @@ def test_image_blocks_carry_path_and_media_type(project: Project) -> None:
             input:
               - role: user
                 content: [{type: image, value: shot.png}, "What is shown?"]
+            assertions: []
         """,
     )
     assert case.input[0].content == [

@@ -25,7 +25,9 @@ targets:
 
 
 def test_targets_file_is_found_walking_up(project: Project) -> None:
-    loaded = load_suite(project.write("evals/nested/s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    loaded = load_suite(
+        project.write("evals/nested/s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
     assert loaded.targets_file == project.root / ".agentv/targets.yaml"
     assert list(loaded.targets) == ["mock"]
     assert loaded.default_agents == ["mock"]
@@ -33,7 +35,9 @@ def test_targets_file_is_found_walking_up(project: Project) -> None:
 
 def test_the_nearest_targets_file_wins(project: Project) -> None:
     project.write("evals/.agentv/targets.yaml", "targets: [{name: near, provider: mock}]\n")
-    loaded = load_suite(project.write("evals/s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    loaded = load_suite(
+        project.write("evals/s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
     assert list(loaded.targets) == ["near"]
 
 
@@ -44,7 +48,7 @@ def test_inline_targets_take_precedence(project: Project) -> None:
             """\
             targets:
               - {name: inline, provider: mock, response: x}
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -61,7 +65,7 @@ def test_execution_targets_select_in_suite_order(project: Project) -> None:
             """\
             execution:
               targets: [agent-b, Agent A]
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -76,7 +80,8 @@ def test_cli_cwd_from_targets_file_resolves_against_the_eval_folder(project: Pro
     project.write(".agentv/targets.yaml", TWO_TARGETS)
     loaded = load_suite(
         project.write(
-            "evals/s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a, input: hi}]\n"
+            "evals/s.eval.yaml",
+            "execution: {target: agent-b}\ntests: [{id: a, input: hi, assertions: []}]\n",
         )
     )
     target = loaded.targets["agent-b"]
@@ -96,7 +101,7 @@ def test_cli_cwd_of_inline_target_resolves_against_the_eval_folder(project: Proj
                 command: run {PROMPT}
                 cwd: work
                 healthcheck: {command: run --version, cwd: work}
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -111,7 +116,7 @@ def test_cli_without_cwd_keeps_it_unset(project: Project) -> None:
     loaded = load_suite(
         project.write(
             "s.eval.yaml",
-            "targets: [{name: a, provider: cli, command: run}]\ntests: [{id: a, input: hi}]\n",
+            "targets: [{name: a, provider: cli, command: run}]\ntests: [{id: a, input: hi, assertions: []}]\n",
         )
     )
     target = loaded.targets["a"]
@@ -122,7 +127,10 @@ def test_cli_without_cwd_keeps_it_unset(project: Project) -> None:
 def test_missing_cli_cwd(project: Project) -> None:
     project.write(".agentv/targets.yaml", TWO_TARGETS)
     issue = only(
-        project.issues("s.eval.yaml", "execution: {target: agent-b}\ntests: [{id: a, input: hi}]\n")
+        project.issues(
+            "s.eval.yaml",
+            "execution: {target: agent-b}\ntests: [{id: a, input: hi, assertions: []}]\n",
+        )
     )
     assert issue.file == str(project.root / ".agentv/targets.yaml")
     assert (issue.line, issue.message) == (8, "target cwd folder 'agents' not found")
@@ -133,7 +141,9 @@ def test_replay_sessions_dir_becomes_absolute(project: Project) -> None:
     project.write(
         ".agentv/targets.yaml", "targets: [{name: rec, provider: replay, sessions_dir: sessions}]\n"
     )
-    loaded = load_suite(project.write("evals/s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    loaded = load_suite(
+        project.write("evals/s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
     target = loaded.targets["rec"]
     assert isinstance(target, ReplayTarget)
     assert target.sessions_dir == str(project.root / "sessions")
@@ -147,7 +157,7 @@ def test_undefined_target_lists_the_defined_ones(project: Project) -> None:
             """\
             execution:
               target: local-agent
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -168,7 +178,7 @@ def test_undefined_target_in_the_matrix_suggests_a_close_name(project: Project) 
               targets:
                 - mock
                 - mokc
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -189,6 +199,7 @@ def test_a_tests_own_target_is_ignored_with_a_warning(project: Project) -> None:
                 input: hi
                 assertions: [{type: contains, value: hi}]
                 execution: {target: two}
+                assertions: []
             """,
         )
     )
@@ -228,7 +239,9 @@ def test_a_target_entry_that_is_not_a_name_is_ignored_with_a_warning(project: Pr
 
 def test_several_targets_and_none_named_is_an_error(project: Project) -> None:
     project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
-    issue = only(project.issues("s.eval.yaml", "name: demo\ntests: [{id: a, input: hi}]\n"))
+    issue = only(
+        project.issues("s.eval.yaml", "name: demo\ntests: [{id: a, input: hi, assertions: []}]\n")
+    )
     assert issue.line == 1
     assert issue.message.startswith("the suite does not say which target to run")
     assert issue.fix == (
@@ -241,7 +254,10 @@ def test_several_targets_and_every_test_naming_one_is_still_an_error(project: Pr
     # A test's execution.target does not choose the run's target (AgentV 4.42.4).
     project.write(".agentv/targets.yaml", TWO_TARGETS.replace("    cwd: agents\n", ""))
     loaded = load_suite(
-        project.write("s.eval.yaml", "tests: [{id: a, input: hi, execution: {target: Agent A}}]\n")
+        project.write(
+            "s.eval.yaml",
+            "tests: [{id: a, input: hi, execution: {target: Agent A}, assertions: []}]\n",
+        )
     )
     issue = only(loaded.run_issues)
     assert issue.message.startswith("the suite does not say which target to run")
@@ -251,7 +267,9 @@ def test_no_targets_at_all(tmp_path: Path) -> None:
     path = tmp_path / "s.eval.yaml"
     if find_targets_file(path) is not None:
         pytest.skip("a targets file exists above the temporary folder")
-    path.write_text("name: demo\nexecution:\n  target: agent\ntests: [{id: a, input: hi}]\n")
+    path.write_text(
+        "name: demo\nexecution:\n  target: agent\ntests: [{id: a, input: hi, assertions: []}]\n"
+    )
     assert only(load_suite(path).run_issues).line == 3  # the load succeeds: a run fails
     issue = only(Project(tmp_path).issues("s.eval.yaml"))
     assert issue.file == str(path)
@@ -271,7 +289,9 @@ def test_duplicate_target_names(project: Project) -> None:
         "targets:\n  - {name: a, provider: mock}\n  - {name: a, provider: mock}\n",
     )
     issue = only(
-        project.issues("s.eval.yaml", "execution: {target: a}\ntests: [{id: a, input: hi}]\n")
+        project.issues(
+            "s.eval.yaml", "execution: {target: a}\ntests: [{id: a, input: hi, assertions: []}]\n"
+        )
     )
     assert (issue.line, issue.message) == (3, "duplicate target name 'a' (first at line 2)")
 
@@ -284,7 +304,7 @@ def test_matrix_entry_can_alias_another_target(project: Project) -> None:
             execution:
               targets:
                 - {name: fast, use_target: mock}
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -301,7 +321,9 @@ def test_targets_file_is_interpolated(project: Project, monkeypatch: pytest.Monk
         ".agentv/targets.yaml",
         "targets: [{name: m, provider: mock, response: '${{ AGENT_REPLY }}'}]\n",
     )
-    loaded = load_suite(project.write("s.eval.yaml", "tests: [{id: a, input: hi}]\n"))
+    loaded = load_suite(
+        project.write("s.eval.yaml", "tests: [{id: a, input: hi, assertions: []}]\n")
+    )
     target = loaded.targets["m"]
     assert isinstance(target, MockTarget)
     assert target.response == "from env"

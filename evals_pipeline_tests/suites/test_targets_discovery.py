@@ -19,7 +19,7 @@ from evals_pipeline.suites.target_catalog import (
 )
 from evals_pipeline_tests.suites.conftest import Project, only
 
-SUITE = "tests: [{id: a, input: hi}]\n"
+SUITE = "tests: [{id: a, input: hi, assertions: []}]\n"
 
 
 def mock(name: str) -> str:
@@ -181,7 +181,10 @@ def test_an_unset_variable_in_a_target_the_suite_runs_is_a_warning(
         """,
     )
     loaded = load_suite(
-        repo.write("s.eval.yaml", "execution: {target: agent}\ntests: [{id: a, input: hi}]\n")
+        repo.write(
+            "s.eval.yaml",
+            "execution: {target: agent}\ntests: [{id: a, input: hi, assertions: []}]\n",
+        )
     )
     warning = only([w for w in loaded.warnings if w.file == str(targets)])
     assert (warning.line, warning.column) == (4, 14)

@@ -55,6 +55,7 @@ def test_suite_metadata_is_inherited(project: Project) -> None:
                   - id: t
                     input: hi
                     metadata: {tags: [b, c], owner: test, nested: {y: 2}}
+                    assertions: []
                 """,
             )
         )
@@ -84,6 +85,7 @@ def test_a_test_workspace_merges_field_by_field(project: Project) -> None:
                     workspace:
                       hooks:
                         after_each: {reset: strict}
+                    assertions: []
                 """,
             )
         )
@@ -111,8 +113,8 @@ def test_execution_targets_of_a_test_pick_among_the_suite_targets(project: Proje
                 """\
                 execution: {targets: [one, two]}
                 tests:
-                  - {id: both, input: hi}
-                  - {id: only-two, input: hi, execution: {targets: [two], workers: 2, cache: true}}
+                  - {id: both, input: hi, assertions: []}
+                  - {id: only-two, input: hi, execution: {targets: [two], workers: 2, cache: true}, assertions: []}
                 """,
             )
         )
@@ -131,8 +133,8 @@ def test_dependencies_are_carried_and_checked(project: Project) -> None:
                 "evals/s.eval.yaml",
                 """\
                 tests:
-                  - {id: a, input: hi}
-                  - {id: b, input: hi, depends_on: [a], on_dependency_failure: run}
+                  - {id: a, input: hi, assertions: []}
+                  - {id: b, input: hi, depends_on: [a], on_dependency_failure: run, assertions: []}
                 """,
             )
         )
@@ -145,9 +147,9 @@ def test_dependencies_are_carried_and_checked(project: Project) -> None:
         "evals/s.eval.yaml",
         """\
         tests:
-          - {id: a, input: hi, depends_on: [c]}
-          - {id: b, input: hi, depends_on: [b, aa]}
-          - {id: c, input: hi, depends_on: [a]}
+          - {id: a, input: hi, depends_on: [c], assertions: []}
+          - {id: b, input: hi, depends_on: [b, aa], assertions: []}
+          - {id: c, input: hi, depends_on: [a], assertions: []}
         """,
     )
     assert [(i.line, i.message) for i in issues] == [
@@ -162,7 +164,7 @@ def test_an_unknown_on_dependency_failure(project: Project) -> None:
     issue = only(
         project.issues(
             "evals/s.eval.yaml",
-            "tests: [{id: a, input: hi, depends_on: [], on_dependency_failure: skipp}]\n",
+            "tests: [{id: a, input: hi, depends_on: [], on_dependency_failure: skipp, assertions: []}]\n",
         )
     )
     assert issue.fix == "did you mean 'skip'?"
@@ -181,7 +183,7 @@ def test_suite_execution_keys_are_carried(project: Project) -> None:
                   cache_path: .agentv/cache
                   trials: {count: 2, strategy: confidence_interval, costLimitUsd: 0.5}
                 requires: {agentv: ">=4.0"}
-                tests: [{id: a, input: hi, conversation_id: c1, suite: grouped}]
+                tests: [{id: a, input: hi, conversation_id: c1, suite: grouped, assertions: []}]
                 """,
             )
         )

@@ -79,6 +79,7 @@ def test_unknown_key_without_a_close_match_lists_the_valid_keys(project: Project
                 input: hi
                 execution:
                   zzz: 1
+                assertions: []
             """,
         )
     )
@@ -97,7 +98,7 @@ def test_unknown_key_in_execution(project: Project) -> None:
             """\
             execution:
               worker: 3
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )

@@ -56,6 +56,7 @@ def test_wrong_value_inside_a_message_list(project: Project) -> None:
                 input:
                   - role: usr
                     content: hi
+                assertions: []
             """,
         )
     )
@@ -80,6 +81,10 @@ def test_empty_tests(project: Project) -> None:
 
 
 def test_suite_name_must_be_a_slug(project: Project) -> None:
-    issue = only(project.issues("s.eval.yaml", "name: My Suite\ntests: [{id: a, input: hi}]\n"))
+    issue = only(
+        project.issues(
+            "s.eval.yaml", "name: My Suite\ntests: [{id: a, input: hi, assertions: []}]\n"
+        )
+    )
     assert (issue.line, issue.column) == (1, 7)
     assert issue.fix == "write name: my-suite"

@@ -38,7 +38,7 @@ def test_workspace_resolves_with_absolute_paths_and_hook_defaults(project: Proje
                 before_all: {command: [./setup.sh, "{{workspace_path}}"], cwd: hooks}
                 after_each: {command: "make clean", timeout_ms: 5000}
               cleanup: always
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -67,8 +67,8 @@ def test_no_workspace_resolves_to_none_and_cleanup_defaults_to_on_success(
                 "s.eval.yaml",
                 """\
                 tests:
-                  - {id: a, input: hi}
-                  - {id: b, input: hi, workspace: {hooks: {enabled: false, before_all: {command: "true"}}}}
+                  - {id: a, input: hi, assertions: []}
+                  - {id: b, input: hi, workspace: {hooks: {enabled: false, before_all: {command: "true"}}}, assertions: []}
                 """,
             )
         )
@@ -81,7 +81,7 @@ def test_no_workspace_resolves_to_none_and_cleanup_defaults_to_on_success(
 
 def test_content_hash_follows_the_workspace_spec(project: Project) -> None:
     def case_hash(workspace: str) -> str:
-        text = f"workspace: {workspace}\ntests: [{{id: a, input: hi}}]\n"
+        text = f"workspace: {workspace}\ntests: [{{id: a, input: hi, assertions: []}}]\n"
         return resolve_cases(load_suite(project.write("s.eval.yaml", text)))[0].content_hash
 
     hashes = {
@@ -107,7 +107,7 @@ def test_missing_repo_folder_and_non_git_folder(project: Project) -> None:
               repo: ./missing
             - path: b
               repo: plain
-        tests: [{id: a, input: hi}]
+        tests: [{id: a, input: hi, assertions: []}]
         """,
     )
     missing = at_line(issues, 4)
@@ -128,7 +128,7 @@ def test_unknown_commit_is_reported_at_its_line(project: Project) -> None:
             workspace:
               repos:
                 - {path: lib, repo: lib, commit: no-such-branch}
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -148,7 +148,7 @@ def test_commit_and_base_commit_must_match(project: Project) -> None:
                   repo: lib
                   commit: main
                   base_commit: abc123
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -167,7 +167,7 @@ def test_repo_path_must_stay_inside_the_workspace(project: Project) -> None:
           repos:
             - {path: ../outside, repo: "file:///x"}
             - {path: ., repo: "file:///y"}
-        tests: [{id: a, input: hi}]
+        tests: [{id: a, input: hi, assertions: []}]
         """,
     )
     assert "leaves the workspace" in at_line(issues, 3).message
@@ -186,7 +186,7 @@ def test_duplicate_repo_paths_and_template_conflicts(project: Project) -> None:
             - {path: other, repo: "file:///a"}
             - {path: ./other, repo: "file:///b"}
             - {path: lib, repo: "file:///c"}
-        tests: [{id: a, input: hi}]
+        tests: [{id: a, input: hi, assertions: []}]
         """,
     )
     assert at_line(issues, 5).message == "repos[0] already uses the path './other'"
@@ -224,7 +224,7 @@ def test_agentv_workspace_settings_are_accepted(project: Project) -> None:
               hooks:
                 after_each: {reset: fast}
                 before_each: {script: [echo], timeoutMs: 500}
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -246,7 +246,7 @@ def test_unknown_workspace_key_suggests_the_right_one(project: Project) -> None:
             workspace:
               hooks:
                 before_eahc: {command: [echo]}
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -261,7 +261,7 @@ def test_bad_cleanup_policy(project: Project) -> None:
             "s.eval.yaml",
             """\
             workspace: {cleanup: on_failure}
-            tests: [{id: a, input: hi}]
+            tests: [{id: a, input: hi, assertions: []}]
             """,
         )
     )
@@ -284,7 +284,7 @@ def test_a_github_shorthand_repo_is_cloned_from_github(project: Project) -> None
                   repos:
                     - {path: a, repo: EntityProcess/agentv-contract-fixture}
                     - {path: b, repo: vendor/lib}
-                tests: [{id: a, input: hi}]
+                tests: [{id: a, input: hi, assertions: []}]
                 """,
             )
         )

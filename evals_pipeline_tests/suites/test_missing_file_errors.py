@@ -53,7 +53,9 @@ def test_a_missing_input_file_is_left_out_with_a_warning(project: Project) -> No
 def test_when_every_input_file_is_missing_the_text_is_still_a_block(project: Project) -> None:
     # AgentV expands input_files with a string input into blocks before dropping the missing.
     loaded = load_suite(
-        project.write("s.eval.yaml", "tests: [{id: a, input: hi, input_files: [gone.md]}]\n")
+        project.write(
+            "s.eval.yaml", "tests: [{id: a, input: hi, input_files: [gone.md], assertions: []}]\n"
+        )
     )
     assert only(left_out(loaded)).message == f"input file 'gone.md' {LEFT_OUT}"
     (case,) = resolve_cases(loaded)
@@ -249,6 +251,7 @@ def test_a_file_block_missing_from_a_suite_and_a_test_reports_only_the_tests(
                 input:
                   - role: user
                     content: [{type: file, value: gone.md}]
+                assertions: []
             """,
         )
     )

@@ -367,15 +367,15 @@ PER_TEST_TARGETS = """\
 execution:
   targets: [alpha, beta]
 tests:
-  - {id: plain, input: x}
-  - {id: single, input: x, execution: {target: beta}}
-  - {id: undefined, input: x, execution: {target: azure-llm}}
-  - {id: listed, input: x, execution: {targets: [beta]}}
-  - {id: some-unknown, input: x, execution: {targets: [alpha, gamma]}}
-  - {id: none-known, input: x, execution: {targets: [gamma]}}
-  - {id: empty, input: x, execution: {targets: []}}
-  - {id: padded, input: x, execution: {targets: ["  beta ", ""]}}
-  - {id: not-a-name, input: x, execution: {targets: [{name: beta}]}}
+  - {id: plain, input: x, assertions: []}
+  - {id: single, input: x, execution: {target: beta}, assertions: []}
+  - {id: undefined, input: x, execution: {target: azure-llm}, assertions: []}
+  - {id: listed, input: x, execution: {targets: [beta]}, assertions: []}
+  - {id: some-unknown, input: x, execution: {targets: [alpha, gamma]}, assertions: []}
+  - {id: none-known, input: x, execution: {targets: [gamma]}, assertions: []}
+  - {id: empty, input: x, execution: {targets: []}, assertions: []}
+  - {id: padded, input: x, execution: {targets: ["  beta ", ""]}, assertions: []}
+  - {id: not-a-name, input: x, execution: {targets: [{name: beta}]}, assertions: []}
 """
 
 

@@ -199,7 +199,6 @@ def test_a_tests_own_target_is_ignored_with_a_warning(project: Project) -> None:
                 input: hi
                 assertions: [{type: contains, value: hi}]
                 execution: {target: two}
-                assertions: []
             """,
         )
     )

@@ -83,4 +83,6 @@ def summary(folder: Path) -> list[str]:
         f"{sum(o.equal for o in compared)} of {sum(o.tests for o in compared)} tests equal, the "
         f"others only as listed ({len(reasons)} deliberate differences):",
         *(f"  {n} x {reason}" for reason, n in Counter(reasons).most_common()),
+        "accepted, but agentv runs no test of them offline:",
+        *(f"  {o.file}: {o.why_not_run}" for o in outcomes if o.loaded and not o.agentv_ran),
     ]

@@ -239,6 +239,17 @@ class _Rewriter:
         """
         key = str(path[-1])
         assertions = owner.get(key)
+        if key in owner and assertions is None:
+            # `assertions:` with nothing after it: AgentV warns and reads no graders there.
+            self.warnings.append(
+                self._at(
+                    path,
+                    f"'{key}' is empty: no graders here, as AgentV 4.42.4 reads it",
+                    f"write {key}: [] (or remove the key)",
+                )
+            )
+            owner[key] = []
+            return
         if not isinstance(assertions, list):
             return
         entries = self._expand_includes(assertions, path)

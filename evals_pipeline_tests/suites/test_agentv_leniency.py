@@ -300,3 +300,26 @@ def test_a_skipped_test_with_a_misspelt_key_says_which_to_rename(project: Projec
         (2, "rename 'critera' to 'criteria'"),
         (3, "rename 'inptu' to 'input'"),
     ]
+
+
+def test_empty_assertions_read_as_none_with_a_warning(project: Project) -> None:
+    # AgentV warns "'assertions' must be an array" and runs the test on the suite's graders.
+    loaded = load_suite(
+        project.write(
+            "s.eval.yaml",
+            """\
+            execution: {target: mock}
+            targets: [{name: mock, provider: mock, response: hi}]
+            assertions: [{type: contains, value: hi}]
+            tests:
+              - id: a
+                input: hi
+                assertions:
+            """,
+        )
+    )
+    warning = only(loaded.warnings)
+    assert warning.line == 7
+    assert warning.message == "'assertions' is empty: no graders here, as AgentV 4.42.4 reads it"
+    case = only(resolve_cases(loaded))
+    assert [a.kind for a in case.assertions] == ["contains"]

@@ -10,7 +10,7 @@ The eval files are discovered, never listed. For each one:
    verdict. A difference must be listed, with its reason, in corpus-differences.yaml, and a
    listed difference that is no longer seen fails as well, so the list stays true.
 
-Each file's outcome is written beside the run, and the session's summary prints the counts:
+Each file's outcome goes to the session's outcome folder, and its summary prints the counts:
 files, accepted, loaded, suites compared, tests equal (conftest.py).
 """
 

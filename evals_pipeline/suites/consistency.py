@@ -241,6 +241,8 @@ class GraderProblem:
     """Only a warning: the grader runs and AgentV's outcome is kept (a score of 0)."""
     tests: tuple[str, ...] = ()
     """The tests whose grading it stops: a run makes them errors without running their agent."""
+    skips: bool = False
+    """AgentV's loader skips `tests` for it: they are left out here too."""
 
     def at(self, doc: YamlDocument) -> SuiteIssue:
         mark = doc.positions.value(self.path)
@@ -346,15 +348,18 @@ class _GraderChecker:
                 )
         command = grader.prompt_command
         if command is not None and find_input_file(command.script, self.base_dir) is None:
-            # AgentV skips the test when it runs; its validate accepts the file.
+            # AgentV's loader skips the test ("Skipping test ...: prompt command file not
+            # found"); its validate accepts the file.
             self.problems.append(
                 GraderProblem(
                     (*at, "prompt", "command"),
-                    f"prompt command file '{command.script}' not found: '{grader.display_name()}'"
-                    " fails when it runs",
+                    f"prompt command file '{command.script}' not found: the test is skipped, as "
+                    "AgentV skips it",
                     "the command's last item must be the prompt script, relative to the eval "
                     "file's folder; create it or correct the path",
                     warning=True,
+                    tests=self.tests,
+                    skips=True,
                 )
             )
         if grader.target is None:

@@ -237,6 +237,11 @@ def _load_suite(file: Path) -> LoadedSuite:
     elif not targets_unreadable:
         # As in AgentV, only a run needs the targets file: `validate` warns.
         run_issues.append(no_targets_file_issue(doc))
+    skipped = {test for problem in graders or [] if problem.skips for test in problem.tests}
+    if skipped:
+        suite.tests = [test for test in suite.tests if test.id not in skipped]
+        if not suite.tests:  # as `agentv eval` fails then, only a run: validate accepts it
+            run_issues += [p.at(doc) for p in graders or [] if p.skips]
     issues += dependency_issues(suite, doc)
     issues += malformed_tool_calls(suite, doc)
     issues += missing_references(suite, doc, file.parent, warnings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evals_pipeline.models.assertions import ASSERTION_TYPES
-from evals_pipeline.suites import load_suite
+from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.suites.conftest import Project, only
 
 
@@ -118,33 +118,41 @@ def test_an_executable_prompt_command_must_be_argv(project: Project) -> None:
     )
 
 
-def test_an_executable_prompt_without_its_script_loads_with_a_warning(project: Project) -> None:
-    # AgentV's validate accepts the file; its run skips the test. Here the grader fails.
+def test_a_test_whose_prompt_script_is_missing_is_skipped_with_a_warning(
+    project: Project,
+) -> None:
+    # AgentV's validate accepts the file; its loader skips the test ("Skipping test 'a': ...
+    # prompt command file not found"), and so does the load here.
     project.write(
         ".agentv/targets.yaml",
         "targets:\n  - {name: mock, provider: mock, response: hi, grader_target: judge}\n"
         "  - {name: judge, provider: openai, model: m}\n",
     )
-    loaded = load_suite(
-        project.write(
-            "s.eval.yaml",
-            """\
-            tests:
-              - id: a
-                input: hi
-                assertions:
-                  - name: judge
-                    type: llm-grader
-                    prompt:
-                      script: [python3, prompts/missing.py]
-            """,
-        )
-    )
+    suite = """\
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - name: judge
+                type: llm-grader
+                prompt:
+                  script: [python3, prompts/missing.py]
+          - id: b
+            input: hi
+            assertions: [{type: contains, value: hi}]
+        """
+    loaded = load_suite(project.write("s.eval.yaml", suite))
     warning = only(loaded.warnings)
     assert (warning.line, warning.column) == (8, 11)  # `script:` is read as `command:`
     assert warning.message == (
-        "prompt command file 'prompts/missing.py' not found: 'judge' fails when it runs"
+        "prompt command file 'prompts/missing.py' not found: the test is skipped, as AgentV "
+        "skips it"
     )
+    assert [case.test_id for case in resolve_cases(loaded)] == ["b"]
+    lone = suite.split("          - id: b")[0]
+    issue = only(project.issues("s.eval.yaml", lone))  # nothing left to run: a run's error
+    assert issue.message == warning.message
+    assert load_suite(project.root / "s.eval.yaml").run_issues == [issue]  # validate accepts it
 
 
 def test_a_rubric_without_type_gets_one_suggested(project: Project) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote, quote_plus
 
 import pyarrow.parquet as pq
 
@@ -14,7 +16,7 @@ from evals_pipeline.secrets import (
     REDACTED,
     Redactor,
     note_interpolated,
-    restore,
+    restore_slots,
     run_redactor,
     secret_values,
 )
@@ -68,19 +70,63 @@ def test_files_are_scrubbed_in_place(tmp_path: Path) -> None:
     assert stream.read_text() == f'{{"key": "{REDACTED}"}}\n{{"other": 1}}\n'
 
 
-def test_an_interpolated_secret_is_scrubbed_at_any_length() -> None:
-    note_interpolated("MY_API_TOKEN", "tk9Q2x")
-    note_interpolated("PLAIN_SETTING", "visible")  # not secret-looking: kept as it is
+def test_an_interpolated_value_is_secret_whatever_its_name_unless_public() -> None:
+    note_interpolated("DB_PASS", "pw4D")  # any name, from four characters
+    note_interpolated("MODEL_NAME", "gpt-visible", public={"MODEL_NAME"})
+    note_interpolated("RETRIES", "3")  # too short to hide: kept as it is
     redactor = run_redactor()
-    assert redactor.text("tk9Q2x and visible") == "[REDACTED:MY_API_TOKEN] and visible"
+    assert redactor.text("pw4D gpt-visible 3") == "[REDACTED:DB_PASS] gpt-visible 3"
     # In a JSON record only the strings change, never its keys or syntax.
-    assert redactor.json('{"tk9Q2x": "x tk9Q2x", "n": 1}') == (
-        '{"tk9Q2x": "x [REDACTED:MY_API_TOKEN]", "n": 1}'
-    )
-    assert restore('{"command": "run --token [REDACTED:MY_API_TOKEN]"}') == (
-        '{"command": "run --token tk9Q2x"}'
-    )
-    assert restore("[REDACTED:NEVER_SEEN_TOKEN]") == "[REDACTED:NEVER_SEEN_TOKEN]"
+    assert redactor.json('{"pw4D": "x pw4D", "n": 1}') == '{"pw4D": "x [REDACTED:DB_PASS]", "n": 1}'
+
+
+def test_every_form_of_a_secret_is_scrubbed() -> None:
+    secret = 'sk-te"st\\sec/ret+=42'
+    redactor = Redactor([], {"PLANTED": secret})
+    raw = secret.encode()
+    forms = [
+        secret,
+        json.dumps(secret)[1:-1],
+        quote(secret, safe=""),
+        quote(secret),
+        quote_plus(secret),
+        quote(secret, safe="").lower(),
+        raw.hex(),
+        raw.hex().upper(),
+    ]
+    # Base64 of the secret inside a longer blob, at each alignment, in both alphabets.
+    for prefix in (b"", b"a", b"ab", b"abc"):
+        forms.append(base64.b64encode(prefix + raw + b"tail").decode())
+        forms.append(base64.urlsafe_b64encode(prefix + raw + b"tail").decode())
+    for form in forms:
+        scrubbed = redactor.text(f"<{form}>")
+        assert "[REDACTED:PLANTED]" in scrubbed and form not in scrubbed, form
+        assert redactor.holds_secret(form)
+        assert b"[REDACTED:PLANTED]" in redactor.scrub_bytes(form.encode())
+    # Cut at a line end (a terminal's wrap): less than half of it stays.
+    cut = redactor.text(secret[:7] + "\n" + secret[7:])
+    assert cut == secret[:7] + "\n" + secret[7 : len(secret) // 2] + "[REDACTED:PLANTED]"
+
+
+def test_a_stored_record_gets_its_secrets_back_only_where_they_were_scrubbed() -> None:
+    secret = 'sk-te"st\\sec/ret+='
+    redactor = Redactor([], {"PLANTED": secret})
+    record = {
+        "command": f"agent --key {secret} --again {secret}",
+        "input": ["[REDACTED:PLANTED] written by the suite", {"x": f"{secret}[REDACTED:PLANTED]"}],
+        "n": 3,
+    }
+    text, slots = redactor.json_slots(json.dumps(record))
+    assert secret not in text and json.dumps(secret)[1:-1] not in text
+    os.environ["PLANTED"] = secret
+    try:
+        data = json.loads(json.dumps(json.loads(text)))  # as stored and read back
+        restore_slots(data, json.loads(json.dumps(slots)))
+    finally:
+        del os.environ["PLANTED"]
+    assert data == record
+    # A marker with no slot stays text, whatever the environment holds.
+    assert "[REDACTED:PLANTED] written" in data["input"][0]
 
 
 LEAKY_AGENT = """\

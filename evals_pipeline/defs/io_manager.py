@@ -22,9 +22,9 @@ from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.record_digest import record_digest
-from evals_pipeline.secrets import restore, run_redactor
+from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.record_reader import RecordReader
-from evals_pipeline.storage.records import read_records, write_records
+from evals_pipeline.storage.records import read_record_slots, write_records
 from evals_pipeline.storage.root import open_root
 
 IO_MANAGER_KEY = "records_io_manager"
@@ -200,7 +200,10 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         root = open_root(self.root)
         folder = step_folder(self.root, context.asset_key, context.run_id)
         records = folder / "records.parquet"
-        rows = write_records(obj, records, root.export_text)
+        # A case's steps need the secrets the suite interpolated into it (its command, a
+        # grader's key): where each was scrubbed is kept, to put it back by position on load.
+        model = RECORD_MODELS.get(context.asset_key.path[-1])
+        rows = write_records(obj, records, root.export_text, slots=model is ResolvedCase)
         # Its records and whatever else the step wrote that no stored result published yet
         # (stored results publish their own trial folders, never the step's folder itself).
         root.publish(folder)
@@ -233,16 +236,16 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         for uri in sorted(set(uris.values())):
             path = root.local_path(uri)
             root.fetch_file(path)
-            for key, text in read_records(path, wanted):
+            for key, text, slots in read_record_slots(path, wanted):
                 if uris[key] == uri and not any(mark in text for mark in skipped):
                     shown = root.import_text(text)
-                    # A stored case holds [REDACTED:VAR] where the suite interpolated a secret;
-                    # the steps that run its command or its graders need the value back.
-                    read = restore(shown) if model is ResolvedCase else shown
-                    record = reader.read(read)
+                    # A stored case's slots say where the suite's interpolated secrets were
+                    # scrubbed; the steps that run its command or its graders need them back.
+                    # Never a marker found in its text: a suite may write one to steal a key.
+                    record = reader.read(shown, slots if model is ResolvedCase else None)
                     root.fetch_record(record)  # the files it names, here for this step
                     # Digested as stored, without the secrets; clean when it holds none.
-                    clean = read == shown and not redactor.holds_secret(shown)
+                    clean = not slots and not redactor.holds_secret(shown)
                     records.add(record, shown, clean=clean)
         return records
 

@@ -482,6 +482,12 @@ class EvalSuite(BaseModel):
         description="Inline targets; otherwise the nearest .agentv/targets.yaml is used.",
     )
     judging: JudgingSpec | None = None
+    public_env: list[str] = Field(
+        default_factory=list,
+        description="Variables whose `${{ VAR }}` values are not secret (a model name, a "
+        "region): every other interpolated value is scrubbed from what the pipeline stores and "
+        "prints. Ours; AgentV ignores it with a warning.",
+    )
 
     @model_validator(mode="before")
     @classmethod

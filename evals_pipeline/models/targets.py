@@ -549,6 +549,12 @@ class TargetsFile(BaseModel):
         description="AgentV's schema tag (e.g. agentv-targets-v2.2); accepted, not checked.",
     )
     targets: list[TargetSpec]
+    public_env: list[str] = Field(
+        default_factory=list,
+        description="Variables whose `${{ VAR }}` values in this file are not secret: every "
+        "other interpolated value is scrubbed from what the pipeline stores and prints. Ours; "
+        "AgentV ignores it.",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -5,6 +5,7 @@ halves reading a large suite's cases (~0.5 s of a 10,000-case report)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -13,6 +14,7 @@ from pydantic import BaseModel, TypeAdapter
 from evals_pipeline.models.assertions import AssertionSpec
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.targets import TargetSpec
+from evals_pipeline.secrets import Slot, restore_slots
 
 _TARGET: TypeAdapter[Any] = TypeAdapter(TargetSpec)
 _ASSERTION: TypeAdapter[Any] = TypeAdapter(AssertionSpec)
@@ -26,14 +28,20 @@ class RecordReader:
         self._model = model
         self._parts: dict[tuple[int, bytes], Any] = {}
 
-    def read(self, text: str) -> BaseModel:
+    def read(self, text: str, slots: list[Slot] | None = None) -> BaseModel:
+        """The record of a stored JSON text; `slots` (a resolved case's): the secrets to put
+        back where they were scrubbed (secrets.restore_slots)."""
         if self._model is not ResolvedCase:
             return self._model.model_validate_json(text)
         try:
             data = orjson.loads(text)
         except orjson.JSONDecodeError:
             # What orjson refuses (NaN, integers past 64 bits), pydantic reads.
-            return self._model.model_validate_json(text)
+            if not slots:
+                return self._model.model_validate_json(text)
+            data = json.loads(text)
+        if slots:
+            restore_slots(data, slots)
         if isinstance(data, dict):
             if isinstance(data.get("target"), dict):
                 data["target"] = self._part(_TARGET, data["target"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,30 +33,51 @@ def _coerce(value: str) -> Any:
     return value
 
 
-def _value(values: Mapping[str, str], name: str) -> str:
-    """A variable's value for a placeholder; secret-looking ones are noted so that whatever
-    the pipeline stores is scrubbed of them (secrets.py)."""
+PUBLIC_ENV_KEY = "public_env"
+"""The top-level key of a suite or targets file listing the variables whose interpolated values
+are not secret (a model name, a region): every other interpolated value is scrubbed from what
+the pipeline stores and prints (secrets.py). Our own key: AgentV warns that it ignores it."""
+
+
+def public_variables(data: Any) -> frozenset[str]:
+    """The names a file's `public_env:` lists (validation reports a malformed one)."""
+    names = data.get(PUBLIC_ENV_KEY) if isinstance(data, dict) else None
+    if not isinstance(names, list):
+        return frozenset()
+    return frozenset(name for name in names if isinstance(name, str))
+
+
+def _value(values: Mapping[str, str], name: str, public: Collection[str]) -> str:
+    """A variable's value for a placeholder, noted as a secret unless `public` lists it, so
+    that whatever the pipeline stores is scrubbed of it (secrets.py)."""
     value = values.get(name, "")
-    note_interpolated(name, value)
+    note_interpolated(name, value, public)
     return value
 
 
-def interpolate(data: Any, env: Mapping[str, str] | None = None) -> Any:
+def interpolate(
+    data: Any, env: Mapping[str, str] | None = None, public: Collection[str] | None = None
+) -> Any:
     """Replace `${{ VAR }}` in every string value (not keys) with the environment's value.
 
     A missing variable becomes "" as in AgentV; a placeholder that is the whole string becomes
-    a boolean or a number when the value reads as one (`"true"`, `"3"`).
+    a boolean or a number when the value reads as one (`"true"`, `"3"`). `public`: the
+    variables whose values are not secret (default: the data's own `public_env:`).
     """
     values = os.environ if env is None else env
+    return _interpolate(data, values, public_variables(data) if public is None else public)
+
+
+def _interpolate(data: Any, values: Mapping[str, str], public: Collection[str]) -> Any:
     if isinstance(data, str):
         whole = _WHOLE.match(data)
         if whole:
-            return _coerce(_value(values, whole.group(1)))
-        return _VARIABLE.sub(lambda m: _value(values, m.group(1)), data)
+            return _coerce(_value(values, whole.group(1), public))
+        return _VARIABLE.sub(lambda m: _value(values, m.group(1), public), data)
     if isinstance(data, list):
-        return [interpolate(item, values) for item in data]
+        return [_interpolate(item, values, public) for item in data]
     if isinstance(data, dict):
-        return {key: interpolate(value, values) for key, value in data.items()}
+        return {key: _interpolate(value, values, public) for key, value in data.items()}
     return data
 
 

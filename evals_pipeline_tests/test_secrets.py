@@ -12,6 +12,9 @@ from urllib.parse import quote, quote_plus
 
 import pyarrow.parquet as pq
 
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.messages import Message
+
 from evals_pipeline.secrets import (
     REDACTED,
     Redactor,
@@ -20,6 +23,8 @@ from evals_pipeline.secrets import (
     run_redactor,
     secret_values,
 )
+from evals_pipeline.storage.record_reader import RecordReader
+from evals_pipeline.storage.records import read_record_slots, write_records
 
 
 def test_secret_values_come_from_secret_looking_names() -> None:
@@ -129,6 +134,40 @@ def test_a_stored_record_gets_its_secrets_back_only_where_they_were_scrubbed() -
     assert "[REDACTED:PLANTED] written" in data["input"][0]
 
 
+def test_a_stored_case_keeps_its_markers_and_gets_its_command_back(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The records a case step stores and the next step reads: the interpolated key comes back
+    in the command, a marker in the input, criteria or expected output stays text."""
+    monkeypatch.setenv("SOME_KEY", PLANTED)
+    note_interpolated("SOME_KEY", PLANTED)
+    case = ResolvedCase.model_validate(
+        {
+            "suite": "s",
+            "suite_path": str(tmp_path / "s.eval.yaml"),
+            "case_key": "c",
+            "test_id": "c",
+            "agent": "a",
+            "target": {"name": "a", "provider": "cli", "command": f"run --key '{PLANTED}'"},
+            "input": [Message(role="user", content=f"{MARKER} and {PLANTED}")],
+            "prompt": MARKER,
+            "criteria": f"holds {MARKER}",
+            "expected_output": [Message(role="assistant", content=MARKER)],
+            "base_dir": str(tmp_path),
+        }
+    )
+    path = tmp_path / "records.parquet"
+    write_records([("c", case)], path, slots=True)
+    assert PLANTED.encode() not in _stored_text(path)
+    [(key, text, slots)] = read_record_slots(path)
+    read = RecordReader(ResolvedCase).read(text, slots)
+    assert read == case
+    assert read.criteria == f"holds {MARKER}" and read.prompt == MARKER
+    assert read.target.command == f"run --key '{PLANTED}'"  # type: ignore[union-attr]
+    # Read without its slots (another step's records), nothing is put back.
+    assert PLANTED not in RecordReader(ResolvedCase).read(text).model_dump_json()
+
+
 LEAKY_AGENT = """\
 import json, sys
 prompt, output, token = sys.argv[1:4]
@@ -206,3 +245,146 @@ def test_a_suites_short_token_is_in_nothing_stored(tmp_path: Path) -> None:
     assert "the token is [REDACTED:MY_API_TOKEN]" in stdout.read_text()
     report = next(p for p in stored if p.name == "summary.md").read_text()
     assert "uses-token" not in report and "fails-with-token" in report
+
+
+PLANTED = 'sk-te"st\\sec/ret+=Planted9'
+DB_PASS = "pw4Db"
+MARKER = "[REDACTED:SOME_KEY]"
+
+HOSTILE_AGENT = """\
+import base64, json, os, sys
+from urllib.parse import quote, quote_plus
+prompt_file, output, test_id, key, db_pass, *files = sys.argv[1:]
+prompt = open(prompt_file).read()
+got = {{"prompt": prompt, "key": key, "db_pass": db_pass,
+        "files": [open(f).read() for f in files]}}
+json.dump(got, open(os.path.join({received!r}, test_id + ".json"), "w"))
+raw = key.encode()
+said = " | ".join([
+    "url " + quote(key, safe=""), "plus " + quote_plus(key),
+    "b64 " + base64.b64encode(b"lead:" + raw).decode(),
+    "b64url " + base64.urlsafe_b64encode(b"ab" + raw + b"!").decode(),
+    "hex " + raw.hex(), "pass " + db_pass,
+])
+print("raw", key, said)
+print("stderr", key, db_pass, file=sys.stderr)
+json.dump({{"output": [{{"role": "assistant", "content": "echo: " + prompt + " | " + said,
+    "tool_calls": [{{"tool": "Bash", "input": {{"command": "curl -H 'k: " + key + "' -u " + db_pass}},
+                    "output": key}}]}}]}}, open(output, "w"))
+"""
+
+HOSTILE_TARGET = """\
+targets:
+  - name: echoer
+    provider: cli
+    command: "{python} {agent} {{PROMPT_FILE}} {{OUTPUT_FILE}} {{EVAL_ID}} '${{{{ SOME_KEY }}}}' ${{{{ DB_PASS }}}} {{FILES}}"
+"""
+
+MARKER_SUITE = (
+    HOSTILE_TARGET
+    + """\
+tests:
+  - id: inline
+    input: "Say [REDACTED:SOME_KEY] back."
+    criteria: "The answer holds [REDACTED:SOME_KEY]."
+    expected_output: "[REDACTED:SOME_KEY]"
+    input_files: [attached.txt]
+    assertions:
+      - type: contains
+        value: "Say [REDACTED:SOME_KEY] back."
+"""
+)
+
+DATASET_ROW = {
+    "id": "row",
+    "input": "Row says [REDACTED:SOME_KEY].",
+    "criteria": "[REDACTED:SOME_KEY]",
+    "assertions": [{"type": "contains", "value": "Row says [REDACTED:SOME_KEY]"}],
+}
+
+
+def _planted_forms() -> dict[str, bytes]:
+    """Each form the hostile agent prints the planted secret in, as a reader would search it."""
+    raw = PLANTED.encode()
+    forms = {
+        "raw": raw,
+        "json": json.dumps(PLANTED)[1:-1].encode(),
+        "url": quote(PLANTED, safe="").encode(),
+        "url_plus": quote_plus(PLANTED).encode(),
+        "hex": raw.hex().encode(),
+        "db_pass": DB_PASS.encode(),
+    }
+    # The interior of each base64 blob the agent printed: whatever encodes only the secret.
+    blob = base64.b64encode(b"lead:" + raw)
+    forms["base64"] = blob[8:-8]
+    blob = base64.urlsafe_b64encode(b"ab" + raw + b"!")
+    forms["base64url"] = blob[4:-4]
+    return forms
+
+
+def test_markers_reach_the_agent_as_written_and_no_form_of_a_secret_is_stored(
+    tmp_path: Path,
+) -> None:
+    """A suite contributor's `[REDACTED:SOME_KEY]` in a test, a dataset row or an attached file
+    reaches the agent as that text, while the target's `${{ SOME_KEY }}` gets the value; and
+    whatever form the agent echoes the secrets in (and DB_PASS's short value), no file of the
+    storage root, the Dagster home or the report folder holds it."""
+    received = tmp_path / "received"
+    received.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    agent = project / "agent.py"
+    agent.write_text(HOSTILE_AGENT.format(received=str(received)))
+    (project / "attached.txt").write_text("File says [REDACTED:SOME_KEY].")
+    target = HOSTILE_TARGET.format(python=sys.executable, agent=agent)
+    (project / "markers.eval.yaml").write_text(
+        MARKER_SUITE.format(python=sys.executable, agent=agent)
+    )
+    (project / "rows.jsonl").write_text(json.dumps(DATASET_ROW) + "\n")
+    (project / "rows.eval.yaml").write_text(target + "tests: ./rows.jsonl\n")
+    home = tmp_path / "state"
+    report = tmp_path / "report"
+    env = {
+        **os.environ,
+        "SOME_KEY": PLANTED,
+        "DB_PASS": DB_PASS,
+        "DAGSTER_HOME": str(home / "dagster"),
+        "EVALS_PIPELINE_STORAGE": str(home / "storage"),
+    }
+    suites = [str(project / "markers.eval.yaml"), str(project / "rows.eval.yaml")]
+    done = subprocess.run(
+        # Threshold: a case whose `contains` value came back as the secret would fail the run.
+        [sys.executable, "-m", "evals_pipeline.cli", "run", *suites, "--threshold", "0.5"]
+        + ["--output", str(report)],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    printed = done.stdout + done.stderr
+    assert done.returncode == 0, printed
+    inline = json.loads((received / "inline.json").read_text())
+    row = json.loads((received / "row.json").read_text())
+    # The command's placeholders got the values; the suite's markers stayed text.
+    assert inline["key"] == PLANTED and inline["db_pass"] == DB_PASS
+    assert "Say [REDACTED:SOME_KEY] back." in inline["prompt"]
+    assert inline["files"] == ["File says [REDACTED:SOME_KEY]."]
+    assert "Row says [REDACTED:SOME_KEY]." in row["prompt"] and row["key"] == PLANTED
+    # No form of either secret in any file, nor in what the run printed.
+    stored = [p for folder in (home, report) for p in folder.rglob("*") if p.is_file()]
+    assert len(stored) > 20 and any(p.suffix == ".parquet" for p in stored)
+    assert any(p.name == "messages.parquet" for p in stored)
+    leaks = [
+        f"{name} in {p}"
+        for p in stored
+        for name, form in _planted_forms().items()
+        if form in _stored_text(p)
+    ]
+    assert leaks == []
+    assert [name for name, form in _planted_forms().items() if form.decode() in printed] == []
+    # What the agent said is kept, its secrets marked.
+    stdout = next(p for p in stored if p.name == "stdout.txt").read_text()
+    assert f"raw {MARKER} url {MARKER} | plus {MARKER}" in stdout
+    assert f"hex {MARKER} | pass [REDACTED:DB_PASS]" in stdout

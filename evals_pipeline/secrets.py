@@ -204,10 +204,10 @@ class Redactor:
         # text -> (marker, variable or None, form); a longer secret's form wins a shared text.
         forms: dict[str, tuple[str, str | None, str]] = {}
         for secret in sorted(labels, key=len, reverse=True):
-            name = labels[secret]
-            marker = f"[REDACTED:{name}]" if name else REDACTED
+            label = labels[secret]
+            marker = f"[REDACTED:{label}]" if label else REDACTED
             for text, form in secret_forms(secret).items():
-                forms.setdefault(text, (marker, name, form))
+                forms.setdefault(text, (marker, label, form))
         self._forms = dict(sorted(forms.items(), key=lambda p: len(p[0]), reverse=True))
         self.secrets = sorted(labels, key=len, reverse=True)
         self._patterns: dict[tuple[str, ...], re.Pattern[str]] = {}

@@ -14,7 +14,6 @@ import pyarrow.parquet as pq
 
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message
-
 from evals_pipeline.secrets import (
     REDACTED,
     Redactor,
@@ -159,7 +158,7 @@ def test_a_stored_case_keeps_its_markers_and_gets_its_command_back(
     path = tmp_path / "records.parquet"
     write_records([("c", case)], path, slots=True)
     assert PLANTED.encode() not in _stored_text(path)
-    [(key, text, slots)] = read_record_slots(path)
+    [(_, text, slots)] = read_record_slots(path)
     read = RecordReader(ResolvedCase).read(text, slots)
     assert read == case
     assert read.criteria == f"holds {MARKER}" and read.prompt == MARKER
@@ -353,10 +352,10 @@ def test_markers_reach_the_agent_as_written_and_no_form_of_a_secret_is_stored(
         "EVALS_PIPELINE_STORAGE": str(home / "storage"),
     }
     suites = [str(project / "markers.eval.yaml"), str(project / "rows.eval.yaml")]
+    # Threshold: a case whose `contains` value came back as the secret would fail the run.
+    options = ["--threshold", "0.5", "--output", str(report)]
     done = subprocess.run(
-        # Threshold: a case whose `contains` value came back as the secret would fail the run.
-        [sys.executable, "-m", "evals_pipeline.cli", "run", *suites, "--threshold", "0.5"]
-        + ["--output", str(report)],
+        [sys.executable, "-m", "evals_pipeline.cli", "run", *suites, *options],
         env=env,
         cwd=project,
         capture_output=True,

@@ -57,6 +57,9 @@ inside unrelated encoded data (an image's base64) and break it."""
 _URL_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#@\s:]*)(?::([^/?#@\s]*))?@")
 """The `user[:password]@` of a URL (a proxy's, a package index's)."""
 
+_SETTING = re.compile(r"^(?:true|false|yes|no|-?\d+(?:\.\d+)?)$", re.IGNORECASE)
+"""A boolean or a number: what a variable that is a setting holds (a count, a port, a switch)."""
+
 _PERCENT = re.compile(r"%[0-9A-F]{2}")
 _interpolated: dict[str, str] = {}
 _lock = threading.Lock()
@@ -75,15 +78,20 @@ def is_secret_name(name: str) -> bool:
 
 def note_interpolated(name: str, value: str, public: Collection[str] = ()) -> None:
     """Remember that a suite interpolated `value` of variable `name`: a secret unless the suite
-    lists `name` in `public` (its `public_env:`), or the value is too short to hide.
+    lists `name` in `public` (its `public_env:`), the value is too short to hide, or it is a
+    boolean or a number of a variable whose name does not look secret (DB_PASS=12345 is secret,
+    PORT=8080 is not: scrubbing every "8080" and "true" would garble every transcript).
 
     Process-wide: every process that loads the suite (the CLI, a code server, a run worker)
     notes its values again, so every process that stores something knows what to scrub. A
     value one file marks public and another does not is secret.
     """
-    if len(value) >= MIN_INTERPOLATED_CHARS and name not in public:
-        with _lock:
-            _interpolated[name] = value
+    if len(value) < MIN_INTERPOLATED_CHARS or name in public:
+        return
+    if _SETTING.match(value) and not is_secret_name(name):
+        return  # `${{ RETRIES }}` = 1000, `${{ STREAM }}` = true: a setting, not a secret
+    with _lock:
+        _interpolated[name] = value
 
 
 def interpolated_secrets() -> dict[str, str]:

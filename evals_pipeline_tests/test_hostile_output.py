@@ -192,6 +192,7 @@ def test_a_bad_umask_setting_is_a_usage_error(tmp_path: Path) -> None:
         ("\x1b]52;c;ZXZpbA==\x1b\\after", "after", "\\x1b]52;c;ZXZpbA==\\x1b\\after"),
         ("\x1bPq#0;2;0;0;0\x1b\\after", "after", "\\x1bPq#0;2;0;0;0\\x1b\\after"),
         ("\x1b]0;never ends", "", "\\x1b]0;never ends"),
+        ("\x1b]0;to the line's end\nnext", "\nnext", "\\x1b]0;to the line's end\nnext"),
         ("\x1bcreset", "reset", "\\x1bcreset"),
         ("\x9b2Jcleared", "cleared", "\\x9b2Jcleared"),
         ("bell\x07 nul\x00 del\x7f", "bell nul del", "bell\\x07 nul\\x00 del\\x7f"),

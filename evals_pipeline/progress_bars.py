@@ -20,6 +20,7 @@ from rich.progress import (
 )
 
 from evals_pipeline.progress import ProgressEvent
+from evals_pipeline.terminal_text import for_terminal
 
 
 class ProgressDisplay(Protocol):
@@ -52,11 +53,11 @@ class PlainProgress:
                 f"{event.layer}: {event.done}/{event.total} done ({event.tally()}) in "
                 f"{event.elapsed_ms / 1000:.1f} s"
             )
-        self.stream.write("".join(f"{line}\n" for line in lines))
+        self.stream.write("".join(f"{for_terminal(line)}\n" for line in lines))
         self.stream.flush()
 
     def message(self, text: str) -> None:
-        self.stream.write(f"{text}\n")
+        self.stream.write(f"{for_terminal(text)}\n")
         self.stream.flush()
 
     def close(self) -> None:
@@ -97,7 +98,7 @@ class ProgressBars:
             self._progress.stop_task(task)
 
     def message(self, text: str) -> None:
-        self._progress.console.print(text, markup=False, highlight=False)
+        self._progress.console.print(for_terminal(text), markup=False, highlight=False)
 
     def close(self) -> None:
         self._progress.stop()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from evals_pipeline.cli.exits import EXIT_OK, EXIT_THRESHOLD, usage_error
 from evals_pipeline.cli.selection import load_suites, select_agents
+from evals_pipeline.terminal_text import for_terminal
 
 if TYPE_CHECKING:
     from evals_pipeline.grading import standalone as standalone_types
@@ -67,7 +68,7 @@ def _print_verdict(verdict: standalone_types.Verdict, *, as_json: bool) -> None:
 
     evaluation = verdict.evaluation
     if evaluation.stderr:
-        print(evaluation.stderr.rstrip(), file=sys.stderr)
+        print(for_terminal(evaluation.stderr.rstrip()), file=sys.stderr)
     if as_json:
         print(json.dumps(verdict.result_json(), indent=2, ensure_ascii=False))
         return
@@ -80,8 +81,8 @@ def _print_verdict(verdict: standalone_types.Verdict, *, as_json: bool) -> None:
             print(f"{label}:")
         for a in lines:
             evidence = f" ({a.evidence})" if a.evidence else ""
-            print(f"  {'✓' if passed else '✗'} {a.text}{evidence}")
+            print(for_terminal(f"  {'✓' if passed else '✗'} {a.text}{evidence}"))
     if evaluation.details:
-        print("details: " + json.dumps(evaluation.details, ensure_ascii=False))
+        print(for_terminal("details: " + json.dumps(evaluation.details, ensure_ascii=False)))
     if evaluation.error:
-        print(f"error: {evaluation.error}")
+        print(for_terminal(f"error: {evaluation.error}"))

@@ -22,6 +22,7 @@ from evals_pipeline.cli.exits import (
 )
 from evals_pipeline.cli.locations import cli_instance, storage_folder
 from evals_pipeline.cli.selection import load_suites, select_agents, select_cases, tags_match
+from evals_pipeline.terminal_text import for_terminal
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
@@ -142,16 +143,16 @@ def _run_suites(
         if report.failures:
             print("\nFailures and errors:")
             for f in report.failures:
-                print(f"  {f.agent} / {f.test_id}: {f.reason}")
+                print(for_terminal(f"  {f.agent} / {f.test_id}: {f.reason}"))
         if report.warnings:
             print("\nWarnings:")
             for w in report.warnings:
-                print(f"  {w.agent} / {w.test_id}: {'; '.join(w.warnings)}")
+                print(for_terminal(f"  {w.agent} / {w.test_id}: {'; '.join(w.warnings)}"))
         not_run = [c for c in report.not_run_cases if c.agent in agents]
         if not_run:
-            print(f"\nNot run ({len(not_run)}): {not_run[0].reason}")
+            print(for_terminal(f"\nNot run ({len(not_run)}): {not_run[0].reason}"))
             for c in not_run:
-                print(f"  {c.agent} / {c.test_id}")
+                print(for_terminal(f"  {c.agent} / {c.test_id}"))
         cases_not_run += len(not_run)
         if budget_left is not None:
             # The next suite of this command gets what this one left.
@@ -240,7 +241,7 @@ def _start_agents(
 
 
 def _to_stderr(line: str) -> None:
-    print(line, file=sys.stderr)
+    print(for_terminal(line), file=sys.stderr)
 
 
 def _sweep_leftovers(say: Callable[[str], None]) -> None:

@@ -16,6 +16,7 @@ from evals_pipeline.defs.executor import executor_from_env
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.defs.sensors import build_cases_sensor
+from evals_pipeline.file_modes import apply_umask
 from evals_pipeline.gc_pause import freeze_at_exit
 from evals_pipeline.storage_env import storage_root_from_env
 from evals_pipeline.suites import LoadedSuite, SuiteError, discover_suites, load_suite
@@ -95,5 +96,7 @@ def build_definitions(
 
 
 def definitions_from_env() -> dg.Definitions:
-    """The code location: suites from EVALS_PIPELINE_SUITES, storage from EVALS_PIPELINE_STORAGE."""
+    """The code location: suites from EVALS_PIPELINE_SUITES, storage from EVALS_PIPELINE_STORAGE.
+    Its process (a code server, a run worker loading it) writes privately (file_modes.py)."""
+    apply_umask()
     return build_definitions(load_suites(suite_paths_from_env()), storage_root_from_env())

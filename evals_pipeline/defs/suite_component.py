@@ -16,6 +16,7 @@ from dagster.components.resolved.context import ResolutionContext
 
 from evals_pipeline.defs.automation import nightly, nightly_cron, nightly_label, report_refresh
 from evals_pipeline.defs.definitions import load_suites, storage_resources, suite_definitions
+from evals_pipeline.file_modes import apply_umask
 from evals_pipeline.storage_env import storage_root, storage_root_from_env
 from evals_pipeline.suites import LoadedSuite
 
@@ -159,6 +160,7 @@ class EvalSuiteComponent(dg.Component, dg.Resolvable):
     ] = field(default_factory=EvalSuiteTranslator)
 
     def build_defs(self, context: dg.ComponentLoadContext) -> dg.Definitions:
+        apply_umask()  # the process that loads the component writes privately (file_modes.py)
         return build_suite_defs(
             context.path / self.suite, storage=self.storage, translator=self.translator
         )

@@ -10,6 +10,7 @@ from evals_pipeline.reporting.text import num as _num
 from evals_pipeline.reporting.text import pct as _pct
 from evals_pipeline.reporting.text import table as _table
 from evals_pipeline.reporting.variants import variants_section
+from evals_pipeline.terminal_text import for_markdown, for_terminal
 
 HEADERS = [
     "agent",
@@ -82,6 +83,7 @@ def render_markdown(report: EvalReport) -> str:
     """The Markdown summary written next to the report tables and shown in the Dagster UI.
 
     The judged sections (docs/report.md) follow the per-agent ones, each only when it has data.
+    Control characters (an agent's stderr in an error, say) are written out visibly.
     """
     out = [f"# Eval report: {report.suite}", ""]
     out += _table(HEADERS, summary_rows(report))
@@ -118,7 +120,7 @@ def render_markdown(report: EvalReport) -> str:
         )
     out += since_previous_section(report.since_previous)
     out += judged_sections(report)
-    return "\n".join(out) + "\n"
+    return for_markdown("\n".join(out) + "\n")
 
 
 def render_text_table(report: EvalReport) -> str:
@@ -133,4 +135,4 @@ def render_text_table(report: EvalReport) -> str:
         for r in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return for_terminal("\n".join(lines))

@@ -9,6 +9,7 @@ from evals_pipeline.models.history import AgentDelta
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.reporting.history_text import change_line
 from evals_pipeline.reporting.text import p_value, pct, table
+from evals_pipeline.terminal_text import for_markdown
 
 
 def _since(delta: AgentDelta | None) -> str:
@@ -55,4 +56,4 @@ def render_pr_summary(reports: Sequence[EvalReport]) -> str:
             out += [f"- {f.agent} / {f.test_id} ({f.verdict}): {f.reason}" for f in report.failures]
             out += ["", "</details>"]
         out.append("")
-    return "\n".join(out)
+    return for_markdown("\n".join(out))

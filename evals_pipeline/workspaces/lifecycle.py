@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals_pipeline.file_modes import clamp_tree
 from evals_pipeline.models.workspace import (
     CleanupPolicy,
     ResolvedHook,
@@ -99,6 +100,8 @@ def prepare_workspace(
     template = workspace.template if workspace else None
     try:
         create_workspace(path, template)
+        if template:
+            clamp_tree(path)  # the template's modes (a 0755 script) copied: made private
     except OSError as exc:
         raise WorkspaceSetupError(f"cannot copy the workspace template {template}: {exc}") from exc
     repos: list[MaterializedRepo] = []

@@ -4,6 +4,8 @@ file:// and as a CI artefact)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from functools import cache
 from typing import Any
 
@@ -47,6 +49,24 @@ def number(value: int | float | None) -> str:
     return DASH if value is None else f"{value:,}"
 
 
+def content_security_policy(script: str) -> str:
+    """The page's Content-Security-Policy: its one inline script (by hash) and scripts from its
+    own origin (its `cases/` files, which that script picks from the matrix), nothing else:
+    no other inline script or handler, no eval, no fetch, frame, form or plugin. Styles may be
+    inline (the page's stylesheet and the bars' widths)."""
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src 'sha256-{digest}' 'self'",
+            "style-src 'unsafe-inline'",
+            "img-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
+
+
 def render_page(context: PageContext) -> str:
     """The report page as one HTML document."""
     env = environment()
@@ -66,6 +86,7 @@ def render_page(context: PageContext) -> str:
         report=context.report,
         plots=figures,
         script=script,
+        content_security_policy=content_security_policy(script),
         style=style,
         callback=CALLBACK,
         agent_names=agents,

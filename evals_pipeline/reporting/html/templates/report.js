@@ -1,13 +1,20 @@
 // The report's behaviour: matrix filters, and the case page (a hash route #case/<agent>/<case>)
 // whose data loads on demand from cases/<agent>/<case>.js, a script that calls
 // window.__evalCase(key, data): fetch() is blocked from file://, a <script> tag is not.
+// The hash is anyone's to write (a link can carry it), so a case opens only when its key is a
+// cell of this page's matrix, from the file that cell names: no path is ever made from the hash.
 (function () {
   "use strict";
 
-  var loaded = {};
-  var waiting = {};
+  var loaded = Object.create(null);
+  var waiting = Object.create(null);
+  var caseFiles = Object.create(null);
+  Array.prototype.forEach.call(document.querySelectorAll("a.cell[data-case][data-file]"), function (a) {
+    caseFiles[a.getAttribute("data-case")] = a.getAttribute("data-file");
+  });
 
   window.__evalCase = function (key, data) {
+    if (typeof caseFiles[key] !== "string") return;
     loaded[key] = data;
     (waiting[key] || []).forEach(function (done) { done(null, data); });
     delete waiting[key];
@@ -15,10 +22,12 @@
 
   function loadCase(key, done) {
     if (loaded[key]) { done(null, loaded[key]); return; }
+    var file = caseFiles[key];
+    if (typeof file !== "string") { done("No case " + key + " in this report."); return; }
     if (waiting[key]) { waiting[key].push(done); return; }
     waiting[key] = [done];
     var script = document.createElement("script");
-    script.src = "cases/" + key.split("/").map(encodeURIComponent).join("/") + ".js";
+    script.src = file.split("/").map(encodeURIComponent).join("/");
     script.onerror = function () {
       var callbacks = waiting[key] || [];
       delete waiting[key];
@@ -296,7 +305,7 @@
     body.textContent = "";
     append(body, el("p", { cls: "loading", text: "Loading " + key + "…" }));
     loadCase(key, function (error, data) {
-      if (location.hash.slice(1) !== "case/" + key) return;  // the reader moved on
+      if (currentHash() !== "case/" + key) return;  // the reader moved on
       if (error) { body.textContent = ""; append(body, el("div", { cls: "callout", text: error })); return; }
       renderCase(key, data);
       document.title = data.test_id + " · " + data.agent + " · " + document.body.getAttribute("data-title");
@@ -310,8 +319,13 @@
     document.title = document.body.getAttribute("data-title");
   }
 
+  function currentHash() {
+    try { return decodeURIComponent(location.hash.slice(1)); }
+    catch (e) { return location.hash.slice(1); }  // a malformed escape: taken as written
+  }
+
   function route() {
-    var hash = decodeURIComponent(location.hash.slice(1));
+    var hash = currentHash();
     if (hash.indexOf("case/") === 0) { showCase(hash.slice(5)); return; }
     showOverview();
     if (hash) {

@@ -482,6 +482,12 @@ class EvalSuite(BaseModel):
         description="Inline targets; otherwise the nearest .agentv/targets.yaml is used.",
     )
     judging: JudgingSpec | None = None
+    allow_outside_files: bool = Field(
+        default=False,
+        description="Let input files and file blocks resolve outside the eval file's git "
+        "repository (its folder when not in one); refused by default, as their contents reach "
+        "the agent, the graders and the report. Not an AgentV key.",
+    )
 
     @model_validator(mode="before")
     @classmethod

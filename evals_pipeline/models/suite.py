@@ -488,6 +488,12 @@ class EvalSuite(BaseModel):
         "region): every other interpolated value is scrubbed from what the pipeline stores and "
         "prints. Ours; AgentV ignores it with a warning.",
     )
+    allow_outside_files: bool = Field(
+        default=False,
+        description="Let input files and file blocks resolve outside the eval file's git "
+        "repository (its folder when not in one); refused by default, as their contents reach "
+        "the agent, the graders and the report. Not an AgentV key.",
+    )
 
     @model_validator(mode="before")
     @classmethod

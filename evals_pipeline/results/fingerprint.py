@@ -1,5 +1,5 @@
 """A suite's fingerprint: one hash over its eval file, its targets file, every case's content and
-the content of every file a case names (as result keys find them, results/keys.py), so whatever
+the content of every file a case names as a file (as result keys find them, results/keys.py), so whatever
 would re-run or re-grade a case changes it. The Dagster layer uses it as the assets' code
 version: a changed suite or grader marks their partitions stale."""
 
@@ -9,7 +9,7 @@ import hashlib
 
 import orjson
 
-from evals_pipeline.results.keys import KEY_VERSION, FileLookups, content_hash
+from evals_pipeline.results.keys import KEY_VERSION, FileLookups, content_hash, referenced_files
 from evals_pipeline.suites import LoadedSuite
 from evals_pipeline.suites.resolution import Resolution, resolve_recorded
 
@@ -22,10 +22,8 @@ def suite_fingerprint(loaded: LoadedSuite, resolution: Resolution | None = None)
     for path in (loaded.path, loaded.targets_file):
         if path is not None:
             digest.update(content_hash(path).encode())
-    hashes, strings = (resolution or resolve_recorded(loaded)).contents()
+    hashes, named = (resolution or resolve_recorded(loaded)).contents()
     digest.update(orjson.dumps(hashes, option=orjson.OPT_SORT_KEYS))
-    # The strings of a suite's cases repeat: each distinct one is split and looked up once.
-    base = loaded.base_dir
-    named = FileLookups().in_texts(sorted(strings), base, str(base))
-    digest.update(orjson.dumps(named, option=orjson.OPT_SORT_KEYS))
+    files = referenced_files(named, loaded.base_dir, FileLookups())
+    digest.update(orjson.dumps(files, option=orjson.OPT_SORT_KEYS))
     return digest.hexdigest()[:16]

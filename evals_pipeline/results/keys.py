@@ -3,10 +3,12 @@ and a changed one re-runs.
 
 A run's key covers what the agent sees and how it is run: the test's input, the target's
 resolved config (provider, model, flags), the agent CLI's version, the workspace spec and the
-content of every file or folder the case names (templates, skills, hook and agent scripts),
-and the trial. A grade's key adds what grading reads: assertions, criteria, expected output,
-threshold, grader targets, the graders' own files, and its trials' run keys. Changing a grader
-re-grades without re-running the agent.
+content of every file or folder the case names as a file (input files, file blocks, templates,
+local repositories, and the files named in the target's and hooks' commands), and the trial. A
+grade's key adds what grading reads: assertions, criteria, expected output, threshold, grader
+targets, the graders' own files (scripts, commands, prompt files), and its trials' run keys.
+Changing a grader re-grades without re-running the agent. Which fields name files is decided
+by the case's structure (models/case_files.py): a path written in a prompt is never opened.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 import orjson
 
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.case_files import NamedFiles, grade_files, run_files
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import LlmTargetSpec
 
@@ -152,21 +155,22 @@ def case_keys(
     run_spec = {k: v for k, v in spec.items() if k not in _NOT_RUN_FIELDS}
     if isinstance(run_spec.get("workspace"), dict):  # when a workspace is deleted is not an input
         run_spec["workspace"] = {k: v for k, v in run_spec["workspace"].items() if k != "cleanup"}
-    run_files, run_finite = _referenced_files(run_spec, base, files)
+    run_hashes = referenced_files(run_files(case), base, files)
+    run_finite = _finite(run_spec)
     run_base = {
         "version": KEY_VERSION,
         "spec": run_spec,
-        "files": run_files,
+        "files": run_hashes,
         "identity": identity(case),
     }
     runs = tuple(
         _digest({**run_base, "trial": t}, finite=run_finite) for t in range(case.trials.count)
     )
     grading = {k: v for k, v in spec.items() if k in _GRADING_FIELDS}
-    grade_files, grade_finite = _referenced_files(grading, base, files)
+    grade_hashes = referenced_files(grade_files(case), base, files)
     grade = _digest(
-        {"version": KEY_VERSION, "grading": grading, "files": grade_files, "runs": runs},
-        finite=grade_finite,
+        {"version": KEY_VERSION, "grading": grading, "files": grade_hashes, "runs": runs},
+        finite=_finite(grading),
     )
     return CaseKeys(runs=runs, grade=grade)
 
@@ -243,33 +247,32 @@ def _not_plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is left to json.dumps")
 
 
-def _referenced_files(spec: Any, base: Path, files: FileLookups) -> tuple[dict[str, str], bool]:
-    """The content hash of every existing file or folder a string in `spec` names, by path.
+def referenced_files(named: NamedFiles, base: Path, files: FileLookups) -> dict[str, str]:
+    """The content hash of every existing file or folder `named` names, by path.
 
-    Strings are split like a shell command line, so `python3 graders/check.py` names
-    `graders/check.py`; relative names and `{EVAL_DIR}` resolve to the eval file's folder. The eval file's own
-    folder and its ancestors are left out: they hold everything, the storage root included.
-    Also whether every float in `spec` is finite (_digest's `finite`).
+    A command is split like a shell command line, so `python3 graders/check.py` names
+    `graders/check.py`; relative names and `{EVAL_DIR}` resolve to the eval file's folder. The
+    eval file's own folder and its ancestors are left out: they hold everything, the storage
+    root included.
     """
-    strings: list[str] = []
-    finite = _strings(spec, strings)
-    return files.in_texts(strings, base, str(base)), finite
+    base_text = str(base)
+    found = files.in_texts(named.commands, base, base_text)
+    for path in named.paths:
+        hit = files.named(path.replace("{EVAL_DIR}", base_text), base, base_text)
+        if hit is not None:
+            found.setdefault(*hit)
+    return found
 
 
-def _strings(value: Any, out: list[str]) -> bool:
-    """Every string in `value`, into `out` (a call per container, not per value: a suite's
-    cases hold millions of values); False when `value` holds a NaN or infinite float."""
-    if isinstance(value, str):
-        out.append(value)
-        return True
+def _finite(value: Any) -> bool:
+    """Whether every float in `value` is finite (_digest's `finite`): a call per container,
+    not per value, as a suite's cases hold millions of values."""
     if not isinstance(value, dict | list):
         return not (value.__class__ is float and value - value != 0.0)
     finite = True
     for item in value.values() if isinstance(value, dict) else value:
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict | list):
-            finite = _strings(item, out) and finite
+        if isinstance(item, dict | list):
+            finite = _finite(item) and finite
         elif item.__class__ is float and item - item != 0.0:  # NaN or infinite
             finite = False
     return finite

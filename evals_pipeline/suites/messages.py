@@ -14,6 +14,8 @@ from pydantic import ValidationError
 
 from evals_pipeline.models.messages import Message, Role, ToolCall
 from evals_pipeline.models.suite import ContentBlock, InputSpec, MessageSpec
+from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.file_boundary import ALLOW_KEY, FIX, outside
 from evals_pipeline.suites.paths import find_input_file
 from evals_pipeline.suites.probes import read_text
 
@@ -21,10 +23,26 @@ _ROLES = set(get_args(Role))
 
 
 class MessageBuilder:
-    """Expands input specs of one suite; relative file paths resolve from `base_dir` upwards."""
+    """Expands input specs of one suite; relative file paths resolve from `base_dir` upwards.
+    With a `boundary`, a file found outside it is refused before it is read: the load reports
+    the ones the suite writes at their line (references.py); this catches those a test's vars
+    fill in."""
 
-    def __init__(self, base_dir: Path) -> None:
+    def __init__(self, base_dir: Path, boundary: Path | None = None, suite_file: str = "") -> None:
         self.base_dir = base_dir
+        self.boundary = boundary
+        self.suite_file = suite_file
+
+    def _found(self, value: str, what: str) -> Path | None:
+        path = find_input_file(value, self.base_dir)
+        real = outside(path, self.boundary) if path and self.boundary else None
+        if real is not None:
+            message = (
+                f"{what} '{value}' resolves to {real}, outside the eval file's repository "
+                f"{self.boundary} (`{ALLOW_KEY}` is not set)"
+            )
+            raise SuiteError([SuiteIssue(self.suite_file, 1, 1, message, FIX)])
+        return path
 
     def expand(self, spec: InputSpec | None, default_role: Role) -> list[Message]:
         """A string, an object, or a message list as messages (`default_role` for bare forms)."""
@@ -97,7 +115,7 @@ class MessageBuilder:
         if block.type == "file":
             return self.file_block(block.value)
         if block.type == "image":
-            path = find_input_file(block.value, self.base_dir)
+            path = self._found(block.value, "image block")
             if path is None:
                 return None
             media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
@@ -112,7 +130,7 @@ class MessageBuilder:
     def file_block(self, value: str) -> dict[str, Any] | None:
         """`{type: file}` as the runtime sees it: the written value, absolute path and text;
         None when the file does not exist (the block is left out)."""
-        path = find_input_file(value, self.base_dir)
+        path = self._found(value, "input file")
         if path is None:
             return None
         text = read_text(path)

@@ -7,7 +7,10 @@ Input files follow AgentV 4.42.4: `agentv validate` rejects a missing `type: fil
 the `input` and `expected_output` message lists of a test written in the eval file itself
 (validation/file-reference-validator.ts), so only those are errors. Any other missing input file
 (suite input, `input_files`, image blocks, tests from other files) is a warning: AgentV's loader
-leaves it out of the test, and so does MessageBuilder."""
+leaves it out of the test, and so does MessageBuilder.
+
+An input file or block that resolves outside the eval file's repository is an error unless the
+suite allows it (file_boundary.py): AgentV reads it, but its contents would reach the report."""
 
 from __future__ import annotations
 
@@ -32,17 +35,25 @@ from evals_pipeline.models.suite import (
 )
 from evals_pipeline.models.workspace import is_remote, workspace_relative
 from evals_pipeline.suites.errors import SuiteIssue
+from evals_pipeline.suites.file_boundary import ALLOW_KEY, FIX, file_boundary, outside
 from evals_pipeline.suites.paths import absolute, find_input_file, find_repo_source, search_dirs
 from evals_pipeline.suites.probes import exists, folder_names, is_dir, is_file, probed
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
 
 
 class _Checker:
-    def __init__(self, doc: YamlDocument, base_dir: Path, warnings: list[SuiteIssue]) -> None:
+    def __init__(
+        self,
+        doc: YamlDocument,
+        base_dir: Path,
+        warnings: list[SuiteIssue],
+        boundary: Path | None = None,
+    ) -> None:
         self.doc = doc
         self.base_dir = base_dir
         self.issues: list[SuiteIssue] = []
         self.warnings = warnings
+        self.boundary = boundary  # None: input files may resolve anywhere
 
     def report(self, path: DataPath, message: str, fix: str) -> None:
         self.issues.append(self.at(path, message, fix))
@@ -75,8 +86,18 @@ class _Checker:
 
     def input_file(self, value: str, path: DataPath, what: str, *, rejected: bool) -> None:
         """A missing input file: an error where `agentv validate` rejects it (`rejected`),
-        else a warning that it is left out of the test, as AgentV's loader leaves it out."""
-        if find_input_file(value, self.base_dir) is not None:
+        else a warning that it is left out of the test, as AgentV's loader leaves it out.
+        One found outside the repository is an error unless the suite allows it."""
+        found = find_input_file(value, self.base_dir)
+        if found is not None:
+            real = outside(found, self.boundary) if self.boundary is not None else None
+            if real is not None:
+                self.report(
+                    path,
+                    f"{what} '{value}' resolves to {real}, outside the eval file's repository "
+                    f"{self.boundary} (`{ALLOW_KEY}` is not set)",
+                    FIX,
+                )
             return
         fix = (
             f"{self.searched()}; correct the path (relative to the eval file's folder) "
@@ -150,6 +171,15 @@ class _Checker:
                 "(relative to the eval file's folder)",
             )
             return None
+        for link, target in _links_leaving(folder):
+            self.report(
+                path,
+                f"workspace template '{template}' has a symlink {link.relative_to(folder)} that "
+                f"points outside the template (to {target}): an agent could reach outside its "
+                "workspace through it",
+                "replace the link with a copy of what it points to, or point it at a file "
+                "inside the template",
+            )
         return folder
 
     def repo(self, repo: RepoSpec, path: DataPath) -> None:
@@ -200,6 +230,14 @@ class _Checker:
                     f"the command's last item must be a script file: {self.searched()}; create "
                     "it or correct the path",
                 )
+
+
+@probed  # a link added or removed later changes the answer
+def _links_leaving(folder: Path) -> tuple[tuple[Path, str], ...]:
+    # Imported here, as below: the workspaces package is needed only by suites with templates.
+    from evals_pipeline.workspaces.template import links_leaving
+
+    return tuple(links_leaving(folder))
 
 
 @probed
@@ -253,9 +291,11 @@ def _blocks(spec: InputSpec | None, path: DataPath) -> list[tuple[DataPath, Cont
 def missing_references(
     suite: EvalSuite, doc: YamlDocument, base_dir: Path, warnings: list[SuiteIssue]
 ) -> list[SuiteIssue]:
-    """Issues for every file, folder or script the suite names that does not exist; input files
-    that AgentV leaves out of a test instead go to `warnings`."""
-    check = _Checker(doc, base_dir, warnings)
+    """Issues for every file, folder or script the suite names that does not exist, and for
+    input files outside the eval file's repository; missing input files that AgentV leaves out
+    of a test instead go to `warnings`."""
+    boundary = None if suite.allow_outside_files else file_boundary(base_dir)
+    check = _Checker(doc, base_dir, warnings, boundary)
     check.input_files(suite.input_files, ("input_files",))
     check.messages(suite.input, ("input",), validated=False)
     check.workspace(suite.workspace, ("workspace",))

@@ -39,6 +39,7 @@ from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline.models.workspace import ResolvedRepo, ResolvedWorkspace
 from evals_pipeline.suites.consistency import grader_target_of
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
+from evals_pipeline.suites.file_boundary import file_boundary
 from evals_pipeline.suites.hooks import resolve_hooks
 from evals_pipeline.suites.loader import LoadedSuite
 from evals_pipeline.suites.messages import MessageBuilder
@@ -93,7 +94,8 @@ def _resolve_cases(
     wanted = None if agents is None else set(_named_agents(loaded, agents).values())
     suite = loaded.suite
     base = loaded.base_dir
-    builder = MessageBuilder(base)
+    boundary = None if suite.allow_outside_files else file_boundary(base)
+    builder = MessageBuilder(base, boundary, str(loaded.path))
     suite_metadata = _suite_metadata(suite)
     preflight = _preflight(suite)
     cases: list[ResolvedCase] = []

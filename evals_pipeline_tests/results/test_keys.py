@@ -189,3 +189,37 @@ def test_agentv_scoring_re_grades_without_re_running(tmp_path: Path) -> None:
     assert after.grade != before.grade
     # A run option: the case itself (its content hash, what the sensors compare) is the same.
     assert scored.content_hash == case.content_hash
+
+
+def test_a_path_in_a_prompt_is_never_opened_but_input_files_and_graders_are_hashed(
+    tmp_path: Path,
+) -> None:
+    """Prompt, criteria and expected output are text: a file they name (here outside the suite,
+    unreadable) is not an input, so changing its content leaves the keys as they were (the
+    runner hashed it before). An input file, named as one, and the grader's script change
+    them."""
+    (tmp_path / "suite").mkdir()
+    folder = project(tmp_path / "suite")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("one\n")
+    secret.chmod(0o000)
+    (folder / "notes.txt").write_text("first\n")
+    named = (
+        f"input: Read {secret}, then ./notes.txt\n"
+        f"    criteria: Must not quote {secret}\n"
+        f"    expected_output: cat {secret}\n"
+        "    input_files: [notes.txt]"
+    )
+    before = keys_of(folder, **{"input: INPUT": named})
+    secret.chmod(0o600)
+    secret.write_text("two, longer\n")
+    assert keys_of(folder, **{"input: INPUT": named}) == before
+    (folder / "notes.txt").write_text("second\n")
+    edited = keys_of(folder, **{"input: INPUT": named})
+    assert edited["first"].runs != before["first"].runs
+    (folder / "graders" / "check.py").write_text("print('{\"score\": 0.5}')\n")
+    regraded = keys_of(folder, **{"input: INPUT": named})
+    assert regraded["first"].runs == edited["first"].runs
+    assert regraded["first"].grade != edited["first"].grade

@@ -75,17 +75,19 @@ def test_another_working_folder_does_not_hold(
     assert not resolution.holds_for(load_suite(suite))
 
 
-def test_its_contents_are_the_hashes_and_every_string_decoded(suite: Path) -> None:
-    # One test's input holds an escaped quote: its case's strings are found the slow way.
-    suite.write_text(SUITE.replace("input: Say hi.", 'input: "Say \\"hi\\",\\n\\\\ then go."'))
+def test_its_contents_are_the_hashes_and_the_files_named_as_files(suite: Path) -> None:
+    # A prompt naming a file is text: only the fields that name files are listed.
+    (suite.parent / "secret.txt").write_text("not an input\n")
+    suite.write_text(SUITE.replace("input: Say hi.", "input: Read secret.txt and say hi."))
     (suite.parent / "graders").mkdir()
     resolution = resolve_recorded(load_suite(suite))
-    hashes, strings = resolution.contents()
+    hashes, named = resolution.contents()
     expected: dict[str, dict[str, str]] = {}
     for case in resolve_cases(load_suite(suite)):
         expected.setdefault(case.case_key, {})[case.agent] = case.content_hash
     assert hashes == expected
-    assert {'Say "hi",\n\\ then go.', "Summarise.", "python3", "check.py", "hi"} <= strings
-    assert str(suite.parent / "graders") in strings  # the grader's cwd, found and made absolute
+    assert {"python3", "check.py"} <= set(named.paths)  # a grader's argv, word by word
+    assert str(suite.parent / "graders") in named.paths  # the grader's cwd, made absolute
+    assert not any("secret" in name for name in [*named.paths, *named.commands])
     assert resolution.cases, "the cases are kept until content_hashes is asked"
     assert resolution.content_hashes() == expected and not resolution.cases

@@ -138,3 +138,15 @@ def test_removals_off_the_cases_path_are_all_done_when_the_block_ends(
 )
 def test_should_remove(policy: CleanupPolicy, passed: bool | None, remove: bool) -> None:
     assert should_remove(policy, passed) is remove
+
+
+def test_a_template_link_out_of_the_template_is_a_setup_error(
+    tmp_path: Path, context: HookContext
+) -> None:
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "home").symlink_to(tmp_path)
+    with pytest.raises(WorkspaceSetupError, match=r"symlink .*/home points outside the template"):
+        prepare_workspace(
+            ResolvedWorkspace(template=str(template)), tmp_path / "ws", context, git_cache=tmp_path
+        )

@@ -7,7 +7,14 @@ from pathlib import Path
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.targets import AgentTarget, CliTarget
+from evals_pipeline.sandbox.detection import bubblewrap
 from evals_pipeline.sandbox.policy import SandboxPolicy
+
+
+def runs_sandboxed(target: CliTarget | AgentTarget) -> bool:
+    """Whether `target`'s runs will be in the OS sandbox: it does not opt out and bubblewrap
+    works here."""
+    return target.sandbox and bubblewrap() is not None
 
 
 def run_sandbox(

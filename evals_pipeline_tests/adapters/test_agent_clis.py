@@ -190,7 +190,7 @@ def test_a_child_sees_only_the_allowlist_and_its_cli_variables(
     monkeypatch.setenv("EVALS_PARENT_SECRET_TOKEN", "parent-secret-value")
     monkeypatch.setenv("SOME_UNRELATED_SETTING", "1")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-parent-key-123")
-    dump = tmp_path / "env.json"
+    dump = tmp_path / "run" / "env.json"  # the run's folder: writable in the sandbox
     fake = tmp_path / "fake-claude"
     fake.write_text(textwrap.dedent(ENV_DUMP).format(python=sys.executable, out=str(dump)))
     fake.chmod(0o755)

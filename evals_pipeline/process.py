@@ -266,7 +266,8 @@ def run_process(
     stdout_target = open(stdout_path, "wb") if stdout_path else subprocess.PIPE  # noqa: SIM115
     name = command if isinstance(command, str) else " ".join(command)
     try:
-        launch = dying_with_parent(_sandboxed(command, cwd, marked, sandbox), cwd=cwd, env=marked)
+        wrapped = _sandboxed(command, cwd, marked, sandbox)
+        launch = dying_with_parent(wrapped, cwd=cwd, env=marked)
         proc = subprocess.Popen(
             launch.argv,
             cwd=str(cwd),
@@ -307,8 +308,11 @@ def run_process(
         if stdout_path:
             stdout_target.close()  # type: ignore[union-attr]
     stderr = bytes(streams.stderr).decode("utf-8", "replace")[-STDERR_LIMIT_CHARS:]
+    code = proc.returncode
+    if wrapped is not command:
+        code = _signal_through_bwrap(code)
     return ProcessResult(
-        exit_code=None if timed_out else proc.returncode,
+        exit_code=None if timed_out else code,
         stdout=bytes(streams.stdout),
         stderr=stderr,
         start_ms=start,
@@ -335,12 +339,22 @@ def _sandboxed(
     readable = [Path(cwd)]
     if os.path.isabs(argv[0]):
         readable.append(Path(argv[0]).parent)
+    if sandbox.home is None and env.get("HOME"):
+        readable.append(Path(env["HOME"]))  # the user's own (`home: user`), read-only
     policy = replace(sandbox, readable=(*sandbox.readable, *readable))
     if policy.home is not None:
         env["HOME"] = str(policy.home)
     if "TMPDIR" in env:
         env["TMPDIR"] = "/tmp"  # the private one; the host's may be hidden or read-only
     return bwrap_argv(bwrap, policy, argv, cwd=Path(cwd))
+
+
+def _signal_through_bwrap(code: int | None) -> int | None:
+    """Popen's code for a child bubblewrap ran: bubblewrap exits 128 + n when its child was
+    killed by signal n, which Popen reports as -n for a child it ran itself."""
+    if code is not None and 128 < code < 128 + signal.NSIG:
+        return -(code - 128)
+    return code
 
 
 def _await_leader(

@@ -13,7 +13,7 @@ export DAGSTER_HOME ?= $(CURDIR)/.evals/dagster
 export EVALS_PIPELINE_STORAGE ?= $(CURDIR)/.evals/storage
 export EVALS_PIPELINE_AGENTS_DIR ?= $(CURDIR)/agents
 
-.PHONY: run test lint typecheck dev clean agents agentv chromium servers bench
+.PHONY: run test lint typecheck dev clean agents agentv chromium servers sandbox bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,13 +28,13 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	touch $@ $(STAMP)
 
 ## run: set up and run the bundled example suite through the Dagster asset graph
-run: $(STAMP)
+run: $(STAMP) sandbox
 	@mkdir -p $(DAGSTER_HOME)
 	@# Exit code 1 means "some cases did not pass", which the example shows on purpose.
 	$(BIN)/evals-pipeline run $(SUITE); status=$$?; [ $$status -le 1 ]
 
 ## test: set up and run lint, format check, type check and every test
-test: $(DEV_STAMP) agents agentv chromium servers lint typecheck
+test: $(DEV_STAMP) agents agentv chromium servers sandbox lint typecheck
 	$(BIN)/python -m pytest -n 2 -q --durations=25
 
 ## bench: the default benchmark workloads (README, "Benchmarks"), each beside its reference; W=... picks some
@@ -83,6 +83,16 @@ servers:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql redis-server; \
 	else \
 		echo "PostgreSQL or Redis is missing: install Debian's postgresql and redis-server packages (sudo apt-get install postgresql redis-server); the scale-out tests fail without them"; \
+	fi
+
+## sandbox: Debian's bubblewrap, the OS sandbox agents and graders run in (docs/agents.md, "Sandbox")
+sandbox:
+	@if command -v bwrap >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's bubblewrap, the sandbox agents and graders run in"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; \
+	else \
+		echo "bwrap is missing: install Debian's bubblewrap package (sudo apt-get install bubblewrap); without it agents and graders run unsandboxed and the sandbox tests fail"; \
 	fi
 
 lint: $(DEV_STAMP)

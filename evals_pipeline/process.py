@@ -1,8 +1,9 @@
 """Child processes with an allowlisted environment and a timeout that kills everything they
 started.
 
-Adapters (agents) and judges (code graders) both spawn through here, so the environment policy and
-the rule that no child outlives its call (reaping/) live in one place.
+Adapters (agents) and judges (code graders) both spawn through here, so the environment policy,
+the OS sandbox (sandbox/) and the rule that no child outlives its call (reaping/) live in one
+place.
 """
 
 from __future__ import annotations
@@ -17,15 +18,29 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Protocol
 
 from evals_pipeline.reaping.guard import ensure_guard
 from evals_pipeline.reaping.killing import ChildTree
 from evals_pipeline.reaping.ledger import forget_child, record_child
-from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR, new_token, this_runner
-from evals_pipeline.reaping.prctl import become_subreaper, dying_with_parent
+from evals_pipeline.reaping.owner import (
+    OWNER_VAR,
+    TOKEN_VAR,
+    new_token,
+    runner_marker,
+    this_runner,
+)
+from evals_pipeline.reaping.prctl import (
+    become_subreaper,
+    become_undumpable,
+    check_executable,
+    dying_with_parent,
+)
+from evals_pipeline.sandbox.bubblewrap import bwrap_argv
+from evals_pipeline.sandbox.detection import bubblewrap
+from evals_pipeline.sandbox.policy import SandboxPolicy
 
 # Variables a child may inherit. Everything else, API keys above all, stays in the parent.
 ENV_ALLOWLIST: tuple[str, ...] = (
@@ -213,6 +228,7 @@ class ProcessSpawner(Protocol):
         timeout_seconds: float,
         stdin: bytes | None = None,
         stdout_path: Path | None = None,
+        sandbox: SandboxPolicy | None = None,
     ) -> ProcessResult: ...
 
 
@@ -224,9 +240,14 @@ def run_process(
     timeout_seconds: float,
     stdin: bytes | None = None,
     stdout_path: Path | None = None,
+    sandbox: SandboxPolicy | None = None,
 ) -> ProcessResult:
     """Run `command` (argv, or a string for the shell) in its own session; nothing it starts
     outlives the call.
+
+    With `sandbox` (agents and graders), it runs under bubblewrap with that policy where
+    bubblewrap works (sandbox/detection.py). A child that runs unsandboxed makes the runner
+    non-dumpable first, so it cannot read the runner's environment through /proc.
 
     The child carries a unique marker in its environment that its descendants inherit. At the
     timeout its group and every marked process get SIGTERM, then SIGKILL after a short grace;
@@ -241,11 +262,12 @@ def run_process(
     become_subreaper()
     runner = this_runner()
     ensure_guard(runner)
-    marked = {**env, TOKEN_VAR: token, OWNER_VAR: runner.marker}
+    marked = {**env, TOKEN_VAR: token, OWNER_VAR: runner_marker()}
     stdout_target = open(stdout_path, "wb") if stdout_path else subprocess.PIPE  # noqa: SIM115
     name = command if isinstance(command, str) else " ".join(command)
     try:
-        launch = dying_with_parent(command, cwd=cwd, env=marked)
+        wrapped = _sandboxed(command, cwd, marked, sandbox)
+        launch = dying_with_parent(wrapped, cwd=cwd, env=marked)
         proc = subprocess.Popen(
             launch.argv,
             cwd=str(cwd),
@@ -286,14 +308,53 @@ def run_process(
         if stdout_path:
             stdout_target.close()  # type: ignore[union-attr]
     stderr = bytes(streams.stderr).decode("utf-8", "replace")[-STDERR_LIMIT_CHARS:]
+    code = proc.returncode
+    if wrapped is not command:
+        code = _signal_through_bwrap(code)
     return ProcessResult(
-        exit_code=None if timed_out else proc.returncode,
+        exit_code=None if timed_out else code,
         stdout=bytes(streams.stdout),
         stderr=stderr,
         start_ms=start,
         end_ms=now_ms(),
         timed_out=timed_out,
     )
+
+
+def _sandboxed(
+    command: str | list[str], cwd: str | Path, env: dict[str, str], sandbox: SandboxPolicy | None
+) -> str | list[str]:
+    """`command` wrapped in bubblewrap when `sandbox` is set and bubblewrap works; else
+    `command` as is, with the runner made non-dumpable first. Sets HOME and TMPDIR in `env` for
+    the sandbox."""
+    bwrap = bubblewrap() if sandbox is not None else None
+    if sandbox is None or bwrap is None:
+        become_undumpable()
+        return command
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+    # A missing program stays an OSError, as Popen would raise it, not bwrap's exit 1.
+    check_executable(argv[0], cwd, env)
+    # What the private /tmp would hide and the child must still read: its working folder and
+    # the folder of the program it runs.
+    readable = [Path(cwd)]
+    if os.path.isabs(argv[0]):
+        readable.append(Path(argv[0]).parent)
+    if sandbox.home is None and env.get("HOME"):
+        readable.append(Path(env["HOME"]))  # the user's own (`home: user`), read-only
+    policy = replace(sandbox, readable=(*sandbox.readable, *readable))
+    if policy.home is not None:
+        env["HOME"] = str(policy.home)
+    if "TMPDIR" in env:
+        env["TMPDIR"] = "/tmp"  # the private one; the host's may be hidden or read-only
+    return bwrap_argv(bwrap, policy, argv, cwd=Path(cwd))
+
+
+def _signal_through_bwrap(code: int | None) -> int | None:
+    """Popen's code for a child bubblewrap ran: bubblewrap exits 128 + n when its child was
+    killed by signal n, which Popen reports as -n for a child it ran itself."""
+    if code is not None and 128 < code < 128 + signal.NSIG:
+        return -(code - 128)
+    return code
 
 
 def _await_leader(

@@ -91,6 +91,7 @@ def test_validate_names_what_will_fail_and_run_skips_the_agent_of_an_ungradable_
           - name: agent
             provider: cli
             command: touch ran-{EVAL_ID} && echo hello > {OUTPUT_FILE}
+            sandbox: false  # it marks what ran in the eval's folder, read-only in the sandbox
           - name: lost
             provider: cli
             command: no-such-agent-xyz {PROMPT}

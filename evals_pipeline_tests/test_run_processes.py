@@ -19,8 +19,9 @@ import pytest
 from evals_pipeline.defs.instance import local_instance
 from evals_pipeline.defs.run_recovery import RUNNER_PID_TAG
 from evals_pipeline.reaping.ledger import STATE_DIR_VAR
-from evals_pipeline.reaping.owner import OWNER_VAR, Owner
+from evals_pipeline.reaping.owner import OWNER_VAR
 from evals_pipeline.reaping.proc_table import all_pids, environ_value
+from evals_pipeline.sandbox.detection import SANDBOX_VAR
 from evals_pipeline_tests.test_cli import MIXED_SUITE, cli, write
 from evals_pipeline_tests.test_process import _alive, _wait_for_pids
 
@@ -84,18 +85,22 @@ tests:
 
 @pytest.fixture(autouse=True)
 def own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The runs' child records go under the test's folder (the cli() helper passes os.environ)."""
+    """The runs' child records go under the test's folder (the cli() helper passes os.environ).
+
+    The sandbox is off: these agents write their escapees' pids outside their workspace, and
+    only outside a PID namespace are those the host's pids. The sandboxed tree's end is
+    test_sandbox.py's."""
     monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
+    monkeypatch.setenv(SANDBOX_VAR, "off")
 
 
 def left_by_dead_runners(folder: Path) -> list[int]:
-    """Live processes working under `folder` whose environment names a runner of this host that
-    is dead (the folder keeps other tests' processes out)."""
+    """Live processes working under `folder` that a runner started (they carry a runner's
+    marker), called once the runners that worked there ended (the folder keeps other tests'
+    processes out)."""
     found = []
     for pid in all_pids():
-        marker = environ_value(pid, OWNER_VAR.encode())
-        owner = Owner.parse(marker.decode()) if marker else None
-        if owner is None or owner.alive() or not _alive(pid):
+        if environ_value(pid, OWNER_VAR.encode()) is None or not _alive(pid):
             continue
         with contextlib.suppress(OSError):
             if Path(os.readlink(f"/proc/{pid}/cwd")).is_relative_to(folder):

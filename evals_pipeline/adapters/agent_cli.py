@@ -22,6 +22,7 @@ from evals_pipeline.adapters.auth import (
     subscription_env,
 )
 from evals_pipeline.adapters.base import RunContext
+from evals_pipeline.adapters.sandboxing import run_sandbox
 from evals_pipeline.model_server import ModelServer, ScriptError, load_script
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
@@ -187,6 +188,7 @@ class AgentCliAdapter:
                     env=launch.env,
                     timeout_seconds=case.timeout_seconds,
                     stdout_path=ctx.stdout_path,
+                    sandbox=run_sandbox(target, case, ctx, home),
                 )
         except AgentSetupError as exc:
             shutil.rmtree(home, ignore_errors=True)

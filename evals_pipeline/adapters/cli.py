@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from evals_pipeline.adapters.base import RunContext
+from evals_pipeline.adapters.sandboxing import run_sandbox
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
@@ -113,6 +114,11 @@ def run_home(target: CliTarget, artifacts: Path) -> dict[str, str]:
     return {"HOME": str(home)}
 
 
+def home_path(home: dict[str, str]) -> Path | None:
+    """The run's own HOME folder, writable in the sandbox; None for `home: user` (read-only)."""
+    return Path(home["HOME"]) if "HOME" in home else None
+
+
 def remove_home(home: dict[str, str]) -> None:
     """Delete a run's own HOME: caches and whatever the command left there are not kept."""
     if "HOME" in home:
@@ -140,6 +146,7 @@ class CliAdapter:
                 env=env,
                 timeout_seconds=case.timeout_seconds,
                 stdout_path=ctx.stdout_path,
+                sandbox=run_sandbox(target, case, ctx, home_path(home)),
             )
         finally:
             remove_home(home)

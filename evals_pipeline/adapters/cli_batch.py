@@ -19,12 +19,14 @@ from typing import Any
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.adapters.cli import (
     fill_placeholders,
+    home_path,
     input_file_list,
     process_failure,
     remove_home,
     run_home,
 )
 from evals_pipeline.adapters.identity import agent_version
+from evals_pipeline.adapters.sandboxing import run_sandbox
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
@@ -176,6 +178,7 @@ def _run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) ->
             env=child_env({**home, **target.env, "EVAL_ID": BATCH_EVAL_ID}),
             timeout_seconds=first.timeout_seconds,
             stdout_path=ctx.stdout_path,
+            sandbox=run_sandbox(target, first, ctx, home_path(home)),
         )
     finally:
         remove_home(home)

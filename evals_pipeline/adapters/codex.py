@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from evals_pipeline.adapters.agent_cli import AgentCliAdapter, Endpoint, Launch, newest
+from evals_pipeline.adapters.sandboxing import runs_sandboxed
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.targets import AgentTarget, CodexTarget
 
@@ -85,8 +86,10 @@ class CodexAdapter(AgentCliAdapter):
             "exec",
             "--json",
             "--skip-git-repo-check",
+            # codex's own sandbox nests a user namespace, which the OS sandbox (whose root holds
+            # no capabilities) cannot grant; the OS sandbox confines it to the same folders.
             "--sandbox",
-            "workspace-write",
+            "danger-full-access" if runs_sandboxed(target) else "workspace-write",
             "-c",
             'approval_policy="never"',
             *target.args,

@@ -18,6 +18,7 @@ from typing import Any
 
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.grading.evaluation import Evaluation, preview
+from evals_pipeline.grading.grader_process import run_grader
 from evals_pipeline.grading.llm_grader import (
     FreeformReply,
     JudgedEvaluation,
@@ -40,7 +41,7 @@ from evals_pipeline.models.assertions import (
     ThresholdAggregator,
 )
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
-from evals_pipeline.process import child_env, run_process, stderr_reason
+from evals_pipeline.process import stderr_reason
 
 DEFAULT_AGGREGATOR_PROMPT = """Review the following evaluation results:
 {{EVALUATOR_RESULTS_JSON}}
@@ -150,10 +151,9 @@ def _code(
     """Run the aggregator command with `{results: {...}}` on stdin; it prints the score."""
     stdin = json.dumps({"results": member_results(members)}, indent=2)
     cwd = Path(ctx.case.base_dir)
-    result = run_process(
+    result = run_grader(
         aggregator.path,
         cwd=cwd,
-        env=child_env(),
         timeout_seconds=aggregator.timeout_seconds,
         stdin=stdin.encode("utf-8"),
     )

@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from evals_pipeline.grading.context import GradingContext
+from evals_pipeline.grading.grader_process import run_grader
 from evals_pipeline.models.assertions import PreprocessorSpec, normalize_media_type
-from evals_pipeline.process import child_env, run_process
 
 PREPROCESSOR_TIMEOUT_SECONDS = 120.0
 _REMOTE = re.compile(r"^[a-z]+://", re.IGNORECASE)
@@ -106,12 +106,12 @@ def _read(shown: str, media_type: str, preprocessors: list[PreprocessorSpec], ba
 def _convert(spec: PreprocessorSpec, path: Path, shown: str, media_type: str) -> str:
     """Run the preprocessor on one file; its stdout (trimmed) is the file's text."""
     stdin = json.dumps({"path": str(path), "original_path": shown, "media_type": media_type})
-    result = run_process(
+    result = run_grader(
         spec.command,
         cwd=path.parent if path.parent.is_dir() else Path.cwd(),
-        env=child_env(),
         timeout_seconds=PREPROCESSOR_TIMEOUT_SECONDS,
         stdin=stdin.encode("utf-8"),
+        readable=[path.parent],
     )
     if result.error is not None:
         raise _Unreadable(result.error)

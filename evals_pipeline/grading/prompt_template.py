@@ -12,8 +12,9 @@ from pathlib import Path
 
 from evals_pipeline.grading.code_grader.payload import stdin_payload
 from evals_pipeline.grading.context import GradingContext
+from evals_pipeline.grading.grader_process import run_grader
 from evals_pipeline.models.assertions import LlmGraderBase, PromptCommand
-from evals_pipeline.process import child_env, run_process, stderr_reason
+from evals_pipeline.process import stderr_reason
 
 PROMPT_TEMPLATE_TIMEOUT_SECONDS = 60.0
 """As long as a code grader gets by default: a template only formats text."""
@@ -48,12 +49,12 @@ def render_prompt_template(spec: LlmGraderBase, command: PromptCommand, ctx: Gra
         "messages": trace.wire_messages,
         "trace": trace.wire_trace,
     }
-    result = run_process(
+    result = run_grader(
         command.command,
         cwd=script.parent,
-        env=child_env(),
         timeout_seconds=PROMPT_TEMPLATE_TIMEOUT_SECONDS,
         stdin=json.dumps(payload, indent=2, ensure_ascii=False).encode("utf-8"),
+        readable=[ctx.case.base_dir],
     )
     stderr = result.stderr[-STDERR_TAIL_CHARS:]
     if result.error is not None:

@@ -15,6 +15,6 @@ class ChildRecord(BaseModel):
     pid: int
     start_ticks: int = Field(description="Its start time from /proc/<pid>/stat: guards pid reuse.")
     token: str = Field(description="Its EVALS_PIPELINE_PROC value, inherited by its descendants.")
-    owner: str = Field(description="The runner's host:pid:start_ticks.")
+    owner: str = Field(description="The runner's opaque EVALS_PIPELINE_OWNER value.")
     command: str
     start_ms: int

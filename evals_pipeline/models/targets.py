@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from evals_pipeline.sandbox.policy import SandboxNetwork
+
 
 class TargetBase(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -122,6 +124,18 @@ class CliTarget(TargetBase):
     )
     healthcheck: Healthcheck | None = None
     keep_temp_files: bool = False
+    sandbox: bool = Field(
+        default=True,
+        description="Run in the OS sandbox (bubblewrap on Linux: the runner invisible, the host "
+        "read-only, only the workspace, the run's folder, a private HOME and /tmp writable); "
+        "false runs it on the host, as does EVALS_PIPELINE_SANDBOX=off for every target.",
+    )
+    sandbox_network: SandboxNetwork = Field(
+        default="host",
+        description="host: the sandbox shares the host's network (an agent calling a model API, "
+        "or a model server on the host's 127.0.0.1, needs it); loopback: only a loopback of its "
+        "own, nothing outside the sandbox reachable.",
+    )
     verbose: bool = Field(
         default=False,
         description="AgentV prints each rendered command; accepted for compatibility (every run "
@@ -253,6 +267,18 @@ class AgentTarget(TargetBase):
     args: list[str] = Field(default_factory=list, description="Extra command-line arguments.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
     pricing: Pricing | None = None
+    sandbox: bool = Field(
+        default=True,
+        description="Run in the OS sandbox (bubblewrap on Linux: the runner invisible, the host "
+        "read-only, only the workspace, the run's folder, a private HOME and /tmp writable); "
+        "false runs it on the host, as does EVALS_PIPELINE_SANDBOX=off for every target.",
+    )
+    sandbox_network: SandboxNetwork = Field(
+        default="host",
+        description="host: the sandbox shares the host's network (an agent calling a model API, "
+        "or a model server on the host's 127.0.0.1, needs it); loopback: only a loopback of its "
+        "own, nothing outside the sandbox reachable.",
+    )
     cwd: str | None = Field(
         default=None,
         description="AgentV's working directory for the agent; not used here: every run gets "

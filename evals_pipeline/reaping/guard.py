@@ -39,7 +39,7 @@ def ensure_guard(owner: Owner) -> None:
         read_end, write_end = os.pipe()  # not inheritable: our other children never hold it
         try:
             subprocess.Popen(
-                [sys.executable, "-m", "evals_pipeline.reaping.guard", owner.marker],
+                [sys.executable, "-m", "evals_pipeline.reaping.guard", owner.identity],
                 stdin=read_end,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -69,11 +69,11 @@ def _guard_env() -> dict[str, str]:
     return env
 
 
-def main(marker: str) -> None:
-    """Wait for the runner named by `marker` to end, then sweep what it left."""
+def main(identity: str) -> None:
+    """Wait for the runner named by `identity` to end, then sweep what it left."""
     from evals_pipeline.reaping.ledger import sweep_leftovers
 
-    owner = Owner.parse(marker)
+    owner = Owner.parse(identity)
     sys.stdin.buffer.read()  # returns at EOF: the runner closed the pipe or died
     deadline = time.monotonic() + WAIT_FOR_EXIT_SECONDS
     while owner is not None and owner.alive() and time.monotonic() < deadline:

@@ -1,6 +1,11 @@
 """A runner's record of its live children, one small file each, and the sweep that kills what
-runners that died left running: their recorded children (by pid and start time) and every
-process whose environment names a dead runner as its owner."""
+runners that died left running.
+
+The ledger alone never gets a process killed (a forged or stale record must not SIGKILL an
+unrelated process): a recorded child is killed only when its start time matches the record AND
+its own environment (/proc/<pid>/environ) carries the dead runner's marker and the record's
+token; any other process only when its own environment carries a dead runner's marker. The
+runner's marker is opaque (owner.py); its folder's `marker` file maps it to the runner."""
 
 from __future__ import annotations
 
@@ -13,11 +18,18 @@ from pathlib import Path
 
 from evals_pipeline.models.child import ChildRecord
 from evals_pipeline.reaping.killing import send_signal
-from evals_pipeline.reaping.owner import OWNER_VAR, Owner, this_runner
-from evals_pipeline.reaping.proc_table import ProcessStat, all_pids, environ_value, read_stat
+from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR, Owner, runner_marker, this_runner
+from evals_pipeline.reaping.proc_table import (
+    ProcessStat,
+    all_pids,
+    environ_has,
+    environ_value,
+    read_stat,
+)
 
 STATE_DIR_VAR = "EVALS_PIPELINE_STATE_DIR"
 SWEEP_WAIT_SECONDS = 2.0
+MARKER_FILE = "marker"
 
 
 def state_dir() -> Path:
@@ -42,17 +54,21 @@ def record_child(pid: int, token: str, command: str) -> Path | None:
     be written (the environment scan of the sweep still finds the child then)."""
     stat = read_stat(pid)
     owner = this_runner()
+    marker = runner_marker()
     record = ChildRecord(
         pid=pid,
         start_ticks=stat.start_ticks if stat else 0,
         token=token,
-        owner=owner.marker,
+        owner=marker,
         command=command[:500],
         start_ms=time.time_ns() // 1_000_000,
     )
     path = _owner_folder(owner) / f"{token}.json"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        marker_path = path.parent / MARKER_FILE
+        if not marker_path.is_file():
+            marker_path.write_text(marker)
         path.write_text(record.model_dump_json())
     except OSError:
         return None
@@ -71,30 +87,54 @@ def sweep_leftovers() -> list[int]:
     drop those runners' records; the pids killed."""
     me = this_runner()
     victims: dict[int, ProcessStat] = {}
+    dead_markers: set[bytes] = set()
     for folder in _dead_owner_folders(me.host):
+        marker = _folder_marker(folder)
+        if marker is None:
+            continue  # nothing to check a process against: its records prove nothing
+        dead_markers.add(marker)
         for path in folder.glob("*.json"):
             with contextlib.suppress(OSError, ValueError):
                 record = ChildRecord.model_validate_json(path.read_text())
                 stat = read_stat(record.pid)
-                if stat is not None and stat.running and stat.start_ticks == record.start_ticks:
+                if (
+                    stat is not None
+                    and stat.running
+                    and stat.start_ticks == record.start_ticks
+                    and record.owner.encode() == marker
+                    and _carries(record.pid, marker, record.token)
+                ):
                     victims[stat.pid] = stat
-    alive: dict[bytes, bool] = {}
-    for pid in all_pids():
-        marker = environ_value(pid, OWNER_VAR.encode())
-        if marker is None or pid == me.pid:
-            continue
-        if marker not in alive:
-            owner = Owner.parse(marker.decode(errors="replace"))
-            alive[marker] = owner is None or owner.host != me.host or owner.alive()
-        stat = read_stat(pid)
-        if not alive[marker] and stat is not None and stat.running:
-            victims[pid] = stat
+    if dead_markers:
+        for pid in all_pids():
+            marker = environ_value(pid, OWNER_VAR.encode())
+            if marker is None or marker not in dead_markers or pid == me.pid:
+                continue
+            stat = read_stat(pid)
+            if stat is not None and stat.running:
+                victims[pid] = stat
     for stat in victims.values():
         send_signal(stat, signal.SIGKILL)
     _await_gone(list(victims.values()))
     for folder in _dead_owner_folders(me.host):
         shutil.rmtree(folder, ignore_errors=True)
     return sorted(victims)
+
+
+def _folder_marker(folder: Path) -> bytes | None:
+    """The marker a runner's folder records, or None when missing or unreadable."""
+    try:
+        marker = (folder / MARKER_FILE).read_bytes().strip()
+    except OSError:
+        return None
+    return marker or None
+
+
+def _carries(pid: int, marker: bytes, token: str) -> bool:
+    """Whether `pid`'s own environment holds the runner's marker and the child's token."""
+    return environ_has(pid, OWNER_VAR.encode() + b"=" + marker) and environ_has(
+        pid, f"{TOKEN_VAR}={token}".encode()
+    )
 
 
 def _dead_owner_folders(host: str) -> list[Path]:

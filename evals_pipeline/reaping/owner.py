@@ -1,5 +1,8 @@
 """Who started a child: the environment markers every child carries, and the runner identity
-(host, pid, start time) that tells a live runner from a dead one whose pid was reused."""
+(host, pid, start time) that tells a live runner from a dead one whose pid was reused.
+
+The markers are opaque random values: no child learns the runner's pid from its environment.
+Only the runner's ledger (ledger.py) maps a runner's marker to its identity."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from evals_pipeline.reaping.proc_table import read_stat
 
 # Set on every child; inherited by everything it starts, setsid or not.
 TOKEN_VAR = "EVALS_PIPELINE_PROC"  # one value per process started: finds that child's tree
-OWNER_VAR = "EVALS_PIPELINE_OWNER"  # the runner's identity: finds what a dead runner left
+OWNER_VAR = "EVALS_PIPELINE_OWNER"  # one value per runner: finds what a dead runner left
 
 
 @dataclass(frozen=True)
@@ -24,12 +27,13 @@ class Owner:
     start_ticks: int
 
     @property
-    def marker(self) -> str:
+    def identity(self) -> str:
+        """`host:pid:start_ticks`, for the runner's own guard; never put in a child's env."""
         return f"{self.host}:{self.pid}:{self.start_ticks}"
 
     @classmethod
-    def parse(cls, marker: str) -> Owner | None:
-        host, _, rest = marker.rpartition(":")
+    def parse(cls, identity: str) -> Owner | None:
+        host, _, rest = identity.rpartition(":")
         host, _, pid = host.rpartition(":")
         try:
             return cls(host, int(pid), int(rest))
@@ -49,6 +53,7 @@ class Owner:
 
 
 _runner: Owner | None = None
+_marker: tuple[int, str] | None = None  # (pid, marker): a forked child makes its own
 
 
 def this_runner() -> Owner:
@@ -62,9 +67,18 @@ def this_runner() -> Owner:
     return _runner
 
 
+def runner_marker() -> str:
+    """This runner's value of OWNER_VAR: random, made once per process."""
+    global _marker
+    pid = os.getpid()
+    if _marker is None or _marker[0] != pid:
+        _marker = (pid, secrets.token_hex(16))
+    return _marker[1]
+
+
 def new_token() -> str:
-    """A value of TOKEN_VAR no other child has."""
-    return f"{os.getpid()}-{secrets.token_hex(8)}"
+    """A value of TOKEN_VAR no other child has (random: it names no pid)."""
+    return secrets.token_hex(16)
 
 
 def _pid_exists(pid: int) -> bool:

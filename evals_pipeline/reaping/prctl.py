@@ -1,6 +1,6 @@
-"""Linux prctl(2) through ctypes: the runner as a child subreaper, and children that get SIGKILL
-when the runner dies. Elsewhere (macOS, no libc) both are no-ops and the sweep on start is what
-is left."""
+"""Linux prctl(2) through ctypes: the runner as a child subreaper, non-dumpable, and children
+that get SIGKILL when the runner dies. Elsewhere (macOS, no libc) all are no-ops and the sweep on
+start is what is left."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
+PR_GET_DUMPABLE = 3
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -63,6 +65,23 @@ def become_subreaper() -> bool:
     return True
 
 
+def become_undumpable() -> bool:
+    """Make this process non-dumpable: its /proc entries (environ, mem) become root's, so a
+    child running as the same user outside the sandbox cannot read the keys in its environment
+    or memory, nor ptrace it. Children get their own flag back when they exec. False where
+    unsupported."""
+    if _PRCTL is None:
+        return False
+    if _PRCTL(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0:
+        return True
+    return _PRCTL(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+
+
+def is_dumpable() -> bool | None:
+    """Whether this process is dumpable; None where unknown."""
+    return None if _PRCTL is None else _PRCTL(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0
+
+
 def die_with_parent(parent_pid: int) -> Callable[[], None] | None:
     """A Popen `preexec_fn` giving the child SIGKILL when its parent dies, or None where the
     kernel cannot do that. It exits at once when the parent already died before it ran."""
@@ -103,11 +122,11 @@ def dying_with_parent(
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
     if _SETPRIV is None:
         return Launch(argv, die_with_parent(os.getpid()))
-    _check_executable(argv[0], cwd, env)
+    check_executable(argv[0], cwd, env)
     return Launch([_SETPRIV, "--pdeathsig", "KILL", "--", *argv], None)
 
 
-def _check_executable(program: str, cwd: str | Path, env: Mapping[str, str]) -> None:
+def check_executable(program: str, cwd: str | Path, env: Mapping[str, str]) -> None:
     """Raise the OSError Popen would for a program that cannot be executed."""
     if "/" in program:
         path = Path(cwd, program)

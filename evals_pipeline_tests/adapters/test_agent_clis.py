@@ -110,6 +110,37 @@ def test_each_cli_does_what_the_script_says(tmp_path: Path, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_each_cli_runs_in_the_os_sandbox(tmp_path: Path, kind: str) -> None:
+    """The agent's own shell tool runs in the sandbox: pid 1 is bubblewrap, the runner's pid is
+    no process there, and a file outside the workspace cannot be written."""
+    require_agent(kind)
+    outside = Path(os.environ["HOME"]) / f".evals-sandbox-{kind}"
+    command = (
+        "tr '\\0' ' ' < /proc/1/cmdline; echo; "
+        f"test -e /proc/{os.getpid()}/environ && echo runner-visible || echo runner-hidden; "
+        f"echo x > {outside} && echo wrote-outside || echo write-refused"
+    )
+    script = tmp_path / "probe.json"
+    script.write_text(
+        json.dumps(
+            [
+                {"tool_calls": [{"action": "bash", "command": command}]},
+                {"text": "Looked around."},
+            ]
+        )
+    )
+    try:
+        run, session = run_and_enrich(tmp_path, make_case(tmp_path, kind, script))
+        assert run.error is None, run.stderr
+        bash = read_messages(session.messages_path)[-2].tool_calls[0]
+        output = str(bash.output)
+        assert "bwrap" in output and "runner-hidden" in output and "write-refused" in output
+        assert not outside.exists()
+    finally:
+        outside.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_model_error_is_an_error_whatever_the_exit_code(tmp_path: Path, kind: str) -> None:
     require_agent(kind)
     script = tmp_path / "fail.yaml"
@@ -190,7 +221,7 @@ def test_a_child_sees_only_the_allowlist_and_its_cli_variables(
     monkeypatch.setenv("EVALS_PARENT_SECRET_TOKEN", "parent-secret-value")
     monkeypatch.setenv("SOME_UNRELATED_SETTING", "1")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-parent-key-123")
-    dump = tmp_path / "env.json"
+    dump = tmp_path / "run" / "env.json"  # the run's folder: writable in the sandbox
     fake = tmp_path / "fake-claude"
     fake.write_text(textwrap.dedent(ENV_DUMP).format(python=sys.executable, out=str(dump)))
     fake.chmod(0o755)

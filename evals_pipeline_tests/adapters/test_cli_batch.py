@@ -13,7 +13,16 @@ import pytest
 from evals_pipeline.adapters.cli_batch import output_document, read_records
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.sandbox.detection import SANDBOX_VAR
 from evals_pipeline.suites import load_suite, resolve_cases
+
+
+@pytest.fixture(autouse=True)
+def sandbox_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner logs its invocations in the eval file's folder, which the sandbox keeps
+    read-only (a batch runner writes only its run folder there: test_sandbox.py)."""
+    monkeypatch.setenv(SANDBOX_VAR, "off")
+
 
 RUNNER = """\
 import json, sys, time

@@ -145,8 +145,10 @@ def test_a_cli_agent_sees_a_fresh_home_of_its_own_not_the_users(
     assert (user_home / ".ssh" / "id_ed25519").read_text() == "private"
     assert not (user_home / "scratch").exists()
 
-    # `home: user` opts out: the command sees the user's HOME.
-    shared = run_once(tmp_path, make_case(tmp_path, {**target, "home": "user"}), "shared")
+    # `home: user` opts out: the command sees the user's HOME (read-only in the sandbox: this
+    # agent writes there, so it runs on the host).
+    user = {**target, "home": "user", "sandbox": False}
+    shared = run_once(tmp_path, make_case(tmp_path, user), "shared")
     assert Path(json.loads(Path(shared.stdout_path).read_text())["home"]) == user_home
     (user_home / "scratch").unlink()
 
@@ -227,7 +229,7 @@ def test_subscription_auth_copies_the_login_and_strips_api_keys(
     (home / ".claude" / ".credentials.json").write_text('{"claudeAiOauth": {}}')
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-parent-key-123")
-    dump = tmp_path / "env.json"
+    dump = tmp_path / "run" / "workspace" / "env.json"  # writable in the sandbox
     fake = tmp_path / "fake-claude"
     fake.write_text(textwrap.dedent(ENV_DUMP).format(python=sys.executable, out=str(dump)))
     fake.chmod(0o755)
@@ -309,7 +311,7 @@ def test_subscription_auth_by_oauth_token_passes_the_token_and_no_key(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-subscription")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-parent-key-123")
-    dump = tmp_path / "env.json"
+    dump = tmp_path / "run" / "workspace" / "env.json"  # writable in the sandbox
     fake = tmp_path / "fake-claude"
     fake.write_text(textwrap.dedent(ENV_DUMP).format(python=sys.executable, out=str(dump)))
     fake.chmod(0o755)

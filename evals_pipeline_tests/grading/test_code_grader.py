@@ -14,7 +14,15 @@ import pytest
 from evals_pipeline.grading import run_code_grader
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.grade import GraderResult
+from evals_pipeline.sandbox.detection import SANDBOX_VAR
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, python_grader
+
+
+@pytest.fixture
+def sandbox_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For tests that watch a grader through a file it writes beside the suite (or through the
+    host pids it lists), which the sandbox forbids (or hides); test_sandbox.py covers it."""
+    monkeypatch.setenv(SANDBOX_VAR, "off")
 
 
 def _run(
@@ -150,6 +158,7 @@ def _gone(pid: int) -> bool:
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
 
 
+@pytest.mark.usefixtures("sandbox_off")
 def test_hang_past_timeout_kills_the_grader_and_its_children(
     make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
 ) -> None:
@@ -169,6 +178,7 @@ def test_hang_past_timeout_kills_the_grader_and_its_children(
     assert all(_gone(pid) for pid in recorded)
 
 
+@pytest.mark.usefixtures("sandbox_off")
 def test_grader_env_has_no_secrets(
     make_case: CaseFactory,
     make_session: SessionFactory,
@@ -204,6 +214,7 @@ def test_cwd_is_the_eval_folder_or_the_given_one(
     assert nested.assertions[0].text == str(tmp_path / "graders")
 
 
+@pytest.mark.usefixtures("sandbox_off")
 def test_stdin_is_pretty_printed_json_with_config(
     make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
 ) -> None:
@@ -246,3 +257,35 @@ def test_a_missing_grader_script_is_the_case_error_with_stderr(
     grade = _run(make_case, make_session, [sys.executable, "graders/missing.py"])
     assert grade.verdict == "error"
     assert grade.error is not None and "missing.py" in (grade.error + (grade.stderr or ""))
+
+
+@pytest.mark.parametrize("sandbox", ["on", "off"])
+def test_a_grader_gets_a_private_home_removed_after(
+    make_case: CaseFactory,
+    make_session: SessionFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox: str,
+) -> None:
+    if sandbox == "off":
+        monkeypatch.setenv(SANDBOX_VAR, "off")
+    command = python_grader(
+        tmp_path,
+        "grade.py",
+        """
+import json, os
+home = os.environ["HOME"]
+open(os.path.join(home, "left-by-grader"), "w").write("x")
+print(json.dumps({"score": 1, "details": {"home": home, "entries": os.listdir(home)}}))
+""",
+    )
+    case = make_case([{"type": "code-grader", "command": command}])
+    spec = case.assertions[0]
+    assert isinstance(spec, CodeGraderAssertion)
+    grade = run_code_grader(spec, case, make_session())
+    assert grade.error is None and grade.score == 1
+    assert grade.details is not None
+    home = grade.details["home"]
+    assert home != os.environ["HOME"]
+    assert grade.details["entries"] == ["left-by-grader"]  # fresh and empty before
+    assert not Path(home).exists()

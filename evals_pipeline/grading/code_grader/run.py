@@ -15,19 +15,14 @@ from evals_pipeline.grading.code_grader.payload import grader_payload
 from evals_pipeline.grading.code_grader.target_proxy import TargetProxy
 from evals_pipeline.grading.context import GradingContext, LlmClientSource
 from evals_pipeline.grading.evaluation import Evaluation, preview
+from evals_pipeline.grading.grader_process import run_grader
 from evals_pipeline.grading.llm_grader import JudgedEvaluation, grade_assertion
 from evals_pipeline.grading.registry import evaluator
 from evals_pipeline.models.assertions import CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
 from evals_pipeline.models.session import Session
-from evals_pipeline.process import (
-    ProcessResult,
-    child_env,
-    killed_or_exited,
-    run_process,
-    stderr_reason,
-)
+from evals_pipeline.process import ProcessResult, killed_or_exited, stderr_reason
 
 STDERR_TAIL_CHARS = 4_000
 PATH_VARIABLES = {
@@ -116,12 +111,18 @@ def _spawn(
     payload: dict[str, Any],
     extra: dict[str, str],
 ) -> ProcessResult:
-    return run_process(
+    side_files = [Path(payload[key]).parent for key in PATH_VARIABLES if key in payload]
+    for key in ("output_path", "messages_path"):
+        if isinstance(payload.get(key), str):
+            side_files.append(Path(payload[key]).parent)
+    return run_grader(
         spec.command,
         cwd=Path(ctx.case.base_dir) / (spec.cwd or ""),
-        env=child_env(extra or None),
+        extra_env=extra,
         timeout_seconds=spec.timeout_seconds,
         stdin=json.dumps(payload, indent=2, ensure_ascii=False).encode("utf-8"),
+        workspace=ctx.session.workspace_path,
+        readable=[ctx.case.base_dir, *side_files],
     )
 
 

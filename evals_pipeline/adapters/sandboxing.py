@@ -1,0 +1,33 @@
+"""The sandbox an agent run gets: its target's setting applied to the run's folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evals_pipeline.adapters.base import RunContext
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.targets import AgentTarget, CliTarget
+from evals_pipeline.sandbox.detection import bubblewrap
+from evals_pipeline.sandbox.policy import SandboxPolicy
+
+
+def runs_sandboxed(target: CliTarget | AgentTarget) -> bool:
+    """Whether `target`'s runs will be in the OS sandbox: it does not opt out and bubblewrap
+    works here."""
+    return target.sandbox and bubblewrap() is not None
+
+
+def run_sandbox(
+    target: CliTarget | AgentTarget, case: ResolvedCase, ctx: RunContext, home: Path | None
+) -> SandboxPolicy | None:
+    """The workspace and the run's folder writable, `home` as HOME, the suite's folder and the
+    input files readable; None when the target opts out (`sandbox: false`)."""
+    if not target.sandbox:
+        return None
+    readable = [Path(case.base_dir), *(Path(p).parent for p in case.input_files)]
+    return SandboxPolicy(
+        writable=(ctx.workspace, ctx.artifacts),
+        readable=tuple(readable),
+        home=home,
+        network=target.sandbox_network,
+    )

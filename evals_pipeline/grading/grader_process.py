@@ -1,0 +1,45 @@
+"""How every grader program runs (code graders, code aggregators, prompt templates,
+preprocessors): with a private HOME made for it and removed after, never the runner's, and in
+the OS sandbox, where it may write only the graded workspace and that HOME."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from evals_pipeline.process import ProcessResult, child_env, run_process
+from evals_pipeline.sandbox.policy import SandboxPolicy
+
+HOME_PREFIX = "evals-grader-home-"
+
+
+def run_grader(
+    command: str | list[str],
+    *,
+    cwd: Path,
+    timeout_seconds: float,
+    stdin: bytes,
+    extra_env: Mapping[str, str] | None = None,
+    workspace: str | None = None,
+    readable: Iterable[str | Path] = (),
+) -> ProcessResult:
+    """Run a grader program on `stdin`. `workspace` (the agent's, which graders may test and
+    build in) is writable; `readable` names files or folders it reads that the sandbox's
+    private /tmp would otherwise hide (payload side files). Graders share the host's network:
+    they install packages (bunx, uvx) and reach the target proxy on the host's loopback."""
+    with tempfile.TemporaryDirectory(prefix=HOME_PREFIX) as home:
+        env = child_env({**(extra_env or {}), "HOME": home})
+        policy = SandboxPolicy(
+            writable=tuple(Path(p) for p in [workspace] if p),
+            readable=tuple(Path(p) for p in readable),
+            home=Path(home),
+        )
+        return run_process(
+            command,
+            cwd=cwd,
+            env=env,
+            timeout_seconds=timeout_seconds,
+            stdin=stdin,
+            sandbox=policy,
+        )

@@ -40,6 +40,7 @@ from evals_pipeline.reaping.prctl import (
 )
 from evals_pipeline.sandbox.bubblewrap import bwrap_argv
 from evals_pipeline.sandbox.detection import bubblewrap
+from evals_pipeline.sandbox.hidden import hidden_paths
 from evals_pipeline.sandbox.policy import SandboxPolicy
 
 # Variables a child may inherit. Everything else, API keys above all, stays in the parent.
@@ -339,9 +340,11 @@ def _sandboxed(
     readable = [Path(cwd)]
     if os.path.isabs(argv[0]):
         readable.append(Path(argv[0]).parent)
-    if sandbox.home is None and env.get("HOME"):
+    user_home = sandbox.home is None and bool(env.get("HOME"))
+    if user_home:
         readable.append(Path(env["HOME"]))  # the user's own (`home: user`), read-only
-    policy = replace(sandbox, readable=(*sandbox.readable, *readable))
+    hidden = hidden_paths(user_home_visible=user_home)
+    policy = replace(sandbox, readable=(*sandbox.readable, *readable), hidden=hidden)
     if policy.home is not None:
         env["HOME"] = str(policy.home)
     if "TMPDIR" in env:

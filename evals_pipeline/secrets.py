@@ -62,6 +62,7 @@ _SETTING = re.compile(r"^(?:true|false|yes|no|-?\d+(?:\.\d+)?)$", re.IGNORECASE)
 
 _PERCENT = re.compile(r"%[0-9A-F]{2}")
 _interpolated: dict[str, str] = {}
+_env_files: set[str] = set()
 _lock = threading.Lock()
 
 M = TypeVar("M", bound=BaseModel)
@@ -92,6 +93,19 @@ def note_interpolated(name: str, value: str, public: Collection[str] = ()) -> No
         return  # `${{ RETRIES }}` = 1000, `${{ STREAM }}` = true: a setting, not a secret
     with _lock:
         _interpolated[name] = value
+
+
+def note_env_file(path: Path) -> None:
+    """Remember that this process read variables from the `.env` file `path`: it holds keys the
+    runner withholds from its children, so the sandbox hides it from them."""
+    with _lock:
+        _env_files.add(os.path.realpath(path))
+
+
+def env_files() -> list[str]:
+    """The `.env` files read so far in this process, resolved."""
+    with _lock:
+        return sorted(_env_files)
 
 
 def interpolated_secrets() -> dict[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
 from evals_pipeline.reaping.proc_table import all_pids, environ_has, read_stat
 from evals_pipeline.sandbox.detection import SANDBOX_VAR, bubblewrap
 from evals_pipeline.sandbox.policy import SandboxPolicy
+from evals_pipeline.suites.interpolation import load_env_files
 
 needs_bwrap = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="bubblewrap is Linux's"
@@ -162,6 +164,50 @@ def test_an_agent_in_the_sandbox_writes_only_its_workspace_and_run_folder(tmp_pa
         assert (tmp_path / "runs" / "t0" / "written").read_text() == "escaped"
     finally:
         home.unlink(missing_ok=True)
+
+
+READER = """\
+import json, sys
+out, paths = sys.argv[1], sys.argv[2:]
+seen = {}
+for path in paths:
+    try:
+        seen[path] = open(path).read()
+    except OSError as exc:
+        seen[path] = type(exc).__name__
+json.dump({"text": json.dumps(seen)}, open(out, "w"))
+"""
+
+
+@needs_bwrap
+def test_an_agent_in_the_sandbox_reads_no_credential_store_and_no_env_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Outside /tmp, which the sandbox's private /tmp would hide anyway.
+    home = Path(os.environ["HOME"]) / f".evals-sandbox-home-{secrets.token_hex(4)}"
+    stores = [home / ".aws" / "credentials", home / ".netrc", home / ".claude" / ".credentials.json"]
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / ".env").write_text(f"PLANTED_TOKEN={PLANTED}\n")
+    (suite / "s.eval.yaml").write_text("tests: []\n")
+    try:
+        for store in stores:
+            store.parent.mkdir(parents=True, exist_ok=True)
+            store.write_text(PLANTED)
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.delenv("PLANTED_TOKEN", raising=False)
+        assert load_env_files(suite / "s.eval.yaml") == [suite / ".env"]  # as a suite load does
+        paths = " ".join(map(str, [*stores, suite / ".env"]))
+        seen = run_cli(tmp_path, "reader.py", READER, f"{{OUTPUT_FILE}} {paths}")
+        # Each one empty or absent (what it held would also show scrubbed, as [REDACTED:...]).
+        assert set(seen.values()) <= {"", "PermissionError", "FileNotFoundError"}, seen
+        assert seen[str(home / ".aws" / "credentials")] == "FileNotFoundError"
+
+        monkeypatch.setenv(SANDBOX_VAR, "off")  # the same agent on the host reads them all
+        exposed = run_cli(tmp_path / "off", "reader.py", READER, f"{{OUTPUT_FILE}} {paths}")
+        assert all("[REDACTED:PLANTED_TOKEN]" in text for text in exposed.values()), exposed
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @needs_bwrap

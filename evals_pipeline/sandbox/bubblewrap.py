@@ -11,7 +11,7 @@ from evals_pipeline.sandbox.policy import SandboxPolicy
 def bwrap_argv(bwrap: str, policy: SandboxPolicy, argv: list[str], *, cwd: Path) -> list[str]:
     """`argv` wrapped in `bwrap`: a new PID namespace with its own /proc, the host read-only, a
     private /tmp, then the policy's folders bound back on top of it (binds come after the tmpfs,
-    so a workspace under /tmp is the real one), in that order.
+    so a workspace under /tmp is the real one), in that order, and its hidden paths emptied.
 
     No --new-session: run_process already starts the child in a session of its own, without a
     terminal, and the tree's kill finds the sandbox's processes by that session."""
@@ -42,6 +42,12 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, argv: list[str], *, cwd: Path)
     for path in _outermost(writable):
         if path.exists():
             args += ["--bind", str(path), str(path)]
+    # Last, so no bind above shows them again.
+    for path in _outermost(policy.hidden):
+        if path.is_dir():
+            args += ["--tmpfs", str(path)]
+        elif path.exists():
+            args += ["--ro-bind", "/dev/null", str(path)]
     return [*args, "--chdir", str(cwd), "--", *argv]
 
 

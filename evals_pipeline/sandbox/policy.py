@@ -24,3 +24,6 @@ class SandboxPolicy:
     home: Path | None = None
     """The child's HOME, bound writable; None leaves HOME as the environment says, read-only."""
     network: SandboxNetwork = "host"
+    hidden: tuple[Path, ...] = ()
+    """Files and folders made empty in the sandbox (credential stores, `.env` files: hidden.py),
+    wherever they lie, inside a readable or writable folder included."""

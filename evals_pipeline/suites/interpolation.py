@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals_pipeline.secrets import note_interpolated
+from evals_pipeline.secrets import note_env_file, note_interpolated
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.paths import search_dirs
 from evals_pipeline.suites.probes import is_file, read_utf8
@@ -150,5 +150,6 @@ def load_env_files(eval_file: Path, cwd: Path | None = None) -> list[Path]:
             continue
         for key, value in values.items():
             os.environ.setdefault(key, value)
+        note_env_file(file)
         loaded.append(file)
     return loaded

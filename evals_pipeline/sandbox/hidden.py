@@ -1,0 +1,60 @@
+"""What no sandboxed child may read although the host is readable: the credential stores tools
+keep in the user's home (SSH and cloud keys, registry tokens, agent CLI logins), and the `.env`
+files suites were loaded with (they hold the keys the runner withholds from its children)."""
+
+from __future__ import annotations
+
+import os
+import pwd
+from pathlib import Path
+
+from evals_pipeline.secrets import env_files
+
+CREDENTIAL_STORES: tuple[str, ...] = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".config/pip/pip.conf",
+    ".cargo/credentials.toml",
+    ".config/gh",
+    ".config/hub",
+    ".local/share/keyrings",
+    ".password-store",
+    ".claude",
+    ".claude.json",
+    ".codex",
+    ".pi",
+    ".config/anthropic",
+    ".config/openai",
+)
+"""Relative to a home folder: where common tools keep logins, tokens and private keys."""
+
+
+def user_homes() -> set[Path]:
+    """The runner's home folders: its `HOME`, and its user's home in the password database."""
+    homes = {Path(os.environ["HOME"])} if os.environ.get("HOME") else set()
+    try:
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    except KeyError:  # a uid with no entry (some containers)
+        pass
+    return {home for home in homes if home != Path("/")}
+
+
+def hidden_paths(*, user_home_visible: bool) -> tuple[Path, ...]:
+    """The existing paths a sandboxed child must not read: the `.env` files suites loaded, and
+    the credential stores of the runner's homes unless the child was given that home on purpose
+    (`home: user`)."""
+    found = [Path(file) for file in env_files()]
+    if not user_home_visible:
+        found += [home / store for home in user_homes() for store in CREDENTIAL_STORES]
+    return tuple(path for path in found if os.path.lexists(path))

@@ -112,18 +112,10 @@ class Healthcheck(BaseModel):
     timeout_seconds: float = Field(default=30, gt=0)
 
 
-class CliTarget(TargetBase):
-    """Any command, AgentV's `cli` provider contract ({PROMPT}, {PROMPT_FILE}, {OUTPUT_FILE}, ...)."""
+class SandboxedTarget(TargetBase):
+    """A target whose runs are children of the runner: agents and commands, run in the OS
+    sandbox unless they opt out (docs/security.md)."""
 
-    provider: Literal["cli"]
-    command: str = Field(min_length=1)
-    cwd: str | None = None
-    files_format: str = "{path}"
-    env: dict[str, str] = Field(
-        default_factory=dict, description="Extra variables passed to the command."
-    )
-    healthcheck: Healthcheck | None = None
-    keep_temp_files: bool = False
     sandbox: bool = Field(
         default=True,
         description="Run in the OS sandbox (bubblewrap on Linux: the runner invisible, the host "
@@ -136,6 +128,20 @@ class CliTarget(TargetBase):
         "or a model server on the host's 127.0.0.1, needs it); loopback: only a loopback of its "
         "own, nothing outside the sandbox reachable.",
     )
+
+
+class CliTarget(SandboxedTarget):
+    """Any command, AgentV's `cli` provider contract ({PROMPT}, {PROMPT_FILE}, {OUTPUT_FILE}, ...)."""
+
+    provider: Literal["cli"]
+    command: str = Field(min_length=1)
+    cwd: str | None = None
+    files_format: str = "{path}"
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Extra variables passed to the command."
+    )
+    healthcheck: Healthcheck | None = None
+    keep_temp_files: bool = False
     verbose: bool = Field(
         default=False,
         description="AgentV prints each rendered command; accepted for compatibility (every run "
@@ -244,7 +250,7 @@ class Pricing(BaseModel):
     cached_input: float | None = Field(default=None, ge=0)
 
 
-class AgentTarget(TargetBase):
+class AgentTarget(SandboxedTarget):
     """A real coding-agent CLI, run in an isolated workspace with a config home of its own."""
 
     executable: str | None = Field(
@@ -267,18 +273,6 @@ class AgentTarget(TargetBase):
     args: list[str] = Field(default_factory=list, description="Extra command-line arguments.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
     pricing: Pricing | None = None
-    sandbox: bool = Field(
-        default=True,
-        description="Run in the OS sandbox (bubblewrap on Linux: the runner invisible, the host "
-        "read-only, only the workspace, the run's folder, a private HOME and /tmp writable); "
-        "false runs it on the host, as does EVALS_PIPELINE_SANDBOX=off for every target.",
-    )
-    sandbox_network: SandboxNetwork = Field(
-        default="host",
-        description="host: the sandbox shares the host's network (an agent calling a model API, "
-        "or a model server on the host's 127.0.0.1, needs it); loopback: only a loopback of its "
-        "own, nothing outside the sandbox reachable.",
-    )
     cwd: str | None = Field(
         default=None,
         description="AgentV's working directory for the agent; not used here: every run gets "

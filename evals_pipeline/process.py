@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -38,9 +38,8 @@ from evals_pipeline.reaping.prctl import (
     check_executable,
     dying_with_parent,
 )
-from evals_pipeline.sandbox.bubblewrap import bwrap_argv
 from evals_pipeline.sandbox.detection import bubblewrap
-from evals_pipeline.sandbox.hidden import hidden_paths
+from evals_pipeline.sandbox.launch import sandboxed_argv
 from evals_pipeline.sandbox.policy import SandboxPolicy
 
 # Variables a child may inherit. Everything else, API keys above all, stays in the parent.
@@ -326,30 +325,15 @@ def _sandboxed(
     command: str | list[str], cwd: str | Path, env: dict[str, str], sandbox: SandboxPolicy | None
 ) -> str | list[str]:
     """`command` wrapped in bubblewrap when `sandbox` is set and bubblewrap works; else
-    `command` as is, with the runner made non-dumpable first. Sets HOME and TMPDIR in `env` for
-    the sandbox."""
+    `command` as is, with the runner made non-dumpable first."""
     bwrap = bubblewrap() if sandbox is not None else None
     if sandbox is None or bwrap is None:
         become_undumpable()
         return command
-    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    # A missing program stays an OSError, as Popen would raise it, not bwrap's exit 1.
-    check_executable(argv[0], cwd, env)
-    # What the private /tmp would hide and the child must still read: its working folder and
-    # the folder of the program it runs.
-    readable = [Path(cwd)]
-    if os.path.isabs(argv[0]):
-        readable.append(Path(argv[0]).parent)
-    user_home = sandbox.home is None and bool(env.get("HOME"))
-    if user_home:
-        readable.append(Path(env["HOME"]))  # the user's own (`home: user`), read-only
-    hidden = hidden_paths(user_home_visible=user_home)
-    policy = replace(sandbox, readable=(*sandbox.readable, *readable), hidden=hidden)
-    if policy.home is not None:
-        env["HOME"] = str(policy.home)
-    if "TMPDIR" in env:
-        env["TMPDIR"] = "/tmp"  # the private one; the host's may be hidden or read-only
-    return bwrap_argv(bwrap, policy, argv, cwd=Path(cwd))
+    if not isinstance(command, str):
+        # A missing program stays an OSError, as Popen would raise it, not bwrap's exit 1.
+        check_executable(command[0], cwd, env)
+    return sandboxed_argv(bwrap, command, Path(cwd), env, sandbox)
 
 
 def _signal_through_bwrap(code: int | None) -> int | None:

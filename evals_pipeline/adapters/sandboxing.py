@@ -9,6 +9,7 @@ from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.targets import AgentTarget, CliTarget
 from evals_pipeline.sandbox.detection import bubblewrap
 from evals_pipeline.sandbox.policy import SandboxPolicy
+from evals_pipeline.suites.file_boundary import file_boundary
 
 
 def runs_sandboxed(target: CliTarget | AgentTarget) -> bool:
@@ -21,10 +22,12 @@ def run_sandbox(
     target: CliTarget | AgentTarget, case: ResolvedCase, ctx: RunContext, home: Path | None
 ) -> SandboxPolicy | None:
     """The workspace and the run's folder writable, `home` as HOME, the suite's folder and the
-    input files readable; None when the target opts out (`sandbox: false`)."""
+    input files readable (the suite's whole repository: its scripts and packages may lie above the
+    eval file's folder); None when the target opts out (`sandbox: false`)."""
     if not target.sandbox:
         return None
-    readable = [Path(case.base_dir), *(Path(p).parent for p in case.input_files)]
+    base_dir = Path(case.base_dir)
+    readable = [file_boundary(base_dir), base_dir, *(Path(p).parent for p in case.input_files)]
     return SandboxPolicy(
         writable=(ctx.workspace, ctx.artifacts),
         readable=tuple(readable),

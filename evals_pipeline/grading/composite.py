@@ -156,6 +156,7 @@ def _code(
         cwd=cwd,
         timeout_seconds=aggregator.timeout_seconds,
         stdin=stdin.encode("utf-8"),
+        suite_dir=cwd,
     )
     stderr = result.stderr[-4_000:] or None
     if result.error is not None or result.timed_out or result.exit_code != 0:

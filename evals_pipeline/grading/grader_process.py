@@ -10,6 +10,7 @@ from pathlib import Path
 
 from evals_pipeline.process import ProcessResult, child_env, run_process
 from evals_pipeline.sandbox.policy import SandboxPolicy
+from evals_pipeline.suites.file_boundary import file_boundary
 
 HOME_PREFIX = "evals-grader-home-"
 
@@ -23,16 +24,18 @@ def run_grader(
     extra_env: Mapping[str, str] | None = None,
     workspace: str | None = None,
     readable: Iterable[str | Path] = (),
+    suite_dir: str | Path | None = None,
 ) -> ProcessResult:
     """Run a grader program on `stdin`. `workspace` (the agent's, which graders may test and
     build in) is writable; `readable` names files or folders it reads that the sandbox's
-    private /tmp would otherwise hide (payload side files). Graders share the host's network:
+    private /tmp would otherwise hide (payload side files); `suite_dir` (the eval file's folder)
+    makes the suite's repository readable, where its scripts and packages lie. Graders share the host's network:
     they install packages (bunx, uvx) and reach the target proxy on the host's loopback."""
     with tempfile.TemporaryDirectory(prefix=HOME_PREFIX) as home:
         env = child_env({**(extra_env or {}), "HOME": home})
         policy = SandboxPolicy(
             writable=tuple(Path(p) for p in [workspace] if p),
-            readable=tuple(Path(p) for p in readable),
+            readable=tuple(Path(p) for p in readable) + _suite_folders(suite_dir),
             home=Path(home),
         )
         return run_process(
@@ -43,3 +46,9 @@ def run_grader(
             stdin=stdin,
             sandbox=policy,
         )
+
+
+def _suite_folders(suite_dir: str | Path | None) -> tuple[Path, ...]:
+    if suite_dir is None:
+        return ()
+    return (file_boundary(Path(suite_dir)), Path(suite_dir))

@@ -54,7 +54,7 @@ def render_prompt_template(spec: LlmGraderBase, command: PromptCommand, ctx: Gra
         cwd=script.parent,
         timeout_seconds=PROMPT_TEMPLATE_TIMEOUT_SECONDS,
         stdin=json.dumps(payload, indent=2, ensure_ascii=False).encode("utf-8"),
-        readable=[ctx.case.base_dir],
+        suite_dir=ctx.case.base_dir,
     )
     stderr = result.stderr[-STDERR_TAIL_CHARS:]
     if result.error is not None:

@@ -4,6 +4,7 @@ files suites were loaded with (they hold the keys the runner withholds from its 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 from pathlib import Path
@@ -43,10 +44,8 @@ CREDENTIAL_STORES: tuple[str, ...] = (
 def user_homes() -> set[Path]:
     """The runner's home folders: its `HOME`, and its user's home in the password database."""
     homes = {Path(os.environ["HOME"])} if os.environ.get("HOME") else set()
-    try:
+    with contextlib.suppress(KeyError):  # a uid with no entry (some containers)
         homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
-    except KeyError:  # a uid with no entry (some containers)
-        pass
     return {home for home in homes if home != Path("/")}
 
 

@@ -122,7 +122,8 @@ def _spawn(
         timeout_seconds=spec.timeout_seconds,
         stdin=json.dumps(payload, indent=2, ensure_ascii=False).encode("utf-8"),
         workspace=ctx.session.workspace_path,
-        readable=[ctx.case.base_dir, *side_files],
+        readable=side_files,
+        suite_dir=ctx.case.base_dir,
     )
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from evals_pipeline.model_server import ModelServer, load_script
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline_tests.conformance.corpus import corpus_root
 
@@ -150,13 +151,24 @@ def run_agentv(suite: Path, out: Path, env: dict[str, str]) -> ToolRun:
 
 
 def run_ours(
-    suite: Path, out: Path, state: Path, env: dict[str, str], args: tuple[str, ...] = ()
+    suite: Path,
+    out: Path,
+    state: Path,
+    env: dict[str, str],
+    args: tuple[str, ...] = (),
+    *,
+    suite_writable: bool = True,
 ) -> ToolRun:
-    """`evals-pipeline run` on `suite` with `args` (run options such as --agentv-scoring)."""
+    """`evals-pipeline run` on `suite` with `args` (run options such as --agentv-scoring).
+
+    With `suite_writable`, the suite's folder is writable in the sandbox: conformance agents and
+    graders keep their state beside themselves (a trial counter, payload dumps, a node_modules
+    link), as they do under agentv, which has no sandbox. AgentV's corpus runs without it."""
     env = {
         **env,
         "DAGSTER_HOME": str(state / "dagster"),
         "EVALS_PIPELINE_STORAGE": str(state / "storage"),
+        **({WRITABLE_VAR: str(suite.parent)} if suite_writable else {}),
     }
     (state / "dagster").mkdir(parents=True, exist_ok=True)
     command = [str(EVALS_PIPELINE), "run", str(suite), "--output", str(out), *args]

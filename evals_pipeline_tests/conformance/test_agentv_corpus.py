@@ -270,7 +270,13 @@ def _check(file: str, copies: Copies, tmp_path: Path, outcome: Outcome) -> None:
             outcome.why_not_run = f"agentv runs no test offline: {''.join(last)[:300]}"
             return
         outcome.agentv_ran = True
-        ours = run_ours(copies.ours / suite, tmp_path / "ours-out", tmp_path / "state", env)
+        ours = run_ours(
+            copies.ours / suite,
+            tmp_path / "ours-out",
+            tmp_path / "state",
+            env,
+            suite_writable=False,
+        )
     found = _relabel(file, agentv.rows, ours.rows) + differences(agentv.rows, ours.rows)
     outcome.tests = len(agentv.rows.keys() | ours.rows.keys())
     outcome.equal = outcome.tests - len({(d.test_id, d.target) for d in found})

@@ -185,7 +185,11 @@ def test_an_agent_in_the_sandbox_reads_no_credential_store_and_no_env_file(
 ) -> None:
     # Outside /tmp, which the sandbox's private /tmp would hide anyway.
     home = Path(os.environ["HOME"]) / f".evals-sandbox-home-{secrets.token_hex(4)}"
-    stores = [home / ".aws" / "credentials", home / ".netrc", home / ".claude" / ".credentials.json"]
+    stores = [
+        home / ".aws" / "credentials",
+        home / ".netrc",
+        home / ".claude" / ".credentials.json",
+    ]
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / ".env").write_text(f"PLANTED_TOKEN={PLANTED}\n")

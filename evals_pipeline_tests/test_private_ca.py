@@ -141,7 +141,9 @@ def test_a_grader_reaches_its_index_behind_a_private_ca(
         timeout=600,
     )
     explain = f"exit {done.returncode}\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
-    rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().split()]
+    rows = [
+        json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()
+    ]
     assert [(r["test_id"], r["score"], r["execution_status"]) for r in rows] == [
         ("grader-fetches-its-rubric", 1.0, "ok")
     ], explain

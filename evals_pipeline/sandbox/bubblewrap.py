@@ -37,6 +37,8 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, argv: list[str], *, cwd: Path)
         args += ["--cap-drop", "ALL"]  # root inside must not remount what is read-only
     writable = [*policy.writable, *([policy.home] if policy.home else [])]
     for path in _outermost(policy.readable):
+        if str(path) in ("/", "/tmp"):
+            continue  # already readable, or the private /tmp made public again
         if not any(_within(path, w) for w in writable) and path.exists():
             args += ["--ro-bind", str(path), str(path)]
     for path in _outermost(writable):

@@ -1,6 +1,6 @@
 """A child's command made into a sandboxed one: its policy completed with what the child must
-still read (its working folder, the program and the files its command names, which a private
-/tmp would hide), what it must not (hidden.py), and the folders every child may write
+still read (its working folder, the program and the files its command and its variables name,
+which a private /tmp would hide), what it must not (hidden.py), and the folders every child may write
 (EVALS_PIPELINE_SANDBOX_WRITABLE)."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def sandboxed_argv(
     """`command` run by `bwrap` under `sandbox`, completed; sets HOME and TMPDIR in `env` for
     the sandbox."""
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    readable = [cwd, *_named_paths(command)]
+    readable = [cwd, *_named_paths(command), *_env_paths(env)]
     user_home = sandbox.home is None and bool(env.get("HOME"))
     if user_home:
         readable.append(Path(env["HOME"]))  # the user's own (`home: user`), read-only
@@ -53,9 +53,14 @@ def sandboxed_argv(
     return bwrap_argv(bwrap, policy, argv, cwd=cwd)
 
 
+_TOO_WIDE = frozenset({"/", "/tmp"})
+"""Never bound whole from the host: they would undo the private /tmp."""
+
+
 def _named_paths(command: str | list[str]) -> list[Path]:
     """The folders of the absolute paths a command names (its program, a script, a data file):
-    `python3 /tmp/suite/check.py` must find check.py under the private /tmp."""
+    `python3 /tmp/suite/check.py` must find check.py, and the modules beside it, under the
+    private /tmp. A file right under /tmp is bound alone."""
     try:
         words = shlex.split(command) if isinstance(command, str) else command
     except ValueError:
@@ -63,5 +68,21 @@ def _named_paths(command: str | list[str]) -> list[Path]:
     found = []
     for word in words:
         if os.path.isabs(word) and os.path.exists(word):
-            found.append(Path(word) if os.path.isdir(word) else Path(word).parent)
+            folder = word if os.path.isdir(word) else os.path.dirname(word)
+            found.append(Path(word if os.path.realpath(folder) in _TOO_WIDE else folder))
+    return [path for path in found if os.path.realpath(path) not in _TOO_WIDE]
+
+
+def _env_paths(env: Mapping[str, str]) -> list[Path]:
+    """The files and folders the child's variables name (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS,
+    UV_FIND_LINKS, ...): the child reads them, wherever they are. HOME and TMPDIR are the
+    sandbox's own."""
+    found = []
+    for name, value in env.items():
+        if name in ("HOME", "TMPDIR", "PWD") or "/" not in value:
+            continue
+        for part in value.split(os.pathsep):
+            real = os.path.realpath(part) if os.path.isabs(part) else None
+            if real and real not in _TOO_WIDE and os.path.exists(real):
+                found.append(Path(part))
     return found

@@ -266,8 +266,9 @@ def test_what_a_sandboxed_child_leaves_behind_is_gone_when_it_returns(tmp_path: 
     assert [pid for pid in all_pids() if environ_has(pid, entry) and _running(pid)] == []
 
 
+@pytest.mark.parametrize("why", ["switched off", "bubblewrap missing"])
 def test_without_the_sandbox_no_child_learns_the_runners_pid_and_the_runner_is_not_dumpable(
-    tmp_path: Path,
+    tmp_path: Path, why: str
 ) -> None:
     runner = textwrap.dedent(
         """\
@@ -277,20 +278,22 @@ def test_without_the_sandbox_no_child_learns_the_runners_pid_and_the_runner_is_n
         from evals_pipeline.reaping.prctl import is_dumpable
         from evals_pipeline.sandbox.policy import SandboxPolicy
         before = is_dumpable()
-        done = run_process(
-            [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
-            cwd=Path.cwd(), env=child_env(), timeout_seconds=30,
-            sandbox=SandboxPolicy(writable=(Path.cwd(),)),
-        )
+        for _ in range(2):  # a missing bubblewrap is said once, not per child
+            done = run_process(
+                [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
+                cwd=Path.cwd(), env=child_env(), timeout_seconds=30,
+                sandbox=SandboxPolicy(writable=(Path.cwd(),)),
+            )
         print(json.dumps({"pid": os.getpid(), "before": before, "after": is_dumpable(),
                           "env": json.loads(done.stdout)}))
         """
     )
-    env = {
-        **os.environ,
-        SANDBOX_VAR: "off",
-        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
-    }
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    if why == "switched off":
+        env[SANDBOX_VAR] = "off"
+    else:
+        env.pop(SANDBOX_VAR, None)
+        env["PATH"] = str(Path(sys.executable).parent)  # no bwrap on it
     out = subprocess.run(
         [sys.executable, "-c", runner],
         cwd=tmp_path,
@@ -300,6 +303,8 @@ def test_without_the_sandbox_no_child_learns_the_runners_pid_and_the_runner_is_n
         timeout=120,
     )
     report = json.loads(out.stdout.decode().splitlines()[-1])
+    warned = out.stderr.decode().count("children run unsandboxed")
+    assert warned == (0 if why == "switched off" else 1), out.stderr.decode()
     assert report["before"] is True and report["after"] is False
     child = report["env"]
     assert set(child) >= {OWNER_VAR, TOKEN_VAR}

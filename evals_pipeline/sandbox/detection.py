@@ -4,7 +4,6 @@ run unsandboxed."""
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import subprocess
@@ -15,7 +14,6 @@ SANDBOX_VAR = "EVALS_PIPELINE_SANDBOX"
 OFF_VALUES = ("off", "0", "false", "no")
 PROBE_SECONDS = 10.0
 
-_log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _probed: dict[str, str | None] = {}
 _warned = False
@@ -70,5 +68,6 @@ def _warn_once(message: str) -> None:
     global _warned
     if not _warned:
         _warned = True
-        _log.warning(message)
+        # stderr: the terminal of a CLI run, a step's captured logs in Dagster (a logging call
+        # too would print it twice where no handler is set).
         print(f"evals-pipeline: warning: {message}", file=sys.stderr)

@@ -13,24 +13,31 @@ import time
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from evals_pipeline.defs.io_manager import latest_materializations
 from evals_pipeline.defs.partitions import partition_key
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline_tests.test_cli import cli, printed_report_folder, write
 
-# Appends its prompt to invocations.log and its pid to pids/, sleeps, then answers.
+# Appends its prompt to log/invocations.log beside it, sleeps, then answers.
 AGENT = """\
 import os, sys, time
 args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 here = os.path.dirname(os.path.abspath(__file__))
 prompt = open(args["--prompt-file"]).read().strip()
-with open(os.path.join(here, "invocations.log"), "a") as log:
+with open(os.path.join(here, "log", "invocations.log"), "a") as log:
     log.write(f"{args['--name']} {prompt}\\n")
-os.makedirs(os.path.join(here, "pids"), exist_ok=True)
-open(os.path.join(here, "pids", str(os.getpid())), "w").close()
 time.sleep(float(args["--sleep"]))
 open(args["--output"], "w").write(f"done {prompt}")
 """
+
+
+@pytest.fixture(autouse=True)
+def _agents_may_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agents' log folder is writable in the sandbox (the suite's own folder is not)."""
+    (tmp_path / "project" / "log").mkdir(parents=True)
+    monkeypatch.setenv(WRITABLE_VAR, str(tmp_path / "project" / "log"))
 
 
 def suite(folder: Path, tests: list[str], *, agents: dict[str, str], sleep: float) -> Path:
@@ -55,7 +62,7 @@ def suite(folder: Path, tests: list[str], *, agents: dict[str, str], sleep: floa
 
 
 def invocations(folder: Path, since: int = 0) -> list[str]:
-    log = folder / "invocations.log"
+    log = folder / "log" / "invocations.log"
     return log.read_text().splitlines()[since:] if log.exists() else []
 
 
@@ -65,12 +72,19 @@ def stored_runs(home: Path) -> set[str]:
     return {f"{p.parent.parent.name}/{p.parent.name}" for p in root.glob("*/*/run-*.json")}
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}/stat").exists() and " Z " not in Path(f"/proc/{pid}/stat").read_text()
+def agent_processes(folder: Path) -> list[int]:
+    """The pids of the live processes that run `folder`'s agent.py, the sandbox's wrapping
+    included, as this process sees them (an agent's own getpid() is its PID namespace's)."""
+    script = str(folder / "agent.py").encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            running = entry.name.isdigit() and script in (entry / "cmdline").read_bytes()
+        except OSError:  # gone meanwhile
+            continue
+        if running:  # a zombie's cmdline is empty
+            found.append(int(entry.name))
+    return found
 
 
 def test_a_run_killed_half_way_resumes_with_only_the_missing_cases(tmp_path: Path) -> None:
@@ -90,13 +104,13 @@ def test_a_run_killed_half_way_resumes_with_only_the_missing_cases(tmp_path: Pat
     while len(stored_runs(tmp_path)) < 12 and time.monotonic() < deadline:
         assert first.poll() is None, "the run ended before it could be killed"
         time.sleep(0.1)
+    assert agent_processes(project), "no agent was running when the run was killed"
     first.send_signal(signal.SIGKILL)
     first.wait()
-    pids = [int(p.name) for p in (project / "pids").iterdir()]
     deadline = time.monotonic() + 30
-    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while agent_processes(project) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not [pid for pid in pids if alive(pid)], "agents of the killed run are still running"
+    assert not agent_processes(project), "agents of the killed run are still running"
     survived = stored_runs(tmp_path)
     assert 12 <= len(survived) < 30
     started = len(invocations(project))

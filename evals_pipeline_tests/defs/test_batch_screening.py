@@ -16,6 +16,7 @@ import pytest
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.defs.conftest import REPO
 
@@ -31,11 +32,13 @@ VERDICTS = {
 
 
 def copy_example(tmp_path: Path) -> tuple[Path, Path]:
-    """The example in a temp folder, its runner logging each invocation to a file."""
+    """The example in a temp folder, its runner logging each invocation to a file in a folder
+    of its own (for EVALS_PIPELINE_SANDBOX_WRITABLE)."""
     folder = tmp_path / "batch-screening"
     shutil.copytree(EXAMPLE, folder)
     (folder / ".git").mkdir()
-    log = tmp_path / "invocations.log"
+    (tmp_path / "runner-log").mkdir()
+    log = tmp_path / "runner-log" / "invocations.log"
     targets = folder / ".agentv" / "targets.yaml"
     targets.write_text(
         targets.read_text() + f"    env: {{BATCH_RUNNER_LOG: {json.dumps(str(log))}}}\n"
@@ -44,9 +47,10 @@ def copy_example(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_three_of_five_partitions_run_the_runner_once_and_grade_those_three(
-    instance: dg.DagsterInstance, tmp_path: Path
+    instance: dg.DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, log = copy_example(tmp_path)
+    monkeypatch.setenv(WRITABLE_VAR, str(log.parent))  # the runner logs in the sandbox
     suite = load_suite(path)
     keys = list(dict.fromkeys(c.case_key for c in resolve_cases(suite)))
     assert register_cases(instance, suite, keys) == list(VERDICTS)

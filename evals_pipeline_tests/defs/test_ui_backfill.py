@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline_tests.dagster_dev import LAUNCH, STATUS
 from evals_pipeline_tests.defs.conftest import REPO
 from evals_pipeline_tests.defs.test_batch_screening import copy_example
@@ -100,6 +101,7 @@ def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int,
         "DAGSTER_HOME": str(home),
         "EVALS_PIPELINE_SUITES": str(suite),
         "EVALS_PIPELINE_STORAGE": str(storage),
+        WRITABLE_VAR: str(log.parent),  # the runner logs in the sandbox
     }
     subprocess.run(
         [str(BIN / "evals-pipeline"), "register", str(suite)], env=env, check=True, timeout=120

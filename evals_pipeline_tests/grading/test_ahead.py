@@ -27,6 +27,7 @@ from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.session import Session
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.storage import messages as messages_storage
 from evals_pipeline.suites import load_suite, resolve_cases
 
@@ -46,8 +47,15 @@ print(json.dumps({"score": 1.0 if "done" in (payload["output"] or "") else 0.0})
 """
 
 
+@pytest.fixture(autouse=True)
+def _graders_may_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's folder, where the grader logs its calls, is writable in the sandbox."""
+    (tmp_path / "suite").mkdir()
+    monkeypatch.setenv(WRITABLE_VAR, str(tmp_path / "suite"))
+
+
 def _suite(root: Path, tests: int = 4, trials: int = 1) -> Path:
-    root.mkdir(parents=True)
+    root.mkdir(parents=True, exist_ok=True)
     (root / "agent.py").write_text(AGENT)
     (root / "grader.py").write_text(GRADER)
     grader = f"{{type: code-grader, command: [{sys.executable}, grader.py]}}"

@@ -17,6 +17,7 @@ from evals_pipeline.layers import run_agents
 from evals_pipeline.layers.agent_runs_ahead import AgentRunsAhead
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
 from evals_pipeline_tests.cli_agent_suite import write_cli_agent_suite
 from evals_pipeline_tests.test_cli import cli
@@ -30,8 +31,21 @@ json.dump({"output": [{"role": "assistant", "content": "done"}]},
 """
 
 
+@pytest.fixture(autouse=True)
+def _agents_may_stamp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder the agents stamp their starts in is writable in the sandbox."""
+    (tmp_path / "stamps").mkdir()
+    monkeypatch.setenv(WRITABLE_VAR, str(tmp_path / "stamps"))
+
+
 def _suite(root: Path, tests: int = 4) -> Path:
-    return write_cli_agent_suite(root, AGENT, tests, arguments="--started {EVAL_DIR}/started.txt")
+    """A suite whose agents stamp their starts in `stamps/started.txt` beside `root`."""
+    started = root.parent / "stamps" / "started.txt"
+    return write_cli_agent_suite(root, AGENT, tests, arguments=f"--started {started}")
+
+
+def _starts(tmp_path: Path) -> list[str]:
+    return (tmp_path / "stamps" / "started.txt").read_text().split()
 
 
 def _ahead(cases: list[ResolvedCase], folder: Path, heard: list[AgentRun]) -> AgentRunsAhead:
@@ -51,7 +65,7 @@ def test_the_step_takes_the_runs_in_its_order(tmp_path: Path) -> None:
     assert runs is not None
     assert [(r.case_key, r.error) for r in runs] == [(c.case_key, None) for c in step_order]
     assert sorted(r.case_key for r in heard) == sorted(c.case_key for c in cases)
-    assert len((tmp_path / "suite" / "started.txt").read_text().split()) == len(cases)
+    assert len(_starts(tmp_path)) == len(cases)
 
 
 def test_runs_started_for_other_cases_are_not_taken(tmp_path: Path) -> None:
@@ -59,7 +73,7 @@ def test_runs_started_for_other_cases_are_not_taken(tmp_path: Path) -> None:
     ahead = _ahead(cases[:2], tmp_path / "runs", [])
     assert ahead.take(cases) is None
     ahead.close()  # waits for the two started: none outlives the command
-    assert len((tmp_path / "suite" / "started.txt").read_text().split()) == 2
+    assert len(_starts(tmp_path)) == 2
 
 
 def test_cases_that_could_not_be_made_leave_the_step_its_own_runs(tmp_path: Path) -> None:
@@ -81,7 +95,7 @@ def test_the_command_starts_its_agents_before_the_dagster_run_exists(tmp_path: P
         created = record.create_timestamp.timestamp()
         runs = instance.fetch_materializations(dg.AssetKey(["ahead", "agent_runs"]), limit=10)
         assert {r.run_id for r in runs.records} == {folder.name}
-    starts = [float(s) for s in (tmp_path / "suite" / "started.txt").read_text().split()]
+    starts = [float(s) for s in _starts(tmp_path)]
     assert len(starts) == 4 and min(starts) < created, (starts, created)
 
 

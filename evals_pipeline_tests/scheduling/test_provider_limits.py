@@ -18,28 +18,34 @@ from evals_pipeline.provider_limits import (
     parse_limits,
     provider_slot,
 )
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.test_cli import cli
 
 # A cli agent that records its start, waits until 3 agents have started (or 3 s passed), then
 # records its end: without a limit 3 overlap for sure; under a limit of 2 each waits it out.
+# Its files are named by a random id: in the sandbox each agent has a PID namespace of its own,
+# so their pids are alike.
 AGENT = """\
-import json, os, sys, time
+import json, os, sys, time, uuid
 log = sys.argv[1]
+me = uuid.uuid4().hex
 start = time.time_ns()
-open(os.path.join(log, f"{os.getpid()}.start"), "w").close()
+open(os.path.join(log, f"{me}.start"), "w").close()
 deadline = time.monotonic() + 3
 while time.monotonic() < deadline:
     if len([f for f in os.listdir(log) if f.endswith(".start")]) >= 3:
         break
     time.sleep(0.02)
-with open(os.path.join(log, f"{os.getpid()}.json"), "w") as out:
+with open(os.path.join(log, f"{me}.json"), "w") as out:
     json.dump({"start": start, "end": time.time_ns()}, out)
 print("done")
 """
 
 
 def write_suite(root: Path, tests: int) -> tuple[Path, Path]:
+    """The suite and the folder its agents log to (writable in the sandbox when it is named in
+    EVALS_PIPELINE_SANDBOX_WRITABLE)."""
     log = root / "log"
     log.mkdir(parents=True)
     (root / ".git").mkdir()
@@ -69,6 +75,7 @@ def test_a_provider_limit_holds_under_more_workers(
 ) -> None:
     monkeypatch.setenv(LIMITS_ENV, "cli=2,anthropic=1")
     suite, log = write_suite(tmp_path / "p", tests=5)
+    monkeypatch.setenv(WRITABLE_VAR, str(log))
     runs = run_agents(resolve_cases(load_suite(suite)), tmp_path / "runs", workers=4)
     assert [r.error for r in runs] == [None] * 5
     assert len(list(log.glob("*.json"))) == 5
@@ -80,6 +87,7 @@ def test_without_a_limit_the_workers_decide(
 ) -> None:
     monkeypatch.setenv(LIMITS_ENV, "codex=1")  # another provider's limit changes nothing here
     suite, log = write_suite(tmp_path / "p", tests=4)
+    monkeypatch.setenv(WRITABLE_VAR, str(log))
     runs = run_agents(resolve_cases(load_suite(suite)), tmp_path / "runs", workers=4)
     assert [r.error for r in runs] == [None] * 4
     assert max_overlap(log) >= 3

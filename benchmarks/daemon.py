@@ -15,7 +15,7 @@ from benchmarks import REPO
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure, sampling
 from benchmarks.outcome import Outcome
-from benchmarks.workloads import Workload
+from benchmarks.workloads import Workload, stamping_env
 from evals_pipeline_tests.dagster_dev import backfill, dagster_dev, graphql
 
 SUITE = Workload("W6", "10 cases", cases=10, transcript_mb=0.0, workers=4)
@@ -33,7 +33,7 @@ query BackfillRuns($filter: RunsFilter) {
 
 def _cli(suite: Workload, tmp: Path) -> Measured:
     path = suite.write(tmp / "suite")
-    env = prepared_env(tmp)
+    env = stamping_env(prepared_env(tmp), path)
     return measure([sys.executable, "-m", "evals_pipeline.cli", "run", str(path)], env=env, cwd=tmp)
 
 
@@ -41,7 +41,7 @@ def _daemon(suite: Workload, tmp: Path) -> tuple[Measured, dict[str, float]]:
     """The backfill's time from its launch to its last run's end, the peak memory of everything
     `dagster dev` runs meanwhile, and its start-up and first-run latency."""
     path = suite.write(tmp / "suite")
-    env = {**prepared_env(tmp), "EVALS_PIPELINE_SUITES": str(path)}
+    env = stamping_env({**prepared_env(tmp), "EVALS_PIPELINE_SUITES": str(path)}, path)
     registered = measure(
         [sys.executable, "-m", "evals_pipeline.cli", "register", str(path)], env=env, cwd=tmp
     )

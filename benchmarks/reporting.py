@@ -15,7 +15,7 @@ from typing import Any
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
-from benchmarks.workloads import Workload
+from benchmarks.workloads import Workload, stamping_env
 
 SUITE = Workload("W5", "10,000 cases", cases=10_000, transcript_mb=0.0, workers=4)
 TARGET_SECONDS = 5.0
@@ -46,7 +46,8 @@ def reporting(suite: Workload, tmp: Path) -> Outcome:
     # Set-up: one case run for real (a one-case copy of the suite, same name), the suite's
     # partitions registered, every layer's record copied to each of its cases.
     one = Workload(suite.name, suite.description, 1, suite.transcript_mb, suite.workers)
-    _set_up(cli, "run", str(one.write(tmp / "one")), env=env, cwd=tmp)
+    one_path = one.write(tmp / "one")
+    _set_up(cli, "run", str(one_path), env=stamping_env(env, one_path), cwd=tmp)
     registered = _set_up(cli, "register", str(path), env=env, cwd=tmp)
     slug = registered.split(":", 1)[0]
     copier = [sys.executable, "-m", "benchmarks.report_results"]

@@ -11,7 +11,7 @@ from benchmarks import REPO
 from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
-from benchmarks.workloads import STARTED_FILE, Workload
+from benchmarks.workloads import STAMPS, STARTED_FILE, Workload, stamping_env
 
 
 def floor(workload: Workload, tmp: Path) -> Measured:
@@ -23,7 +23,7 @@ def ours(workload: Workload, tmp: Path) -> Measured:
     """`evals-pipeline run` of the workload's suite on a set-up instance and an empty storage
     root."""
     suite = workload.write(tmp / "suite")
-    env = prepared_env(tmp)
+    env = stamping_env(prepared_env(tmp), suite)
     return measure(
         [sys.executable, "-m", "evals_pipeline.cli", "run", str(suite)], env=env, cwd=tmp
     )
@@ -47,7 +47,7 @@ def versus_floor(workload: Workload, tmp: Path) -> Outcome:
     framework = ours(workload, tmp)
     figures = {
         "floor_start_s": floor_start,
-        "start_s": first_start(tmp / "suite" / STARTED_FILE) - framework.launched_at,
+        "start_s": first_start(tmp / "suite" / STAMPS / STARTED_FILE) - framework.launched_at,
     }
     if workload.start_up:
         figures["dagster_start_s"] = dagster_start(tmp)

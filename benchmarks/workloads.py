@@ -3,16 +3,21 @@ the same cases for the floor."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
+
 HERE = Path(__file__).parent
 GRADERS = 3
 STARTED_FILE = "started.txt"
-"""Where each agent run notes when it started (the suite's folder, or the floor's)."""
+"""Where each agent run notes when it started (the suite's STAMPS folder, or the floor's)."""
+STAMPS = "stamps"
+"""The suite's folder of STARTED_FILE: the one folder of the suite its sandboxed agents write."""
 
 
 @dataclass(frozen=True)
@@ -27,12 +32,12 @@ class Workload:
 
     def write(self, folder: Path) -> Path:
         """The workload's suite in `folder` (with its agent and grader); returns the eval file."""
-        folder.mkdir(parents=True, exist_ok=True)
+        (folder / STAMPS).mkdir(parents=True, exist_ok=True)
         for script in ("fake_agent.py", "grader.py"):
             shutil.copy(HERE / script, folder / script)
         command = (
             "python3 {EVAL_DIR}/fake_agent.py --prompt-file {PROMPT_FILE} --output {OUTPUT_FILE}"
-            f" --transcript-mb {self.transcript_mb} --started-file {{EVAL_DIR}}/{STARTED_FILE}"
+            f" --transcript-mb {self.transcript_mb} --started-file {{EVAL_DIR}}/{STAMPS}/{STARTED_FILE}"
         )
         suite = {
             "name": f"bench-{self.name.lower()}",
@@ -57,6 +62,13 @@ class Workload:
         path = folder / "bench.eval.yaml"
         path.write_text(yaml.safe_dump(suite, sort_keys=False))
         return path
+
+
+def stamping_env(env: dict[str, str], eval_file: Path) -> dict[str, str]:
+    """`env` for running the suite at `eval_file`: its STAMPS folder writable in the sandbox,
+    which otherwise keeps the suite's folder read-only to the agents noting their start there."""
+    shared = [p for p in (env.get(WRITABLE_VAR), str(eval_file.parent / STAMPS)) if p]
+    return {**env, WRITABLE_VAR: os.pathsep.join(shared)}
 
 
 WORKLOADS = {

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.secrets import (
     REDACTED,
     Redactor,
@@ -266,7 +267,10 @@ def _stored_text(path: Path) -> bytes:
 
 def test_a_suites_short_token_is_in_nothing_stored(tmp_path: Path) -> None:
     token = "tk9Q2x"
-    received = tmp_path / "received.txt"
+    # The agent notes what it got in a folder of its own, which the sandbox lets it write.
+    observed = tmp_path / "observed"
+    observed.mkdir()
+    received = observed / "received.txt"
     agent = tmp_path / "project" / "agent.py"
     agent.parent.mkdir()
     (agent.parent / ".git").mkdir()
@@ -279,6 +283,7 @@ def test_a_suites_short_token_is_in_nothing_stored(tmp_path: Path) -> None:
         "MY_API_TOKEN": token,
         "DAGSTER_HOME": str(home / "dagster"),
         "EVALS_PIPELINE_STORAGE": str(home / "storage"),
+        WRITABLE_VAR: str(observed),
     }
     done = subprocess.run(
         [sys.executable, "-m", "evals_pipeline.cli", "run", str(suite)],
@@ -384,7 +389,7 @@ def test_markers_reach_the_agent_as_written_and_no_form_of_a_secret_is_stored(
     reaches the agent as that text, while the target's `${{ SOME_KEY }}` gets the value; and
     whatever form the agent echoes the secrets in (and DB_PASS's short value), no file of the
     storage root, the Dagster home or the report folder holds it."""
-    received = tmp_path / "received"
+    received = tmp_path / "received"  # the agent's notes: writable in its sandbox
     received.mkdir()
     project = tmp_path / "project"
     project.mkdir()
@@ -406,6 +411,7 @@ def test_markers_reach_the_agent_as_written_and_no_form_of_a_secret_is_stored(
         "DB_PASS": DB_PASS,
         "DAGSTER_HOME": str(home / "dagster"),
         "EVALS_PIPELINE_STORAGE": str(home / "storage"),
+        WRITABLE_VAR: str(received),
     }
     suites = [str(project / "markers.eval.yaml"), str(project / "rows.eval.yaml")]
     # Threshold: a case whose `contains` value came back as the secret would fail the run.

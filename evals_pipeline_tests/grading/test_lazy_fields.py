@@ -21,6 +21,7 @@ from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import GraderResult
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline_tests.grading.conftest import CaseFactory, python_grader
 
 REPO = Path(__file__).resolve().parents[2]
@@ -106,11 +107,20 @@ def _wire_calls(session: Session) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.fixture
+def observed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where the graders' stdin is kept: a folder the sandboxed grader may write."""
+    folder = tmp_path / "observed"
+    folder.mkdir()
+    monkeypatch.setenv(WRITABLE_VAR, str(folder))
+    return folder
+
+
 def _grade(
-    make_case: CaseFactory, session: Session, tmp_path: Path, command: list[str]
+    make_case: CaseFactory, session: Session, observed: Path, command: list[str]
 ) -> tuple[GraderResult, bytes]:
     """Run the grader behind a shell that keeps the exact bytes it was given on stdin."""
-    stdin = tmp_path / f"stdin-{len(list(tmp_path.glob('stdin-*')))}.json"
+    stdin = observed / f"stdin-{len(list(observed.glob('stdin-*')))}.json"
     wrapped = f'cat > {shlex.quote(str(stdin))} && exec "$@" < {shlex.quote(str(stdin))}'
     case: ResolvedCase = make_case(
         [{"type": "code-grader", "command": ["sh", "-c", wrapped, "grader", *command]}],
@@ -123,10 +133,10 @@ def _grade(
 
 
 def test_python_helper_reads_the_transcript_lazily(
-    make_case: CaseFactory, session: Session, tmp_path: Path
+    make_case: CaseFactory, session: Session, tmp_path: Path, observed: Path
 ) -> None:
     command = python_grader(tmp_path, "helper.py", HELPER_GRADER)
-    grade, stdin = _grade(make_case, session, tmp_path, command)
+    grade, stdin = _grade(make_case, session, observed, command)
     assert grade.verdict == "pass", (grade.error, grade.stderr)
     calls = session.trace_summary.tool_calls["Read"]
     large = calls > 100
@@ -151,9 +161,9 @@ def test_python_helper_reads_the_transcript_lazily(
 
 @needs_bun
 def test_typescript_sdk_grader_runs_unchanged(
-    make_case: CaseFactory, session: Session, tmp_path: Path
+    make_case: CaseFactory, session: Session, observed: Path
 ) -> None:
-    grade, stdin = _grade(make_case, session, tmp_path, [str(BUN), str(GRADERS / "sdk_plain.ts")])
+    grade, stdin = _grade(make_case, session, observed, [str(BUN), str(GRADERS / "sdk_plain.ts")])
     assert grade.verdict == "pass", (grade.error, grade.stderr)
     assert grade.score == 1.0, [a for a in grade.assertions if not a.passed]
     assert len(stdin) < 64 * 1024
@@ -161,9 +171,9 @@ def test_typescript_sdk_grader_runs_unchanged(
 
 @needs_bun
 def test_typescript_transcript_helper_reads_a_long_session(
-    make_case: CaseFactory, session: Session, tmp_path: Path
+    make_case: CaseFactory, session: Session, observed: Path
 ) -> None:
-    grade, stdin = _grade(make_case, session, tmp_path, [str(BUN), str(GRADERS / "sdk_fields.ts")])
+    grade, stdin = _grade(make_case, session, observed, [str(BUN), str(GRADERS / "sdk_fields.ts")])
     assert grade.verdict == "pass", (grade.error, grade.stderr)
     assert grade.score == 1.0, [a.text for a in grade.assertions if not a.passed]
     assert len(stdin) < 64 * 1024

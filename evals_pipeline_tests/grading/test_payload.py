@@ -23,6 +23,7 @@ from evals_pipeline.models.messages import (
 )
 from evals_pipeline.models.session import INLINE_OUTPUT_LIMIT as OUTPUT_INLINE_LIMIT
 from evals_pipeline.models.session import TraceSummary
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, python_grader
 
 HELPER_GRADER = """
@@ -68,7 +69,10 @@ def _big_transcript(target_bytes: int = 10_000_000) -> list[Message]:
 
 
 def test_ten_megabyte_transcript_keeps_the_payload_small(
-    make_case: CaseFactory, make_session: SessionFactory, tmp_path: Path
+    make_case: CaseFactory,
+    make_session: SessionFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     messages = _big_transcript()
     transcript_bytes = sum(len(json.dumps(m.model_dump(mode="json"))) for m in messages)
@@ -79,7 +83,11 @@ def test_ten_megabyte_transcript_keeps_the_payload_small(
         token_usage=TokenUsage(input=1000, output=200),
         cost_usd=0.12,
     )
-    captured = tmp_path / "stdin.json"
+    # The capturing grader keeps its stdin in a folder of its own, writable in its sandbox.
+    observed = tmp_path / "observed"
+    observed.mkdir()
+    monkeypatch.setenv(WRITABLE_VAR, str(observed))
+    captured = observed / "stdin.json"
     capture = make_case(
         [{"type": "code-grader", "command": ["bash", "-c", f"cat > {captured}; echo captured"]}]
     )

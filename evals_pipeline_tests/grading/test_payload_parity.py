@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from evals_pipeline.sandbox.launch import WRITABLE_VAR
+
 REPO = Path(__file__).resolve().parents[2]
 FOLDER = REPO / "conformance" / "grader-payload"
 NODE_BIN = REPO / "conformance" / "node_modules" / ".bin"
@@ -48,6 +50,10 @@ def _run(tool: str, tmp_path: Path) -> Path:
         "DAGSTER_HOME": str(tmp_path / "dagster"),
         "EVALS_PIPELINE_STORAGE": str(tmp_path / "storage"),
     }
+    if tool == "ours":
+        # The graders write into their cwd, the suite's copy (dump.py's dumps/, bun.sh's
+        # node_modules link), which the sandbox otherwise keeps read-only.
+        env[WRITABLE_VAR] = str(copy)
     for folder in ("home", "dagster"):
         (tmp_path / folder).mkdir(exist_ok=True)
     out = tmp_path / f"{tool}-out"

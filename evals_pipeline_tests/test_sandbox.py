@@ -77,7 +77,9 @@ def sandbox_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
 
 
-def cli_case(tmp_path: Path, command: str, **target: object) -> ResolvedCase:
+def cli_case(
+    tmp_path: Path, command: str, *, workspace: bool = False, **target: object
+) -> ResolvedCase:
     return ResolvedCase.model_validate(
         {
             "suite": "s",
@@ -90,11 +92,20 @@ def cli_case(tmp_path: Path, command: str, **target: object) -> ResolvedCase:
             "prompt": "look around",
             "base_dir": str(tmp_path / "suite"),
             "timeout_seconds": 60,
+            **({"workspace": {}} if workspace else {}),
         }
     )
 
 
-def run_cli(tmp_path: Path, script: str, source: str, args: str, **target: object) -> dict:
+def run_cli(
+    tmp_path: Path,
+    script: str,
+    source: str,
+    args: str,
+    *,
+    workspace: bool = False,
+    **target: object,
+) -> dict:
     suite = tmp_path / "suite"
     suite.mkdir(parents=True, exist_ok=True)
     (suite / script).write_text(source)
@@ -102,7 +113,7 @@ def run_cli(tmp_path: Path, script: str, source: str, args: str, **target: objec
     artifacts = tmp_path / "runs" / "t0"
     ctx = RunContext(artifacts, artifacts / "workspace")
     ctx.workspace.mkdir(parents=True)
-    run = run_agent(cli_case(tmp_path, command, **target), ctx)
+    run = run_agent(cli_case(tmp_path, command, workspace=workspace, **target), ctx)
     assert run.error is None, run.stderr
     return json.loads(json.loads(ctx.output_path.read_text())["text"])
 
@@ -152,9 +163,8 @@ def test_an_agent_in_the_sandbox_writes_only_its_workspace_and_run_folder(tmp_pa
         tmp_path / "runs" / "t0" / "written",
     ]
     try:
-        wrote = run_cli(
-            tmp_path, "writer.py", WRITER, "{OUTPUT_FILE} " + " ".join(map(str, targets))
-        )
+        args = "{OUTPUT_FILE} " + " ".join(map(str, targets))
+        wrote = run_cli(tmp_path, "writer.py", WRITER, args, workspace=True)
         for path in (targets[0], targets[3]):  # the suite's folder, the user's HOME
             assert wrote[str(path)] == "OSError", path  # read-only file system
         for path in targets[:5]:
@@ -164,6 +174,22 @@ def test_an_agent_in_the_sandbox_writes_only_its_workspace_and_run_folder(tmp_pa
         assert (tmp_path / "runs" / "t0" / "written").read_text() == "escaped"
     finally:
         home.unlink(missing_ok=True)
+
+
+@needs_bwrap
+def test_a_cli_command_with_no_workspace_writes_only_the_folder_it_runs_in(
+    tmp_path: Path,
+) -> None:
+    """As under AgentV, a `cli` command the suite gives no workspace works in its folder (a
+    batch runner writes its input CSV there): that folder is its workspace, nothing else."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    targets = [tmp_path / "suite" / "scratch.csv", outside / "escaped"]
+    args = "{OUTPUT_FILE} " + " ".join(map(str, targets))
+    wrote = run_cli(tmp_path, "writer.py", WRITER, args)
+    assert (tmp_path / "suite" / "scratch.csv").read_text() == "escaped"
+    assert wrote[str(outside / "escaped")] in ("OSError", "FileNotFoundError")
+    assert not (outside / "escaped").exists()
 
 
 READER = """\

@@ -140,13 +140,15 @@ class CliAdapter:
             }
         )
         try:
+            cwd = working_directory(case, target, ctx)
+            own_folder = cwd if case.workspace is None else None
             result = run_process(
                 render_command(case, target, ctx),
-                cwd=working_directory(case, target, ctx),
+                cwd=cwd,
                 env=env,
                 timeout_seconds=case.timeout_seconds,
                 stdout_path=ctx.stdout_path,
-                sandbox=run_sandbox(target, case, ctx, home_path(home)),
+                sandbox=run_sandbox(target, case, ctx, home_path(home), runs_in=own_folder),
             )
         finally:
             remove_home(home)

@@ -172,13 +172,14 @@ def _run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) ->
     output = batch_output_path(ctx)
     home = run_home(target, ctx.artifacts)
     try:
+        cwd = Path(target.cwd or first.base_dir)
         result = run_process(
             render_batch_command([case for case, _ in cases], target, ctx),
-            cwd=target.cwd or first.base_dir,
+            cwd=cwd,
             env=child_env({**home, **target.env, "EVAL_ID": BATCH_EVAL_ID}),
             timeout_seconds=first.timeout_seconds,
             stdout_path=ctx.stdout_path,
-            sandbox=run_sandbox(target, first, ctx, home_path(home)),
+            sandbox=run_sandbox(target, first, ctx, home_path(home), runs_in=cwd),
         )
     finally:
         remove_home(home)

@@ -99,11 +99,11 @@ def note_env_file(path: Path) -> None:
     """Remember that this process read variables from the `.env` file `path`: it holds keys the
     runner withholds from its children, so the sandbox hides it from them."""
     with _lock:
-        _env_files.add(os.path.realpath(path))
+        _env_files.add(str(path))
 
 
 def env_files() -> list[str]:
-    """The `.env` files read so far in this process, resolved."""
+    """The `.env` files read so far in this process."""
     with _lock:
         return sorted(_env_files)
 

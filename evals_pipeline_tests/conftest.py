@@ -1,7 +1,9 @@
 """Fixtures every test folder can use: the real servers of servers.py (started on request), and
 a spy on the sessions step's own enrichments."""
 
+import os
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,17 @@ def _sigint_default() -> None:
     be inherited by every child, and the tests that stop a child with Ctrl-C (the model server,
     `dagster dev`) rely on it reaching them."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def _umask() -> Iterator[None]:
+    """Each test starts with the worker's own umask. A test that runs the command in-process
+    leaves its umask (077, file_modes.py) behind, and folders a later test makes itself would be
+    private where that test expects its own umask's modes."""
+    before = os.umask(0o022)
+    os.umask(before)
+    yield
+    os.umask(before)
 
 
 @pytest.fixture(autouse=True)

@@ -150,6 +150,6 @@ def load_env_files(eval_file: Path, cwd: Path | None = None) -> list[Path]:
             continue
         for key, value in values.items():
             os.environ.setdefault(key, value)
-        note_env_file(file)
+        note_env_file(file)  # as found: resolving it would read the file system again
         loaded.append(file)
     return loaded

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from collections.abc import Mapping, MutableMapping
 from dataclasses import replace
 from pathlib import Path
@@ -36,7 +37,7 @@ def sandboxed_argv(
     """`command` run by `bwrap` under `sandbox`, completed; sets HOME and TMPDIR in `env` for
     the sandbox."""
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    readable = [cwd, *_named_paths(command), *_env_paths(env)]
+    readable = [cwd, *_installation(), *_named_paths(command), *_env_paths(env)]
     user_home = sandbox.home is None and bool(env.get("HOME"))
     if user_home:
         readable.append(Path(env["HOME"]))  # the user's own (`home: user`), read-only
@@ -57,6 +58,24 @@ _TOO_WIDE = frozenset({"/", "/tmp"})
 """Never bound whole from the host: they would undo the private /tmp."""
 
 
+def _installation() -> list[Path]:
+    """Where the pipeline itself lives, which children run (`python3` is the pipeline's own,
+    importing `evals_pipeline.grader`; the pinned agent CLIs sit beside a checkout): the venv,
+    the Python it was made from, and the folder holding the `evals_pipeline` package."""
+    package = Path(__file__).resolve().parents[1]
+    return [Path(sys.prefix), Path(sys.base_prefix), package.parent]
+
+
+def _with_prefix(folder: str) -> list[str]:
+    """`folder`, and the prefix above it when it is a `bin` (a venv's, `node_modules/.bin`):
+    what a program there runs lies beside it (site-packages, the package a `.bin` link points
+    into)."""
+    name = os.path.basename(os.path.normpath(folder))
+    return (
+        [folder, os.path.dirname(os.path.normpath(folder))] if name in ("bin", ".bin") else [folder]
+    )
+
+
 def _named_paths(command: str | list[str]) -> list[Path]:
     """The folders of the absolute paths a command names (its program, a script, a data file):
     `python3 /tmp/suite/check.py` must find check.py, and the modules beside it, under the
@@ -65,11 +84,14 @@ def _named_paths(command: str | list[str]) -> list[Path]:
         words = shlex.split(command) if isinstance(command, str) else command
     except ValueError:
         words = command.split() if isinstance(command, str) else []
-    found = []
+    found: list[Path] = []
     for word in words:
         if os.path.isabs(word) and os.path.exists(word):
             folder = word if os.path.isdir(word) else os.path.dirname(word)
-            found.append(Path(word if os.path.realpath(folder) in _TOO_WIDE else folder))
+            if os.path.realpath(folder) in _TOO_WIDE:
+                found.append(Path(word))
+            else:
+                found += map(Path, _with_prefix(folder))
     return [path for path in found if os.path.realpath(path) not in _TOO_WIDE]
 
 
@@ -77,12 +99,12 @@ def _env_paths(env: Mapping[str, str]) -> list[Path]:
     """The files and folders the child's variables name (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS,
     UV_FIND_LINKS, ...): the child reads them, wherever they are. HOME and TMPDIR are the
     sandbox's own."""
-    found = []
+    found: list[Path] = []
     for name, value in env.items():
         if name in ("HOME", "TMPDIR", "PWD") or "/" not in value:
             continue
         for part in value.split(os.pathsep):
             real = os.path.realpath(part) if os.path.isabs(part) else None
             if real and real not in _TOO_WIDE and os.path.exists(real):
-                found.append(Path(part))
+                found += map(Path, _with_prefix(part) if name == "PATH" else [part])
     return found

@@ -20,6 +20,7 @@ written in a suite, a dataset or an attached file stays that text.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import re
@@ -356,7 +357,15 @@ def run_redactor(extra: Iterable[str | None] = ()) -> Redactor:
         k: v for k, v in os.environ.items() if is_secret_name(k) and len(v) >= MIN_SECRET_CHARS
     }
     unnamed = [*secret_values({}, extra=extra), *url_credentials(os.environ)]
-    return Redactor(unnamed, {**named, **interpolated_secrets()})
+    names = {**named, **interpolated_secrets()}
+    return _redactor(tuple(sorted(set(unnamed))), tuple(sorted(names.items())))
+
+
+@functools.lru_cache(maxsize=64)
+def _redactor(unnamed: tuple[str, ...], named: tuple[tuple[str, str], ...]) -> Redactor:
+    # Built once per set of secrets: every stored record and log line asks for one, and each
+    # secret takes ~20 forms to compute.
+    return Redactor(unnamed, dict(named))
 
 
 def restore_slots(data: Any, slots: Iterable[Slot]) -> None:

@@ -7,6 +7,10 @@ from pathlib import Path
 
 from evals_pipeline.sandbox.policy import SandboxPolicy
 
+NEVER_BOUND = frozenset({"/", "/tmp"})
+"""Never bound from the host as a whole: `/` is readable already, and binding `/tmp` would make
+the private /tmp public again."""
+
 
 def bwrap_argv(bwrap: str, policy: SandboxPolicy, argv: list[str], *, cwd: Path) -> list[str]:
     """`argv` wrapped in `bwrap`: a new PID namespace with its own /proc, the host read-only, a
@@ -37,8 +41,8 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, argv: list[str], *, cwd: Path)
         args += ["--cap-drop", "ALL"]  # root inside must not remount what is read-only
     writable = [*policy.writable, *([policy.home] if policy.home else [])]
     for path in _outermost(policy.readable):
-        if str(path) in ("/", "/tmp"):
-            continue  # already readable, or the private /tmp made public again
+        if str(path) in NEVER_BOUND:
+            continue
         if not any(_within(path, w) for w in writable) and path.exists():
             args += ["--ro-bind", str(path), str(path)]
     for path in _outermost(writable):

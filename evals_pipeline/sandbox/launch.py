@@ -5,6 +5,7 @@ which a private /tmp would hide), what it must not (hidden.py), and the folders 
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import sys
@@ -12,7 +13,7 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import replace
 from pathlib import Path
 
-from evals_pipeline.sandbox.bubblewrap import bwrap_argv
+from evals_pipeline.sandbox.bubblewrap import NEVER_BOUND, bwrap_argv
 from evals_pipeline.sandbox.hidden import hidden_paths
 from evals_pipeline.sandbox.policy import SandboxPolicy
 
@@ -54,10 +55,7 @@ def sandboxed_argv(
     return bwrap_argv(bwrap, policy, argv, cwd=cwd)
 
 
-_TOO_WIDE = frozenset({"/", "/tmp"})
-"""Never bound whole from the host: they would undo the private /tmp."""
-
-
+@functools.cache
 def _installation() -> list[Path]:
     """Where the pipeline itself lives, which children run (`python3` is the pipeline's own,
     importing `evals_pipeline.grader`; the pinned agent CLIs sit beside a checkout): the venv,
@@ -79,7 +77,7 @@ def _with_prefix(folder: str) -> list[str]:
 def _named_paths(command: str | list[str]) -> list[Path]:
     """The folders of the absolute paths a command names (its program, a script, a data file):
     `python3 /tmp/suite/check.py` must find check.py, and the modules beside it, under the
-    private /tmp. A file right under /tmp is bound alone."""
+    private /tmp. A file right under /tmp is bound alone (bwrap_argv never binds /tmp whole)."""
     try:
         words = shlex.split(command) if isinstance(command, str) else command
     except ValueError:
@@ -88,11 +86,11 @@ def _named_paths(command: str | list[str]) -> list[Path]:
     for word in words:
         if os.path.isabs(word) and os.path.exists(word):
             folder = word if os.path.isdir(word) else os.path.dirname(word)
-            if os.path.realpath(folder) in _TOO_WIDE:
+            if os.path.realpath(folder) in NEVER_BOUND:
                 found.append(Path(word))
             else:
                 found += map(Path, _with_prefix(folder))
-    return [path for path in found if os.path.realpath(path) not in _TOO_WIDE]
+    return found
 
 
 def _env_paths(env: Mapping[str, str]) -> list[Path]:
@@ -104,7 +102,6 @@ def _env_paths(env: Mapping[str, str]) -> list[Path]:
         if name in ("HOME", "TMPDIR", "PWD") or "/" not in value:
             continue
         for part in value.split(os.pathsep):
-            real = os.path.realpath(part) if os.path.isabs(part) else None
-            if real and real not in _TOO_WIDE and os.path.exists(real):
+            if os.path.isabs(part) and os.path.exists(part):
                 found += map(Path, _with_prefix(part) if name == "PATH" else [part])
     return found

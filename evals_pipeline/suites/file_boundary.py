@@ -37,3 +37,12 @@ def outside(path: Path, boundary: Path) -> Path | None:
     """Where `path` really is (symlinks followed) when that is outside `boundary`, else None."""
     real = resolved(path)
     return None if real == boundary or boundary in real.parents else real
+
+
+def outside_message(what: str, value: str, real: Path, boundary: Path) -> str:
+    """The error for `value` (an input file, a file block) that resolved to `real`, outside
+    `boundary`."""
+    return (
+        f"{what} '{value}' resolves to {real}, outside the eval file's repository {boundary} "
+        f"(`{ALLOW_KEY}` is not set)"
+    )

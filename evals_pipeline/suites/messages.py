@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from evals_pipeline.models.messages import Message, Role, ToolCall
 from evals_pipeline.models.suite import ContentBlock, InputSpec, MessageSpec
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
-from evals_pipeline.suites.file_boundary import ALLOW_KEY, FIX, outside
+from evals_pipeline.suites.file_boundary import FIX, outside, outside_message
 from evals_pipeline.suites.paths import find_input_file
 from evals_pipeline.suites.probes import read_text
 
@@ -36,11 +36,8 @@ class MessageBuilder:
     def _found(self, value: str, what: str) -> Path | None:
         path = find_input_file(value, self.base_dir)
         real = outside(path, self.boundary) if path and self.boundary else None
-        if real is not None:
-            message = (
-                f"{what} '{value}' resolves to {real}, outside the eval file's repository "
-                f"{self.boundary} (`{ALLOW_KEY}` is not set)"
-            )
+        if real is not None and self.boundary is not None:
+            message = outside_message(what, value, real, self.boundary)
             raise SuiteError([SuiteIssue(self.suite_file, 1, 1, message, FIX)])
         return path
 

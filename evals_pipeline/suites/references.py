@@ -35,7 +35,7 @@ from evals_pipeline.models.suite import (
 )
 from evals_pipeline.models.workspace import is_remote, workspace_relative
 from evals_pipeline.suites.errors import SuiteIssue
-from evals_pipeline.suites.file_boundary import ALLOW_KEY, FIX, file_boundary, outside
+from evals_pipeline.suites.file_boundary import FIX, file_boundary, outside, outside_message
 from evals_pipeline.suites.paths import absolute, find_input_file, find_repo_source, search_dirs
 from evals_pipeline.suites.probes import exists, folder_names, is_dir, is_file, probed
 from evals_pipeline.suites.yaml_positions import DataPath, YamlDocument
@@ -91,13 +91,8 @@ class _Checker:
         found = find_input_file(value, self.base_dir)
         if found is not None:
             real = outside(found, self.boundary) if self.boundary is not None else None
-            if real is not None:
-                self.report(
-                    path,
-                    f"{what} '{value}' resolves to {real}, outside the eval file's repository "
-                    f"{self.boundary} (`{ALLOW_KEY}` is not set)",
-                    FIX,
-                )
+            if real is not None and self.boundary is not None:
+                self.report(path, outside_message(what, value, real, self.boundary), FIX)
             return
         fix = (
             f"{self.searched()}; correct the path (relative to the eval file's folder) "

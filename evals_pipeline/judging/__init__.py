@@ -1,7 +1,8 @@
 """The judged panel of docs/judging.md, without Dagster: grounded binary votes per dimension
 (`dimension`, `grounding`) on one judge input (`input`), heuristics, the panel's verdict per trial
 (`panel`), position-swapped pairwise comparison (`pairwise`), and failure attribution
-(`attribution/`, with the category judge in `category`)."""
+(`attribution/`, with the category judge in `category` and whether a case expects file changes in
+`changes`)."""
 
 from evals_pipeline.judging.attribution import attribute_failure, failure_breakdown
 from evals_pipeline.judging.pairwise import PairReadings

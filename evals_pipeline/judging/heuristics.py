@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evals_pipeline.enrichers.milestones import EDIT_TOOLS, is_test_command, tool_command
+from evals_pipeline.grading.scoring import meets
 from evals_pipeline.models.events import EnrichedEvent
-from evals_pipeline.models.grade import TrialGrade
+from evals_pipeline.models.grade import GraderResult, TrialGrade
 from evals_pipeline.models.judging import Dimension
 
 DEBUG_LEFTOVER = re.compile(
@@ -62,20 +63,44 @@ def heuristic_scores(
 
 
 def correctness(trial: TrialGrade) -> Heuristic:
-    """The share of the trial's deterministic and code graders that passed (its outcome checks)."""
-    checks = [g for g in trial.graders if g.verdict != "error" and not g.type.startswith("llm")]
+    """The trial's own verdict, as grading decided it (required graders, the case's threshold):
+    1 when it passed, 0 when it failed, so the heuristic never contradicts the graders; None for
+    an errored trial or one without code or deterministic graders (left to the judges)."""
+    checks = _outcome_checks(trial)
+    if trial.verdict == "error":
+        return Heuristic(None, "the trial errored: nothing to judge")
     if not checks:
         return Heuristic(None, "no code or deterministic graders")
     passed = sum(g.verdict == "pass" for g in checks)
-    return Heuristic(passed / len(checks), f"{passed}/{len(checks)} outcome checks passed")
+    tally = f"{passed}/{len(checks)} outcome checks passed"
+    if trial.verdict == "pass":
+        return Heuristic(1.0, f"the trial passed its graders; {tally}")
+    return Heuristic(0.0, f"the trial failed its graders ({_why_failed(trial)}); {tally}")
 
 
 def completeness(trial: TrialGrade) -> Heuristic:
-    """1 when every outcome check passed (all target tests pass → 1); otherwise left to judges."""
-    checks = [g for g in trial.graders if g.verdict != "error" and not g.type.startswith("llm")]
-    if checks and all(g.verdict == "pass" for g in checks):
-        return Heuristic(1.0, "every outcome check passed")
+    """0 when the trial failed its graders; 1 when it passed and every outcome check passed (all
+    target tests pass → 1); otherwise left to the judges."""
+    checks = _outcome_checks(trial)
+    if trial.verdict == "fail":
+        return Heuristic(0.0, f"the trial failed its graders ({_why_failed(trial)})")
+    if trial.verdict == "pass" and checks and all(g.verdict == "pass" for g in checks):
+        return Heuristic(1.0, "the trial passed and every outcome check passed")
     return Heuristic(None, "requirements are not enumerated; left to the judges")
+
+
+def _outcome_checks(trial: TrialGrade) -> list[GraderResult]:
+    """The trial's deterministic and code graders that gave a verdict (LLM graders are not)."""
+    return [g for g in trial.graders if g.verdict != "error" and not g.type.startswith("llm")]
+
+
+def _why_failed(trial: TrialGrade) -> str:
+    """Why grading failed the trial: a required grader below its gate, else its score."""
+    below = [g for g in trial.graders if g.gate is not None and not meets(g.score or 0.0, g.gate)]
+    if below:
+        g = below[0]
+        return f"required grader {g.name!r} scored {g.score or 0.0:.2f} < {g.gate:g}"
+    return f"score {trial.score:.2f} below the case threshold"
 
 
 def code_quality(diff: str | None) -> Heuristic:

@@ -15,6 +15,7 @@ from pathlib import Path
 from evals_pipeline.grading import GradingContext
 from evals_pipeline.judging.attribution import attribute_failure
 from evals_pipeline.judging.category import judge_category
+from evals_pipeline.judging.changes import expects_file_changes
 from evals_pipeline.judging.dimension import DimensionVote, Subject, judge_dimension
 from evals_pipeline.judging.heuristics import heuristic_scores
 from evals_pipeline.judging.input import build_judge_input, render_work, task_text
@@ -83,8 +84,9 @@ class TrialVotes:
 
 
 def judged_trial(session: Session, trial_grade: TrialGrade | None) -> bool:
-    """Whether a trial gets dimensions at all: it ran, and it was graded."""
-    return session.status == "ok" and trial_grade is not None
+    """Whether a trial gets dimensions at all: it ran, and its graders gave a verdict. An errored
+    trial (the agent or a grader failed) is judged on nothing: no dimension can pass on it."""
+    return session.status == "ok" and trial_grade is not None and trial_grade.verdict != "error"
 
 
 def trial_votes(
@@ -280,7 +282,7 @@ def _attribution(
         view.session,
         view.events,
         trial,
-        expects_changes=case.workspace is not None,
+        expects_changes=expects_file_changes(case),
         time_limit_s=case.timeout_seconds,
         max_turns=target.max_turns if isinstance(target, ClaudeCodeTarget) else None,
     )

@@ -111,27 +111,35 @@ def judge_cases(
     cases = [c for c in cases if (c.case_key, c.agent) in by_partition]  # not run: no sessions
     grade_of = {(g.case_key, g.agent): g for g in grades}
     merged = merge_votes(votes, judging.panel if judging else ())
-    tracker = LayerProgress("judgments", len(cases), progress, ("passed", "failed"))
+    tracker = LayerProgress("judgments", len(cases), progress, ("passed", "failed", "not judged"))
 
     def one(case: ResolvedCase) -> CaseJudgment:
         key = (case.case_key, case.agent)
         ran = by_partition.get(key, [])
         cast = {s.trial: merged[(*key, s.trial)] for s in ran if (*key, s.trial) in merged}
         judged = judge_case(case, ran, grade_of.get(key), judging, cast)
-        failed = any(t.failure for t in judged.trials)
-        tracker.advance(
-            f"judged {case.agent} / {case.test_id}",
-            _brief(judged),
-            "failed" if failed else "passed",
-        )
+        tracker.advance(f"judged {case.agent} / {case.test_id}", _brief(judged), tally(judged))
         return judged
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         return list(pool.map(one, cases))
 
 
+def tally(judged: CaseJudgment) -> str:
+    """Where a (case, agent) counts in the layer's tally: `not judged` when none of its trials
+    was (each errored), else `failed` when a judged trial's failure was attributed."""
+    trials = [t for t in judged.trials if t.judged]
+    if not trials:
+        return "not judged"
+    return "failed" if any(t.failure for t in trials) else "passed"
+
+
 def _brief(judged: CaseJudgment) -> str:
-    passed = [d.dimension for t in judged.trials[:1] for d in t.dimensions if d.passed is True]
     failure = next((t.failure.primary for t in judged.trials if t.failure), None)
-    text = f"{len(passed)} dimensions passed"
+    first = next((t for t in judged.trials if t.judged), None)
+    if first is None:
+        text = "not judged: the run or a grader errored"
+    else:
+        passed = [d.dimension for d in first.dimensions if d.passed is True]
+        text = f"{len(passed)} dimensions passed"
     return text + (f"; failure: {failure}" if failure else "")

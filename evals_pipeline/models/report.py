@@ -110,7 +110,11 @@ class DimensionRate(CorrectedRate):
     dimension: Dimension
     n_passed: int = Field(ge=0)
     n_environmental: int = Field(default=0, ge=0, description="Excluded: environmental failures.")
-    n_undecided: int = Field(default=0, ge=0, description="Excluded: no heuristic nor panel.")
+    n_undecided: int = Field(
+        default=0,
+        ge=0,
+        description="Excluded: no heuristic nor panel, or the trial errored (not judged).",
+    )
 
 
 class DimensionCalibration(_Frozen):

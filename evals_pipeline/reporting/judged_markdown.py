@@ -65,8 +65,9 @@ def judged_dimensions(report: EvalReport) -> list[str]:
     return [
         "## Judged dimensions",
         "",
-        "Observed: share of judged trials whose blended decision passed (environmental failures "
-        f"excluded). Corrected for judge error: {basis}",
+        "Observed: share of judged trials whose blended decision passed; errored trials (not "
+        "judged), undecided ones and environmental failures are counted apart, never in n. "
+        f"Corrected for judge error: {basis}",
         "",
         *table(headers, rows),
     ]

@@ -172,7 +172,7 @@ class _Counts:
     n: int = 0  # trials judged on the dimension
     k: int = 0  # of them passed
     environmental: int = 0
-    undecided: int = 0
+    undecided: int = 0  # no decision: no heuristic nor panel, or the trial errored
 
 
 def _counts(
@@ -187,6 +187,9 @@ def _counts(
                     c.environmental += 1
                 continue
             if not t.judged:
+                # An errored trial: counted apart as undecided, never in n (so never a pass).
+                for c in counts.values():
+                    c.undecided += 1
                 continue
             first: dict[str, DimensionJudgment] = {}
             for d in t.dimensions:

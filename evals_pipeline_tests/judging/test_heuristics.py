@@ -22,12 +22,13 @@ def _write(seq: int, path: str) -> EnrichedEvent:
     return EnrichedEvent(seq=seq, kind="tool_call", tool="Write", tool_input={"file_path": path})
 
 
-def _trial(*verdicts: str) -> TrialGrade:
+def _trial(*verdicts: str, verdict: str = "fail") -> TrialGrade:
     graders = [
         GraderResult(name=f"g{i}", type="code-grader", verdict=v, score=1.0 if v == "pass" else 0.0)  # type: ignore[arg-type]
         for i, v in enumerate(verdicts)
     ]
-    return TrialGrade(verdict="fail", execution_status="quality_failure", graders=graders)
+    status = {"pass": "ok", "fail": "quality_failure", "error": "execution_error"}[verdict]
+    return TrialGrade(verdict=verdict, execution_status=status, graders=graders)  # type: ignore[arg-type]
 
 
 def test_verification_needs_a_passing_test_run_after_the_last_edit() -> None:
@@ -42,8 +43,11 @@ def test_verification_needs_a_passing_test_run_after_the_last_edit() -> None:
     assert verification([], "x").score is None
 
 
-def test_correctness_is_the_share_of_outcome_checks_passed() -> None:
-    assert correctness(_trial("pass", "fail", "pass")).score == 2 / 3
+def test_correctness_is_the_trials_verdict_not_the_share_of_checks_passed() -> None:
+    failed = correctness(_trial("pass", "fail", "pass"))
+    assert failed.score == 0.0 and "2/3 outcome checks passed" in failed.reason
+    assert correctness(_trial("pass", "fail", "pass", verdict="pass")).score == 1.0
+    assert correctness(_trial("pass", "error", verdict="error")).score is None
     assert correctness(_trial()).score is None
 
 

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+import dagster as dg
+import pyarrow.parquet as pq
 import pytest
 import xmlschema
 
-from evals_pipeline_tests.test_cli import QUICKSTART, REPO, Done, cli
+from evals_pipeline_tests.test_cli import QUICKSTART, REPO, Done, cli, table_rows
 
 SCHEMAS = REPO / "evals_pipeline_tests" / "fixtures" / "junit"
 # junit-10.xsd: the Jenkins xUnit plugin's JUnit schema (MIT, Gregory Boissinot), as pytest's own
@@ -127,8 +130,8 @@ def test_runs_lists_suite_time_trigger_and_pass_rates(two_runs: TwoRuns) -> None
     rows = [line.split() for line in lines[2:]]
     assert len(rows) == 2
     assert [r[0] for r in rows] == ["quickstart", "quickstart"] and rows[0][3] == "cli"
-    # careful: 9 of 9 graded before (one error); 3 of 8 with the hasty style.
-    assert rows[0][-2:] == ["careful", "100.0%"] and rows[1][-2:] == ["careful", "37.5%"]
+    # careful: 9 of 10 passed before (one error); 3 of 10 with the hasty style.
+    assert rows[0][-2:] == ["careful", "90.0%"] and rows[1][-2:] == ["careful", "30.0%"]
 
 
 def test_runs_and_compare_errors_are_clear(tmp_path: Path) -> None:
@@ -172,8 +175,102 @@ def test_junit_validates_against_the_junit_schema(two_runs: TwoRuns) -> None:
 def test_summary_md_is_fit_for_a_pr_comment(two_runs: TwoRuns) -> None:
     text = (two_runs.home / "ci" / "pr.md").read_text()
     assert text.startswith("### ❌ quickstart")
-    assert "| careful | 37.5% | 3 | 5 | 2 | -60.0 pp (p 0.0312) ⚠️ significant drop |" in text
+    assert "| careful | 30.0% | 3 | 5 | 2 | -60.0 pp (p 0.0312) ⚠️ significant drop |" in text
     assert "| hasty |" not in text  # registered, not run
     assert "**6 regressed since run" in text
     assert "<details><summary>7 failing or erroring case(s)</summary>" in text
     assert "- careful / migrate-database (error): error in agent" in text
+
+
+def _cells(text: str, first: str) -> list[list[str]]:
+    """The Markdown table rows of `text` whose first cell is `first`, as stripped cells."""
+    return [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in text.splitlines()
+        if line.startswith(f"| {first} |")
+    ]
+
+
+def test_every_surface_shows_one_pass_rate_with_errors_counted_as_not_passed(
+    two_runs: TwoRuns,
+) -> None:
+    # careful: 9 of 10 passed and one errored (90%, never 100%); then with the hasty style 3 of
+    # 10 passed, 5 failed, 2 errored (30%, not 3/8 = 37.5%).
+    runs = json.loads(cli("runs", "--json", home=two_runs.home).stdout)
+    folders = [Path(r["folder"]) for r in runs]
+    expected = []
+    for folder in folders:
+        verdicts = [
+            v for a, v in zip(*_columns(folder / "cases.parquet"), strict=True) if a == "careful"
+        ]
+        expected.append(verdicts.count("pass") / len(verdicts))
+    assert expected == [0.9, 0.3]
+    shown = ["90.0%", "30.0%"]
+    counts = ["9/10 passed · 1 error", "3/10 passed · 2 errors"]
+
+    # The table `run` prints.
+    for done, rate in zip((two_runs.first, two_runs.second), shown, strict=True):
+        assert table_rows(done.stdout)["careful"]["pass_rate"] == rate, done.stdout
+        assert "Pass rate = passed / cases" in done.stdout
+    for folder, rate, text, count in zip(folders, expected, shown, counts, strict=True):
+        # report.json: the rate, and the rate over graded cases beside it.
+        report = json.loads((folder / "report.json").read_text())
+        (careful,) = [a for a in report["agents"] if a["agent"] == "careful"]
+        assert careful["pass_rate"] == pytest.approx(rate)
+        assert careful["pass_rate_graded"] == pytest.approx(
+            careful["passed"] / (careful["passed"] + careful["failed"])
+        )
+        for breakdown in report["failure_breakdown"]:
+            assert breakdown["breakdown"]["pass_rate_incl_infra"] == pytest.approx(rate)
+        # summary.md's agents table.
+        summary = (folder / "summary.md").read_text()
+        assert _cells(summary, "careful")[0][5] == text
+        # report.html: the agents table, its counts, and the bar chart below it.
+        html = (folder / "report.html").read_text()
+        assert f'<strong class="pass-rate">{text}</strong>' in html
+        assert f'<small class="pass-counts">{count}</small>' in html
+        chart = html.split('<figure class="plot-pass_rates">', 1)[1].split("</figure>", 1)[0]
+        assert f">{rate:.0%}<" in chart and ">100%<" in chart  # the label, the axis
+    assert "pass rate (graded): 100.0%" in (folders[0] / "report.html").read_text()
+
+    # The second report's "Since previous run", in summary.md and report.html, and `compare`.
+    summary = (folders[1] / "summary.md").read_text().split("## Since the previous run", 1)[1]
+    since = _cells(summary, "careful")[0]
+    assert since[2:4] == shown
+    html = (folders[1] / "report.html").read_text()
+    assert re.search(rf'<td class="num">{shown[0]}</td>\s*<td class="num">{shown[1]}</td>', html)
+    comparison = json.loads(cli("compare", "--json", home=two_runs.home).stdout)
+    (delta,) = comparison["agents"]
+    assert (delta["pass_rate_before"], delta["pass_rate_after"]) == pytest.approx(expected)
+    assert [a["pass_rate"] for a in (comparison["before"]["agents"] + comparison["after"]["agents"])
+            if a["agent"] == "careful"] == pytest.approx(expected)  # fmt: skip
+    compare_text = cli("compare", home=two_runs.home).stdout
+    assert _cells(compare_text, "careful")[0][2:4] == shown
+
+    # `runs`.
+    lines = cli("runs", "--suite", "quickstart", home=two_runs.home).stdout.splitlines()[2:]
+    assert [line.split()[-2:] for line in lines] == [["careful", r] for r in shown]
+
+    # JUnit and the PR summary (of the second run).
+    (suite,) = ET.parse(two_runs.home / "ci" / "junit.xml").getroot().findall("testsuite")
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert float(properties["pass_rate"] or "nan") == pytest.approx(expected[1])
+    assert properties["pass_counts"] == counts[1]
+    pr = (two_runs.home / "ci" / "pr.md").read_text()
+    assert _cells(pr, "careful")[0][1] == shown[1]
+
+    # Dagster: each eval_report materialization's per-agent figure and agents table.
+    with dg.DagsterInstance.from_config(str(two_runs.home / "dagster")) as instance:
+        records = instance.fetch_materializations(
+            dg.AssetKey(["quickstart", "eval_report"]), limit=10, ascending=True
+        ).records
+        metadata = [dict(r.asset_materialization.metadata) for r in records]  # type: ignore[union-attr]
+    assert [m["careful/pass_rate"].value for m in metadata] == pytest.approx(expected)
+    for m, rate in zip(metadata, expected, strict=True):
+        (row,) = [r.data for r in m["agents"].value.records if r.data["agent"] == "careful"]
+        assert row["pass_rate"] == pytest.approx(rate)
+
+
+def _columns(path: Path) -> tuple[list[str], list[str]]:
+    table = pq.read_table(path, columns=["agent", "verdict"])
+    return table.column("agent").to_pylist(), table.column("verdict").to_pylist()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 
+from evals_pipeline.models.pass_rate import PASS_RATE, PASS_RATE_GRADED
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.reporting import render_markdown
 
@@ -24,7 +25,8 @@ AGENTS_SCHEMA = dg.TableSchema(
         dg.TableColumn("passed", "int"),
         dg.TableColumn("failed", "int"),
         dg.TableColumn("errors", "int"),
-        dg.TableColumn("pass_rate", "float", description="passed / (passed + failed)"),
+        dg.TableColumn("pass_rate", "float", description=PASS_RATE),
+        dg.TableColumn("pass_rate_graded", "float", description=PASS_RATE_GRADED),
         dg.TableColumn("mean_score", "float", description="over cases that did not error"),
         dg.TableColumn("cost_usd", "float"),
         dg.TableColumn("tokens", "int"),
@@ -59,6 +61,7 @@ def agents_table(report: EvalReport) -> dg.TableMetadataValue:
                 "failed": a.failed,
                 "errors": a.errors,
                 "pass_rate": a.pass_rate,
+                "pass_rate_graded": a.pass_rate_graded,
                 "mean_score": a.mean_score,
                 "cost_usd": a.cost_usd,
                 "tokens": a.total_tokens,

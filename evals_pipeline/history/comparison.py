@@ -12,6 +12,7 @@ from evals_pipeline.history.bootstraps import Bootstraps
 from evals_pipeline.history.entries import read_report
 from evals_pipeline.history.outcomes import CaseOutcome, read_outcomes
 from evals_pipeline.models.history import AgentDelta, CaseChange, RunComparison, RunEntry
+from evals_pipeline.models.pass_rate import pass_rate
 from evals_pipeline.statistics import mcnemar, paired_table
 
 DEFAULT_SEED = 12345
@@ -138,7 +139,9 @@ def _agent_delta(
         seed=seed,
         n_resamples=n_resamples,
     )
-    rate_after, rate_before = fmean(after_pass), fmean(before_pass)
+    rate_after = pass_rate(sum(after_pass), len(paired))
+    rate_before = pass_rate(sum(before_pass), len(paired))
+    assert rate_after is not None and rate_before is not None  # paired is not empty
     delta = AgentDelta(
         agent=agent,
         n_paired=len(paired),

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evals_pipeline.models.grade import Verdict
+from evals_pipeline.models.pass_rate import PassCounts
 from evals_pipeline.statistics import BootstrapResult, McNemarResult
 
 Trigger = Literal["cli", "nightly", "sensor", "ui", "unknown"]
@@ -21,15 +22,13 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class AgentRunFigures(_Frozen):
-    """One agent's headline figures in one report: what `evals-pipeline runs` and trends show."""
+class AgentRunFigures(PassCounts):
+    """One agent's headline figures in one report: what `evals-pipeline runs` and trends show.
+    Its rates are computed from the counts, whatever an older report.json stored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     agent: str
-    cases: int
-    passed: int
-    failed: int
-    errors: int
-    pass_rate: float | None
     mean_score: float | None
     cost_usd: float = 0.0
 

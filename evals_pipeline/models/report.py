@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.models.history import RunComparison, RunEntry, Trigger
 from evals_pipeline.models.judging import Dimension, FailureBreakdown
+from evals_pipeline.models.pass_rate import PassCounts
 from evals_pipeline.statistics import (
     BootstrapResult,
     Calibration,
@@ -24,17 +25,11 @@ from evals_pipeline.statistics import (
 )
 
 
-class AgentSummary(BaseModel):
-    """One agent's figures. Rates exclude errors (AgentV's rule); errors are counted apart."""
+class AgentSummary(PassCounts):
+    """One agent's figures. `pass_rate` is passed / cases, an errored case counting as not
+    passed (models/pass_rate.py); `pass_rate_graded` leaves errors out."""
 
     agent: str
-    cases: int
-    passed: int
-    failed: int
-    errors: int
-    pass_rate: float | None = Field(
-        description="passed / (passed + failed); None when no case graded"
-    )
     mean_score: float | None = Field(description="Mean score over cases that did not error")
     cost_usd: float = 0.0
     total_tokens: int = 0

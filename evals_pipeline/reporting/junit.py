@@ -1,7 +1,8 @@
 """JUnit XML for CI: one <testsuite> per suite x agent, one <testcase> per case (docs/report.md).
 
 A failed case carries its reason as <failure>; an errored case an <error> with the error text
-and the graders' stderr in <system-err>. Written for the JUnit schema CI systems read (Jenkins,
+and the graders' stderr in <system-err>. Each <testsuite>'s properties hold the agent's pass
+rate (passed / cases, models/pass_rate.py) and its counts. Written for the JUnit schema CI systems read (Jenkins,
 GitLab, GitHub test reporters).
 """
 
@@ -41,7 +42,8 @@ def render_junit(reports: Sequence[tuple[EvalReport, Path]]) -> str:
         rows = read_parquet(folder / "cases.parquet", columns=_CASE_COLUMNS).to_pylist()
         stderr = _grader_stderr(folder)
         stamp = datetime.fromtimestamp(report.created_ms / 1000, tz=UTC)
-        for agent in [a.agent for a in report.agents]:
+        for summary in report.agents:
+            agent = summary.agent
             cases = sorted((r for r in rows if r["agent"] == agent), key=lambda r: r["test_id"])
             if not cases:
                 continue
@@ -64,7 +66,13 @@ def render_junit(reports: Sequence[tuple[EvalReport, Path]]) -> str:
                 package=report.suite,
             )
             properties = ET.SubElement(suite, "properties")
-            for key, value in (("run_id", report.run_id), ("report", str(folder))):
+            rate = summary.pass_rate
+            for key, value in (
+                ("run_id", report.run_id),
+                ("report", str(folder)),
+                ("pass_rate", None if rate is None else repr(rate)),  # passed / cases
+                ("pass_counts", summary.counts_text),
+            ):
                 ET.SubElement(properties, "property", name=key, value=_text(value or ""))
             for row in cases:
                 suite.append(_testcase(name, row, reasons, stderr))

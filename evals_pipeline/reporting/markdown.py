@@ -27,6 +27,9 @@ HEADERS = [
 ]
 
 
+PASS_RATE_NOTE = "Pass rate = passed / cases: an errored case counts as not passed."
+
+
 def summary_rows(report: EvalReport) -> list[list[str]]:
     """One row of display strings per agent, in HEADERS order."""
 
@@ -87,6 +90,7 @@ def render_markdown(report: EvalReport) -> str:
     """
     out = [f"# Eval report: {report.suite}", ""]
     out += _table(HEADERS, summary_rows(report))
+    out += ["", PASS_RATE_NOTE]
     versions = [
         f"{a.agent} {', '.join(a.agent_versions)}" for a in report.agents if a.agent_versions
     ]
@@ -135,4 +139,4 @@ def render_text_table(report: EvalReport) -> str:
         for r in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return for_terminal("\n".join(lines))
+    return for_terminal("\n".join([*lines, "", PASS_RATE_NOTE]))

@@ -51,7 +51,6 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
         passed=passed,
         failed=failed,
         errors=len(grades) - passed - failed,
-        pass_rate=passed / (passed + failed) if passed + failed else None,
         mean_score=fmean(scored) if scored else None,
         cost_usd=cost,
         cost_per_pass_usd=cost / passed if passed else None,

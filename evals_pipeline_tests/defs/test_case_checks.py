@@ -124,7 +124,9 @@ def test_the_report_shows_its_tables_and_links_its_page(
         1,
         0.5,
     )
-    assert (rows["missing"]["errors"], rows["missing"]["pass_rate"]) == (2, None)
+    # Two errors: ran and did not pass (0%), and no case graded (no graded rate).
+    assert (rows["missing"]["errors"], rows["missing"]["pass_rate"]) == (2, 0.0)
+    assert rows["missing"]["pass_rate_graded"] is None
 
     failures = metadata["failures"]
     assert isinstance(failures, dg.TableMetadataValue)

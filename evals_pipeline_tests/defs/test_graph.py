@@ -37,7 +37,9 @@ def test_example_suite_report_numbers_per_agent(
     assert careful.mean_score == pytest.approx(1.0)
     # hasty's eight graded cases: 0, 1, 1, 2/3, 2/3, 1/2, 1/2, 1
     assert hasty.mean_score == pytest.approx((0 + 1 + 1 + 2 / 3 + 2 / 3 + 0.5 + 0.5 + 1) / 8)
-    assert careful.pass_rate == 1.0 and hasty.pass_rate == pytest.approx(3 / 8)
+    # An error is not a pass: passed / cases (graded only: 9/9 and 3/8, labelled apart).
+    assert careful.pass_rate == pytest.approx(0.9) and hasty.pass_rate == pytest.approx(0.3)
+    assert careful.pass_rate_graded == 1.0 and hasty.pass_rate_graded == pytest.approx(3 / 8)
     errors = {
         (f.agent, f.test_id): f.reason for f in outcome.report.failures if f.verdict == "error"
     }
@@ -49,7 +51,7 @@ def test_example_suite_report_numbers_per_agent(
     assert event is not None and event.asset_materialization is not None
     metadata = event.asset_materialization.metadata
     assert metadata["hasty/passed"].value == 3 and metadata["hasty/errors"].value == 2
-    assert metadata["careful/pass_rate"].value == 1.0
+    assert metadata["careful/pass_rate"].value == pytest.approx(0.9)
     assert "| careful |" in str(metadata["summary"].value)
     assert Path(str(metadata["dagster/uri"].value)) == outcome.report_folder
     assert {p.name for p in outcome.report_folder.iterdir()} >= {

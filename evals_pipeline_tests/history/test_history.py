@@ -30,9 +30,7 @@ from evals_pipeline.reporting import render_markdown
 
 
 def entry(run_id: str, ms: int, trigger: Trigger = "cli") -> RunEntry:
-    figures = AgentRunFigures(
-        agent="bot", cases=0, passed=0, failed=0, errors=0, pass_rate=None, mean_score=None
-    )
+    figures = AgentRunFigures(agent="bot", cases=0, passed=0, failed=0, errors=0, mean_score=None)
     return RunEntry(
         suite="s", run_id=run_id, created_ms=ms, trigger=trigger, folder=f"/r/{run_id}",
         agents=[figures],
@@ -113,9 +111,7 @@ def test_markdown_has_since_the_previous_run() -> None:
     since = compare_runs(
         entry("a", 1), before, entry("b", 2), after, reasons={("bot", "t2"): "too short"}
     )
-    summary = AgentSummary(
-        agent="bot", cases=2, passed=1, failed=1, errors=0, pass_rate=0.5, mean_score=0.55
-    )
+    summary = AgentSummary(agent="bot", cases=2, passed=1, failed=1, errors=0, mean_score=0.55)
     report = EvalReport(suite="s", created_ms=2, agents=[summary], since_previous=since)
     text = render_markdown(report)
     assert "## Since the previous run" in text
@@ -165,7 +161,7 @@ def test_an_entry_is_read_from_the_head_of_its_report(tmp_path: Path) -> None:
     whole report gives; a folder without a report (or a half-written one) has none."""
     since = compare_runs(entry("a", 1), [outcome("t1", "pass")], entry("b", 2), [], reasons={})
     summary = AgentSummary(
-        agent="bot", cases=2, passed=1, failed=1, errors=0, pass_rate=0.5, mean_score=0.55,
+        agent="bot", cases=2, passed=1, failed=1, errors=0, mean_score=0.55,
         cost_usd=0.25, cost_per_pass_usd=0.25,
     )  # fmt: skip
     report = EvalReport(
@@ -179,6 +175,32 @@ def test_an_entry_is_read_from_the_head_of_its_report(tmp_path: Path) -> None:
     assert suite_entries(tmp_path, "s") == [entry_for(report, folder)]
     (folder / REPORT_FILE).write_text(report.model_dump_json()[:50])
     assert read_entry(folder) is None and read_entry(tmp_path) is None
+
+
+def test_an_older_report_reads_with_errors_counted_as_not_passed(tmp_path: Path) -> None:
+    """Reports written before the one pass rate stored passed / (passed + failed) as `pass_rate`:
+    history (`runs`, the trend, the previous run) reads them as passed / cases."""
+    old = {
+        "agent": "bot", "cases": 10, "passed": 9, "failed": 0, "errors": 1,
+        "pass_rate": 1.0, "mean_score": 1.0, "cost_usd": 0.0,
+    }  # fmt: skip
+    before = {"suite": "s", "run_id": "a", "created_ms": 1, "folder": "/r/a", "agents": [old]}
+    report = {
+        "suite": "s", "created_ms": 2, "run_id": "b", "agents": [old],
+        "since_previous": {"suite": "s", "before": before, "after": before | {"run_id": "b"}},
+        "trend": [before],
+    }  # fmt: skip
+    folder = tmp_path / "s" / REPORT_ASSET / "b"
+    folder.mkdir(parents=True)
+    (folder / REPORT_FILE).write_text(json.dumps(report))
+    entry = read_entry(folder)
+    assert entry is not None and entry.agents[0].pass_rate == pytest.approx(0.9)
+    assert entry.agents[0].pass_rate_graded == 1.0
+    parsed = EvalReport.model_validate_json((folder / REPORT_FILE).read_bytes())
+    assert parsed.agents[0].pass_rate == pytest.approx(0.9)
+    assert parsed.trend[0].agents[0].pass_rate == pytest.approx(0.9)
+    assert parsed.since_previous is not None
+    assert parsed.since_previous.before.agents[0].pass_rate == pytest.approx(0.9)
 
 
 def test_reading_reports_loads_no_llm_client_nor_agent_target() -> None:

@@ -75,7 +75,12 @@ def entry(created_ms: int, claude: float, codex: float) -> RunEntry:
         folder=f"/runs/{created_ms}",
         agents=[
             AgentRunFigures(
-                agent=a, cases=3, passed=1, failed=2, errors=0, pass_rate=r, mean_score=r
+                agent=a,
+                cases=6,
+                passed=round(r * 6),
+                failed=6 - round(r * 6),
+                errors=0,
+                mean_score=r,
             )
             for a, r in (("claude", claude), ("codex", codex))
         ],

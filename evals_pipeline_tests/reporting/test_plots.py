@@ -21,7 +21,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 def row(agent: str, rate: float, ci: tuple[float, float], cost: float, *took: int) -> AgentRow:
     summary = AgentSummary.model_validate(
         {"agent": agent, "cases": 10, "passed": round(rate * 10), "failed": 10 - round(rate * 10),
-         "errors": 0, "pass_rate": rate, "mean_score": rate, "cost_usd": cost}
+         "errors": 0, "mean_score": rate, "cost_usd": cost}
     )  # fmt: skip
     return AgentRow(summary=summary, ci95=ci, corrected=None, durations_ms=took)
 

@@ -127,7 +127,7 @@ def erroring(agent: str, test_id: str, error: str = "agent crashed\nTraceback ..
 # --- figures --------------------------------------------------------------------------------
 
 
-def test_pass_rate_and_mean_score_exclude_errors() -> None:
+def test_an_error_is_not_a_pass_and_the_mean_score_leaves_errors_out() -> None:
     grades = [
         passing("a", "t1"),
         passing("a", "t2"),
@@ -136,14 +136,16 @@ def test_pass_rate_and_mean_score_exclude_errors() -> None:
     ]
     [summary] = build_report("s", grades, agents=["a"]).agents
     assert (summary.cases, summary.passed, summary.failed, summary.errors) == (4, 2, 1, 1)
-    assert summary.pass_rate == pytest.approx(2 / 3)
+    assert summary.pass_rate == pytest.approx(2 / 4)  # passed / cases
+    assert summary.pass_rate_graded == pytest.approx(2 / 3)  # passed / (passed + failed)
+    assert summary.counts_text == "2/4 passed · 1 error"
     assert summary.mean_score == pytest.approx((1.0 + 1.0 + 0.25) / 3)
 
 
-def test_only_errors_give_no_rate_and_no_mean() -> None:
+def test_only_errors_give_a_zero_rate_and_no_mean() -> None:
     [summary] = build_report("s", [erroring("a", "t1")], agents=["a"]).agents
     assert (summary.cases, summary.errors) == (1, 1)
-    assert summary.pass_rate is None
+    assert summary.pass_rate == 0.0 and summary.pass_rate_graded is None
     assert summary.mean_score is None
     assert summary.cost_per_pass_usd is None  # nothing passed: no cost per pass, not infinity
 
@@ -258,8 +260,8 @@ def test_text_table_is_aligned() -> None:
         ],
         agents=["careful", "x"],
     )
-    lines = render_text_table(report).splitlines()
-    assert len(lines) == 4
+    *lines, blank, note = render_text_table(report).splitlines()
+    assert len(lines) == 4 and blank == "" and note.startswith("Pass rate = passed / cases")
     assert len({len(line) for line in lines}) == 1, lines
     assert lines[0].split() == " ".join(HEADERS).split()
     assert set(lines[1]) == {"-", " "}

@@ -14,6 +14,7 @@ from evals_pipeline.models.judging import (
     FailureTier,
     TierCount,
 )
+from evals_pipeline.models.pass_rate import pass_rate
 
 _PRECEDENCE: tuple[FailureCategory, ...] = tuple(FAILURE_TAXONOMY)
 
@@ -51,8 +52,8 @@ def failure_breakdown(
             t: TierCount(count=n, rate_of_trials=_rate(n, n_trials)) for t, n in by_tier.items()
         },
         infra_failure_rate=_rate(infra, n_trials),
-        pass_rate_incl_infra=_rate(n_passed, n_trials),
-        pass_rate_excl_infra=_rate(n_passed, n_trials - infra),
+        pass_rate_incl_infra=pass_rate(n_passed, n_trials),
+        pass_rate_excl_infra=pass_rate(n_passed, n_trials - infra),
     )
 
 

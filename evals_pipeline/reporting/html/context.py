@@ -164,7 +164,7 @@ def build_context(
     agents = [
         AgentRow(
             summary=a,
-            ci95=wilson_interval(a.passed, a.passed + a.failed) if a.passed + a.failed else None,
+            ci95=wilson_interval(a.passed, a.cases),  # the interval of a.pass_rate
             corrected=_corrected(a.agent, report.rates),
             durations_ms=_durations(a.agent, grades),
         )

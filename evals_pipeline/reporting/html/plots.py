@@ -36,7 +36,7 @@ def _left_margin(names: Sequence[str]) -> float:
 
 
 def pass_rates(rows: Sequence[AgentRow]) -> str | None:
-    """Pass rate per agent with its 95% Wilson interval (errors excluded, as in the table)."""
+    """Pass rate per agent (passed / cases, as in the table) with its 95% Wilson interval."""
     shown = [(i, r) for i, r in enumerate(rows) if r.summary.pass_rate is not None and r.ci95]
     if not shown:
         return None

@@ -16,6 +16,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from evals_pipeline.reaping.prctl import (
 from evals_pipeline.sandbox.detection import bubblewrap
 from evals_pipeline.sandbox.launch import sandboxed_argv
 from evals_pipeline.sandbox.policy import SandboxPolicy
+from evals_pipeline.stopping import stopping
 
 # Variables a child may inherit. Everything else, API keys above all, stays in the parent.
 ENV_ALLOWLIST: tuple[str, ...] = (
@@ -115,6 +117,8 @@ NETWORK_ENV: tuple[str, ...] = (
 
 STDERR_LIMIT_CHARS = 64_000
 KILL_GRACE_SECONDS = 2.0
+STOP_GRACE_SECONDS = 1.0  # after a stop (stopping.py): the run is to end within a few seconds
+STOPPED_ERROR = "stopped: the run was interrupted"
 # After the leader exits and its leftovers are killed, pipes they held are read this long at most.
 DRAIN_SECONDS = 2.0
 POLL_SECONDS = 0.05
@@ -258,13 +262,17 @@ def run_process(
     With `stdout_path`, stdout streams to that file.
     """
     start = now_ms()
+    name = command if isinstance(command, str) else " ".join(command)
+    if stopping():  # the run was interrupted: nothing new starts
+        return ProcessResult(
+            None, b"", "", start, start, error=f"{STOPPED_ERROR}; {name!r} not started"
+        )
     token = new_token()
     become_subreaper()
     runner = this_runner()
     ensure_guard(runner)
     marked = {**env, TOKEN_VAR: token, OWNER_VAR: runner_marker()}
     stdout_target = open(stdout_path, "wb") if stdout_path else subprocess.PIPE  # noqa: SIM115
-    name = command if isinstance(command, str) else " ".join(command)
     try:
         wrapped = _sandboxed(command, cwd, marked, sandbox)
         launch = dying_with_parent(wrapped, cwd=cwd, env=marked)
@@ -284,6 +292,8 @@ def run_process(
         return ProcessResult(None, b"", "", start, now_ms(), error=f"cannot start {name!r}: {exc}")
     tree = ChildTree(proc.pid, token)
     record = record_child(proc.pid, token, name)
+    with _live_lock:
+        _live[proc.pid] = (proc, tree)
     streams = _Streams(proc, stdin)
     left_behind = None
     try:
@@ -305,6 +315,8 @@ def run_process(
             tree.signal(signal.SIGKILL, leader_alive=False)
             tree.wait_gone()
         forget_child(record)
+        with _live_lock:
+            _live.pop(proc.pid, None)
         if stdout_path:
             stdout_target.close()  # type: ignore[union-attr]
     stderr = bytes(streams.stderr).decode("utf-8", "replace")[-STDERR_LIMIT_CHARS:]
@@ -319,6 +331,31 @@ def run_process(
         end_ms=now_ms(),
         timed_out=timed_out,
     )
+
+
+_live: dict[int, tuple[subprocess.Popen[bytes], ChildTree]] = {}
+_live_lock = threading.Lock()
+
+
+def live_children() -> int:
+    """How many `run_process` calls have a child running now."""
+    with _live_lock:
+        return len(_live)
+
+
+def kill_live_children() -> None:
+    """SIGKILL every child `run_process` runs now, with all it started: the hard end of a run
+    (a second Ctrl-C, or children that outlast the stop's grace)."""
+    with _live_lock:
+        live = list(_live.values())
+    for proc, tree in live:
+        if proc.poll() is None:  # unreaped: its pid still names its group
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        # The call's own thread may walk the same tree meanwhile: a clash only skips a member
+        # that the reaping guard ends once this process has gone.
+        with contextlib.suppress(Exception):
+            tree.signal(signal.SIGKILL, leader_alive=False)
 
 
 def _sandboxed(
@@ -347,22 +384,23 @@ def _signal_through_bwrap(code: int | None) -> int | None:
 def _await_leader(
     proc: subprocess.Popen[bytes], tree: ChildTree, streams: _Streams, timeout_seconds: float
 ) -> bool:
-    """Pump the pipes until the leader exits; at the timeout, end the tree (SIGTERM, then
-    SIGKILL after the grace). Whether it timed out."""
+    """Pump the pipes until the leader exits; at the timeout, or when the run is stopped
+    (stopping.py), end the tree (SIGTERM, then SIGKILL after the grace). Whether it timed out."""
     deadline = time.monotonic() + timeout_seconds
     next_look = time.monotonic() + FIRST_LOOK_SECONDS
     while proc.poll() is None:
         now = time.monotonic()
-        if now >= deadline:
+        stopped = stopping()
+        if now >= deadline or stopped:
             tree.signal(signal.SIGTERM, leader_alive=True)
-            grace_end = now + KILL_GRACE_SECONDS
+            grace_end = now + (STOP_GRACE_SECONDS if stopped else KILL_GRACE_SECONDS)
             while proc.poll() is None and time.monotonic() < grace_end:
                 streams.pump(min(POLL_SECONDS, grace_end - time.monotonic()))
             if proc.returncode is None:
                 tree.signal(signal.SIGKILL, leader_alive=True)
                 proc.kill()
                 proc.wait()
-            return True
+            return not stopped
         if now >= next_look:  # remember members while the tree links them to the leader
             tree.members(leader_alive=True)
             next_look = now + LOOK_SECONDS

@@ -35,6 +35,14 @@ if TYPE_CHECKING:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run the suites; Ctrl-C or SIGTERM stops the run and keeps what finished
+    (cli/interrupts.py)."""
+    from evals_pipeline.cli.interrupts import run_stoppable
+
+    return run_stoppable(lambda: _run_command(args))
+
+
+def _run_command(args: argparse.Namespace) -> int:
     # Dagster is loaded once the first suite's agents have started (_start_agents).
     from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
     from evals_pipeline.made_ahead import close_unclaimed
@@ -78,6 +86,7 @@ def _run_suites(
 ) -> int:
     """Run each suite in turn and print its report; the command's exit code. The first suite
     run on the in-process executor starts its agents before Dagster loads."""
+    from evals_pipeline.cli.interrupts import plan
     from evals_pipeline.progress_bars import PlainProgress, progress_display
     from evals_pipeline.suites import RunOptions
 
@@ -107,6 +116,7 @@ def _run_suites(
         )
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()
+        plan(sum(c.trials.count for c in cases if c.agent in agents), display)
         echo = print if isinstance(display, PlainProgress) else display.message
         warn = _to_stderr if isinstance(display, PlainProgress) else display.message
         first_run = None

@@ -58,3 +58,17 @@ def fail_crashed_runs(instance: dg.DagsterInstance) -> list[str]:
         )
         failed.append(run.run_id)
     return failed
+
+
+def cancel_own_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark canceled every in-progress run this process runs: an interrupted `evals-pipeline
+    run` ends without finishing them (cli/interrupts.py). Their ids."""
+    me = this_runner()
+    canceled = []
+    for record in instance.get_run_records(filters=dg.RunsFilter(statuses=IN_PROGRESS)):
+        run = record.dagster_run
+        if _runner(dict(run.tags)) != me:
+            continue
+        instance.report_run_canceled(run, message="Interrupted (Ctrl-C or SIGTERM).")
+        canceled.append(run.run_id)
+    return canceled

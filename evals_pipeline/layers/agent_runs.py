@@ -28,6 +28,7 @@ from evals_pipeline.results import (
     case_keys,
 )
 from evals_pipeline.scheduling import RunGate, run_budget, waves
+from evals_pipeline.stopping import agent_ended, agent_started, request_stop, stopping
 
 
 def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
@@ -82,8 +83,9 @@ class _RunReuse:
         return run if self.store.grade(case.case_key, case.agent, keys.grade) else None
 
     def keep(self, case: ResolvedCase, run: AgentRun) -> AgentRun:
-        """`run` with its key, stored the moment it ended."""
-        if self.store is None:
+        """`run` with its key, stored the moment it ended; a run that ended after the run was
+        stopped (stopping.py) is not stored: it was cut short, and the next run runs it again."""
+        if self.store is None or stopping():
             return run
         keyed_run = run.model_copy(update={"result_key": self.keys(case).run(run.trial)})
         self.store.put("run", keyed_run)
@@ -169,6 +171,8 @@ def run_agents(
             else:
                 batch = batch_context(folder, group[0].agent, trial)
                 with agent_slot(group[0].target):
+                    for case in group:
+                        agent_started((case.agent, case.case_key, trial))
                     ran = run_batch([(case, context(case, trial)) for case in group], batch)
                 ran = [reuse.keep(case, run) for case, run in zip(group, ran, strict=True)]
                 if gate.run_budget_usd is not None:
@@ -181,6 +185,7 @@ def run_agents(
     def tally(group: list[ResolvedCase], ran: list[AgentRun], trial: int, size: int) -> None:
         """Count each run on the progress line, and hand it to `finished`."""
         for case, run in zip(group, ran, strict=True):
+            agent_ended((case.agent, case.case_key, trial))
             if run.not_run:
                 tracker.advance(f"{case.agent} / {case.test_id}", run.not_run, "not run")
                 continue
@@ -214,6 +219,7 @@ def run_agents(
             gate.finished(case, errored=False, cost_usd=0.0)  # paid for by an earlier run
             return stored
         with agent_slot(case.target):  # the deployment's limit for this agent provider
+            agent_started((case.agent, case.case_key, trial))
             run = reuse.keep(case, run_agent(case, context(case, trial)))
         cost = run_cost(run) if gate.counts_cost(case) else None
         gate.finished(case, errored=run.failed, cost_usd=cost)
@@ -227,11 +233,22 @@ def run_agents(
     ] or [[]]
     rounds[0] += [(group, t) for group in batch_groups(cases) for t in range(group[0].trials.count)]
     runs: dict[tuple[str, str, int], AgentRun] = {}
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    try:
         for jobs in rounds:
             for ran in pool.map(one, jobs):
                 for run in ran:
                     runs[(run.agent, run.case_key, run.trial)] = run
+    except Exception:
+        raise
+    except BaseException:
+        # Interrupted, not failed (KeyboardInterrupt; a run terminated in the Dagster UI raises
+        # Dagster's interrupt here, in the step's thread): no queued run starts, and those
+        # running end (stopping.py).
+        request_stop()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return [
         runs[(case.agent, case.case_key, trial)]
         for case in cases

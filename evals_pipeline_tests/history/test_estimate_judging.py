@@ -122,3 +122,18 @@ def test_a_budget_under_the_estimate_with_grading_stops_before_running(
     ) in done.stderr
     assert "agent runs:" not in done.stdout
     assert len(reports(copy)) == 1, "no new report: the run never started"
+
+
+def test_judge_panels_are_charged_to_their_cases() -> None:
+    """A dimension panel's cost goes to its (case, agent); a pairwise panel's, half to each of
+    the pair; a case nothing priced has None, not 0."""
+    from evals_pipeline.reporting.judge_usage import case_judge_costs
+    from evals_pipeline_tests.reporting.judged_records import consistent, graded, judged, pair
+
+    grades = [graded("a", "t1", ["pass"]), graded("b", "t1", ["fail"]), graded("a", "t2", ["pass"])]
+    judgments = [judged("a", "t1", [True], calls=3, cost=0.03)]
+    pairwise = [pair("t1", "a", "b", "A", consistent())]  # $0.01 for the pair
+    costs = case_judge_costs(grades, judgments, pairwise)
+    assert costs[("t1", "a")] == pytest.approx(0.035)
+    assert costs[("t1", "b")] == pytest.approx(0.005)
+    assert costs[("t2", "a")] is None

@@ -27,6 +27,7 @@ from evals_pipeline.terminal_text import for_terminal
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
+    from evals_pipeline.history.estimate import RunEstimate
     from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.models.report import EvalReport
     from evals_pipeline.models.run import AgentRun
@@ -105,7 +106,12 @@ def _run_suites(
         agents, cases = selection
         keys = list(dict.fromkeys(c.case_key for c in cases))
         history = storage_folder(args, [suite.slug])
-        print(_estimate_line(suite, cases, agents, history, budget_left))
+        estimate = _estimate(suite, cases, agents, history)
+        print(_estimate_line(estimate, history))
+        if _stops_before_running(estimate, budget_left):
+            print(_over_budget(estimate, budget_left or 0.0), file=sys.stderr)
+            cases_not_run += estimate.runs
+            continue
         options = RunOptions(
             threshold=args.threshold,
             keep_workspaces=args.keep_workspaces,
@@ -167,6 +173,7 @@ def _run_suites(
         if budget_left is not None:
             # The next suite of this command gets what this one left.
             spent = sum(a.cost_usd for a in report.agents if a.agent in agents)
+            spent += (report.judge_usage and report.judge_usage.total.cost_usd) or 0.0
             budget_left = max(0.0, budget_left - spent)
         folder = outcome.report_folder
         if args.output:
@@ -193,9 +200,16 @@ def _run_suites(
     if below_threshold:
         return EXIT_THRESHOLD
     if cases_not_run:
-        print(f"{cases_not_run} cases not run: the run budget was spent", file=sys.stderr)
+        print(f"{cases_not_run} cases not run: the run budget (--budget)", file=sys.stderr)
         return EXIT_NOT_RUN
     return EXIT_OK
+
+
+def _stops_before_running(estimate: RunEstimate, budget: float | None) -> bool:
+    """Whether the run's estimate from past runs, graders and judges included, passes the
+    budget: the run does not start. A guess (no past run) never stops it."""
+    cost = estimate.cost_usd
+    return budget is not None and not estimate.guessed and cost is not None and cost > budget
 
 
 def _start_agents(
@@ -294,31 +308,40 @@ def _set_provider_limits(given: list[str]) -> dict[str, int] | str:
     return limits
 
 
-def _estimate_line(
-    suite: LoadedSuite,
-    cases: Sequence[ResolvedCase],
-    agents: list[str],
-    root: Path,
-    budget: float | None = None,
-) -> str:
-    """The cost and time estimate of running `cases` x `agents`, from the suite's last reports."""
-    from evals_pipeline.history.estimate import (
-        PlannedRun,
-        estimate_run,
-        history_of,
-        render_estimate,
-    )
+def _estimate(
+    suite: LoadedSuite, cases: Sequence[ResolvedCase], agents: list[str], root: Path
+) -> RunEstimate:
+    """The cost and time of running `cases` x `agents`, from the suite's last reports (else a
+    guess from its targets' token prices)."""
+    from evals_pipeline.history.estimate import PlannedRun, estimate_run, history_of
 
     planned = [PlannedRun(c.case_key, c.agent, c.trials.count) for c in cases if c.agent in agents]
-    estimate = estimate_run(
-        suite.slug, planned, history_of(root, suite.slug), suite.suite.execution.workers
-    )
+    prices = {a: getattr(suite.targets.get(a), "pricing", None) for a in agents}
+    history = history_of(root, suite.slug)
+    return estimate_run(suite.slug, planned, history, suite.suite.execution.workers, prices)
+
+
+def _estimate_line(estimate: RunEstimate, root: Path, budget: float | None = None) -> str:
+    """The estimate's line, and with a budget it exceeds what the budget does to the run."""
+    from evals_pipeline.history.estimate import render_estimate
+
     line = render_estimate(estimate, root)
-    if budget is not None and estimate.cost_usd and estimate.cost_usd > budget:
-        # Runs start while the spend is below the budget: the one that reaches it runs too.
-        runs = math.ceil(budget / (estimate.cost_usd / estimate.runs) - 1e-9)
-        line += f"\nthe budget of ${budget:g} stops the run after ~{runs} of {estimate.runs} runs"
-    return line
+    if budget is None or not estimate.cost_usd or estimate.cost_usd <= budget:
+        return line
+    if not estimate.guessed:
+        return line + f"\n{_over_budget(estimate, budget)}"
+    # A guess does not stop a run: the run stops once its agents' spend reaches the budget.
+    runs = math.ceil(budget / (estimate.cost_usd / estimate.runs) - 1e-9)
+    return line + f"\nthe budget of ${budget:g} stops the run after ~{runs} of {estimate.runs} runs"
+
+
+def _over_budget(estimate: RunEstimate, budget: float) -> str:
+    """Why a run whose estimate (graders and judges included) passes its budget does not start."""
+    return (
+        f"the budget of ${budget:g} is under the estimate of ~${estimate.cost_usd or 0.0:.4f} "
+        "(agents, graders and judges, from past runs): the run does not start; raise --budget, "
+        "or run fewer cases (--test-id, --target)"
+    )
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
@@ -332,7 +355,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         if isinstance(selection, str):
             return usage_error(selection)
         agents, cases = selection
-        print(_estimate_line(suite, cases, agents, root, args.budget))
+        print(_estimate_line(_estimate(suite, cases, agents, root), root, args.budget))
     return EXIT_OK
 
 

@@ -5,6 +5,7 @@ sensor and its nightly automation, built by the same `suite_definitions` as the 
 location (docs/dagster-component.md)."""
 
 # No `from __future__ import annotations`: Resolvable reads the field annotations at runtime.
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,7 +13,9 @@ from pathlib import Path
 from typing import Annotated
 
 import dagster as dg
+from dagster.components.component_scaffolding import scaffold_component
 from dagster.components.resolved.context import ResolutionContext
+from pydantic import BaseModel, Field
 
 from evals_pipeline.defs.automation import nightly, nightly_cron, nightly_label, report_refresh
 from evals_pipeline.defs.definitions import load_suites, storage_resources, suite_definitions
@@ -131,6 +134,55 @@ def resolve_translator(
     return EvalSuiteTranslator(**context.resolve_value(model.model_dump()))
 
 
+class EvalSuiteScaffoldParams(BaseModel):
+    """`dg scaffold defs ... --suite FILE`: the eval file the new defs.yaml names."""
+
+    suite: str | None = Field(
+        default=None,
+        description="An existing eval file (from the current folder); default: a starter suite "
+        "written beside the defs.yaml.",
+    )
+
+
+STARTER_SUITE = """\
+# A starter suite that runs offline: a mock agent with a canned reply, no API key needed.
+# Replace the target with a real agent (docs/agents.md) and the tests with your own.
+name: {name}
+execution:
+  targets: [canned]
+targets:
+  - {{name: canned, provider: mock, response: "Hello, world!"}}
+tests:
+  - id: says-hello
+    input: Say hello to the world.
+    assertions: [{{type: icontains, value: hello}}]
+"""
+
+
+class EvalSuiteScaffolder(dg.Scaffolder[EvalSuiteScaffoldParams]):
+    """Writes a defs.yaml that loads as it is: it names `--suite FILE`, else a starter suite
+    written beside it (the component needs a suite; `attributes: {}` would not load)."""
+
+    @classmethod
+    def get_scaffold_params(cls) -> type[EvalSuiteScaffoldParams]:
+        return EvalSuiteScaffoldParams
+
+    def scaffold(self, request: dg.ScaffoldRequest[EvalSuiteScaffoldParams]) -> None:
+        folder = request.target_path
+        given = request.params.suite if request.params else None
+        if given is None:
+            name = folder.name.replace("_", "-")
+            suite = folder / f"{folder.name}.eval.yaml"
+            suite.write_text(STARTER_SUITE.format(name=name))
+        else:
+            suite = Path(given).expanduser().resolve()
+            if not suite.is_file():
+                raise FileNotFoundError(f"--suite: no eval file at {suite}")
+        relative = Path(os.path.relpath(suite, folder.resolve())).as_posix()
+        scaffold_component(request, {"suite": relative})
+
+
+@dg.scaffold_with(EvalSuiteScaffolder)
 @dataclass
 class EvalSuiteComponent(dg.Component, dg.Resolvable):
     """An evals-pipeline suite as assets: cases -> agent_runs -> sessions -> grades ->

@@ -1,12 +1,13 @@
 """What a run will cost and take, before it starts, from the suite's last reports: each
-(case, agent)'s agent cost and duration per trial in their cases.parquet (docs/report.md,
-"Estimate before a run")."""
+(case, agent)'s agent cost, grading and judging cost and duration per trial in their
+cases.parquet; before a suite's first run, a guess from the targets' token prices
+(docs/report.md, "Estimate before a run")."""
 
 from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
@@ -15,9 +16,15 @@ from pydantic import BaseModel, Field
 
 from evals_pipeline.history.entries import suite_entries
 from evals_pipeline.history.outcomes import CASES_FILE
+from evals_pipeline.models.targets import Pricing
 
 ESTIMATE_RUNS = 3
 """How many of the suite's last reports an estimate reads."""
+
+GUESS_INPUT_TOKENS = 50_000
+GUESS_OUTPUT_TOKENS = 5_000
+"""The tokens one agent run is taken to use when no past run says (an agent run's order of
+magnitude: a few turns over a prompt and the files it reads)."""
 
 
 @dataclass(frozen=True)
@@ -31,12 +38,14 @@ class PlannedRun:
 
 @dataclass(frozen=True)
 class PastRun:
-    """One (case, agent) of a past report: its agent's cost and duration for one trial."""
+    """One (case, agent) of a past report: its agent's cost, its grading and judging cost
+    (None: none priced) and its duration, for one trial."""
 
     case_key: str
     agent: str
     cost_usd: float | None
     duration_ms: int
+    judge_cost_usd: float | None = None
 
 
 class RunEstimate(BaseModel):
@@ -53,7 +62,18 @@ class RunEstimate(BaseModel):
         description="Planned (case, agent) pairs no past report ran; counted at their agent's "
         "mean (else the suite's).",
     )
-    cost_usd: float | None = Field(default=None, description="None: nothing priced in history.")
+    cost_usd: float | None = Field(
+        default=None, description="Agents, graders and judges; None: nothing priced."
+    )
+    agent_cost_usd: float | None = Field(default=None, description="The agents' part.")
+    judge_cost_usd: float | None = Field(
+        default=None, description="LLM graders' and judge panels' part; None: none priced."
+    )
+    guessed: bool = Field(
+        default=False,
+        description="No past run: cost_usd is the agents' token prices times GUESS_*_TOKENS.",
+    )
+    unpriced_agents: int = Field(default=0, description="Guess only: agents with no pricing.")
     duration_s: float | None = Field(
         default=None, description="Agent wall time at `workers` at once; grading comes on top."
     )
@@ -68,13 +88,25 @@ def read_past_runs(folder: Path) -> list[PastRun]:
         return []
     from evals_pipeline.storage.parquet import read_parquet  # pyarrow: see read_outcomes
 
-    columns = ["case_key", "agent", "cost_usd", "duration_ms", "failure_stage"]
-    table = read_parquet(path, columns=columns)
+    # Reports written before judge_cost_usd was kept lack it: read_parquet leaves it out.
+    columns = ["case_key", "agent", "cost_usd", "judge_cost_usd", "duration_ms", "trials"]
+    table = read_parquet(path, columns=[*columns, "failure_stage"])
     return [
-        PastRun(r["case_key"], r["agent"], r["cost_usd"], r["duration_ms"])
+        PastRun(
+            r["case_key"],
+            r["agent"],
+            r["cost_usd"],
+            r["duration_ms"],
+            _per_trial(r.get("judge_cost_usd"), r.get("trials")),
+        )
         for r in table.to_pylist()
         if r["duration_ms"] is not None and r.get("failure_stage") != "setup"
     ]
+
+
+def _per_trial(total: float | None, trials: int | None) -> float | None:
+    """A case's grading cost over its trials, per trial (the estimate counts runs per trial)."""
+    return None if total is None else total / max(1, trials or 1)
 
 
 def history_of(root: Path, suite: str, last: int = ESTIMATE_RUNS) -> list[list[PastRun]]:
@@ -90,11 +122,17 @@ def history_of(root: Path, suite: str, last: int = ESTIMATE_RUNS) -> list[list[P
 
 
 def estimate_run(
-    suite: str, planned: Sequence[PlannedRun], history: Sequence[Sequence[PastRun]], workers: int
+    suite: str,
+    planned: Sequence[PlannedRun],
+    history: Sequence[Sequence[PastRun]],
+    workers: int,
+    prices: Mapping[str, Pricing | None] | None = None,
 ) -> RunEstimate:
     """The cost and agent wall time of `planned` from `history` (each report's figures): a
     pair's mean over the reports that ran it, else its agent's mean, else the suite's; the wall
-    time packs the runs onto `workers` lanes, longest first."""
+    time packs the runs onto `workers` lanes, longest first. The cost is the agents' plus their
+    graders' and judges'. With no history, the agents' cost is guessed from `prices` (agent →
+    its target's pricing) at GUESS_*_TOKENS a run."""
     plan = RunEstimate(
         suite=suite,
         cases=len({p.case_key for p in planned}),
@@ -104,20 +142,52 @@ def estimate_run(
         from_reports=len(history),
     )
     past = [run for report in history for run in report]
-    if not past or not planned:
+    if not planned:
         return plan
+    if not past:
+        return _guess(plan, planned, prices or {})
     cost = _Means([(r.case_key, r.agent, r.cost_usd) for r in past if r.cost_usd is not None])
+    judging = _Means(
+        [(r.case_key, r.agent, r.judge_cost_usd) for r in past if r.judge_cost_usd is not None]
+    )
     time = _Means([(r.case_key, r.agent, float(r.duration_ms)) for r in past])
     durations: list[float] = []
-    total_cost = 0.0
+    agent_cost = judge_cost = 0.0
     for p in planned:
         durations += [time.of(p.case_key, p.agent) or 0.0] * p.trials
-        total_cost += (cost.of(p.case_key, p.agent) or 0.0) * p.trials
+        agent_cost += (cost.of(p.case_key, p.agent) or 0.0) * p.trials
+        judge_cost += (judging.of(p.case_key, p.agent) or 0.0) * p.trials
     return plan.model_copy(
         update={
             "without_figures": sum(not time.knows(p.case_key, p.agent) for p in planned),
-            "cost_usd": total_cost if cost.any else None,
+            "cost_usd": agent_cost + judge_cost if cost.any or judging.any else None,
+            "agent_cost_usd": agent_cost if cost.any else None,
+            "judge_cost_usd": judge_cost if judging.any else None,
             "duration_s": _makespan(durations, plan.workers) / 1000,
+        }
+    )
+
+
+def _guess(
+    plan: RunEstimate, planned: Sequence[PlannedRun], prices: Mapping[str, Pricing | None]
+) -> RunEstimate:
+    """The agents' cost with no history: each priced agent's run at GUESS_*_TOKENS; agents
+    with no pricing (or that price themselves, as Claude Code) are counted apart."""
+    priced = {agent: p for agent, p in prices.items() if p is not None}
+    if not priced:
+        return plan
+    per_run = {
+        agent: (GUESS_INPUT_TOKENS * p.input + GUESS_OUTPUT_TOKENS * p.output) / 1_000_000
+        for agent, p in priced.items()
+    }
+    cost = sum(per_run[p.agent] * p.trials for p in planned if p.agent in per_run)
+    unpriced = {p.agent for p in planned} - per_run.keys()
+    return plan.model_copy(
+        update={
+            "cost_usd": cost,
+            "agent_cost_usd": cost,
+            "guessed": True,
+            "unpriced_agents": len(unpriced),
         }
     )
 
@@ -159,10 +229,23 @@ def render_estimate(estimate: RunEstimate, root: Path | str | None = None) -> st
     head = f"estimate: {_count(estimate.cases, 'case')} x {_count(estimate.agents, 'agent')}"
     if estimate.runs != estimate.cases * estimate.agents:
         head += f" ({estimate.runs} agent runs)"
+    if estimate.guessed:
+        text = (
+            f"{head}, ~{_dollars(estimate.cost_usd or 0.0)} (guess: no previous run; from token "
+            f"prices x {GUESS_INPUT_TOKENS + GUESS_OUTPUT_TOKENS:,} expected tokens per case, "
+            f"{GUESS_INPUT_TOKENS:,} in and {GUESS_OUTPUT_TOKENS:,} out; agents only, "
+            "graders and judges not counted; time unknown)"
+        )
+        if estimate.unpriced_agents:
+            text += f"; {_count(estimate.unpriced_agents, 'agent')} without pricing not counted"
+        return text
     if not estimate.from_reports:
         where = f" under {root}" if root is not None else ""
         return f"{head}; no past run of {estimate.suite}{where} to estimate cost and time from"
     cost = "cost unknown" if estimate.cost_usd is None else f"~{_dollars(estimate.cost_usd)}"
+    if estimate.judge_cost_usd is not None:
+        agents = _dollars(estimate.agent_cost_usd or 0.0)
+        cost += f" ({agents} agents + {_dollars(estimate.judge_cost_usd)} graders and judges)"
     runs = "run" if estimate.from_reports == 1 else f"{estimate.from_reports} runs"
     text = (
         f"{head}, {cost} and ~{_minutes(estimate.duration_s or 0.0)} at "

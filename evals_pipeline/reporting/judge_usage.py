@@ -58,6 +58,32 @@ def judge_usage(
     )
 
 
+def case_judge_costs(
+    grades: Sequence[CaseGrade],
+    judgments: Sequence[CaseJudgment] = (),
+    pairwise: Sequence[CasePairwise] = (),
+) -> dict[tuple[str, str], float | None]:
+    """What grading and judging cost per (case_key, agent), over every trial: its LLM graders,
+    its dimension panel, and half of each pairwise panel it sat in (a pair is judged for both
+    agents). None where nothing was priced: the estimate of the next run reads these."""
+    costs: dict[tuple[str, str], list[float | None]] = {}
+    for g in grades:
+        costs[(g.case_key, g.agent)] = [
+            u.cost_usd for t in g.trials if (u := _grader_usage(t)) is not None
+        ]
+    for j in judgments:
+        costs.setdefault((j.case_key, j.agent), []).append(j.judge_cost_usd)
+    for case in pairwise:
+        for p in case.pairs:
+            half = None if p.judge_cost_usd is None else p.judge_cost_usd / 2
+            for agent in (p.agent_a, p.agent_b):
+                costs.setdefault((case.case_key, agent), []).append(half)
+    return {
+        key: (sum(known) if (known := [c for c in found if c is not None]) else None)
+        for key, found in costs.items()
+    }
+
+
 def _grader_usage(trial: TrialGrade) -> LlmUsage | None:
     """The trial's summed grader usage, else the sum over its graders (older grades)."""
     if trial.judge_usage is not None:

@@ -4,7 +4,7 @@ judged runs one per trial dimension and one per pairwise judge reading (docs/sto
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -32,6 +32,7 @@ CASES_SCHEMA = pa.schema(
         ("output_tokens", pa.int64()),
         ("cached_tokens", pa.int64()),
         ("cost_usd", pa.float64()),
+        ("judge_cost_usd", pa.float64()),
         ("duration_ms", pa.int64()),
         ("llm_calls", pa.int32()),
         ("tool_calls_json", pa.string()),
@@ -121,8 +122,14 @@ def table_of_rows(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Table
 _NO_MILESTONES: dict[str, int | None] = {f"{name}_ms": None for name in MILESTONE_NAMES}
 
 
-def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
-    """One row per (case, agent): the case verdict and the usage of its best trial."""
+def cases_table(
+    suite: str,
+    grades: list[CaseGrade],
+    judge_costs: Mapping[tuple[str, str], float | None] | None = None,
+) -> pa.Table:
+    """One row per (case, agent): the case verdict and the usage of its best trial, and what its
+    grading and judging cost over every trial (reporting/judge_usage.py `case_judge_costs`)."""
+    judge_costs = judge_costs or {}
     rows = []
     for g in grades:
         best = g.best_trial()
@@ -144,6 +151,7 @@ def cases_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
                 "output_tokens": usage.output if usage else None,
                 "cached_tokens": usage.cached if usage else None,
                 "cost_usd": best.cost_usd,
+                "judge_cost_usd": judge_costs.get((g.case_key, g.agent)),
                 "duration_ms": best.duration_ms,
                 "llm_calls": best.llm_calls,
                 "tool_calls_json": json.dumps(best.tool_calls),

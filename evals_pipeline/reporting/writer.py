@@ -18,6 +18,7 @@ from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.html import write_case_pages, write_page
+from evals_pipeline.reporting.judge_usage import case_judge_costs
 from evals_pipeline.reporting.markdown import render_markdown
 from evals_pipeline.reporting.results_jsonl import render_results_jsonl
 from evals_pipeline.reporting.tables import (
@@ -96,7 +97,10 @@ def write_report(
         report_html=folder / "report.html",
     )
     ordered = sorted(grades, key=lambda g: (g.agent, g.test_id))
-    pq.write_table(cases_table(report.suite, ordered), files.cases_parquet, compression="zstd")
+    costs = case_judge_costs(ordered, judgments, pairwise)
+    pq.write_table(
+        cases_table(report.suite, ordered, costs), files.cases_parquet, compression="zstd"
+    )
     pq.write_table(graders_table(report.suite, ordered), files.graders_parquet, compression="zstd")
     files.results_jsonl.write_text(render_results_jsonl(report.suite, ordered, report.created_ms))
     write_case_pages(

@@ -139,7 +139,11 @@ def test_estimate_command(storage: Path) -> None:
         r"\(from the last 2 runs\)",
         lines[0],
     ), done.stdout
-    assert lines[1] == "the budget of $0.15 stops the run after ~2 of 3 runs"
+    assert lines[1] == (
+        "the budget of $0.15 is under the estimate of ~$0.3000 (agents, graders and judges, from "
+        "past runs): the run does not start; raise --budget, or run fewer cases (--test-id, "
+        "--target)"
+    )
 
 
 def test_a_run_under_a_millisecond_counts_and_one_that_never_started_does_not(

@@ -393,7 +393,7 @@ def mixed_grades() -> list[CaseGrade]:
 
 def test_cases_table_has_the_documented_columns_and_one_row_per_case() -> None:
     columns = documented_columns("cases.parquet")
-    assert len(columns) == 25
+    assert len(columns) == 26
     table = cases_table("s", mixed_grades())
     assert table.column_names == columns
     assert table.num_rows == 3

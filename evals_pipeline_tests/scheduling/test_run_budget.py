@@ -81,7 +81,7 @@ def test_run_budget_stops_the_command_across_agents(tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
     done = cli("run", str(suite), "--budget", str(budget), home=tmp_path / "home")
     assert done.code == 3, done.explain()
-    assert "estimate: 8 cases x 2 agents; no past run of budgeted under" in done.stdout
+    assert "estimate: 8 cases x 2 agents, ~$88.00 (guess: no previous run;" in done.stdout
     report_path = next((tmp_path / "home" / "storage").glob("budgeted/eval_report/*/report.json"))
     report = json.loads(report_path.read_text())
     ran = sum(a["cases"] for a in report["agents"])

@@ -20,13 +20,9 @@ EXAMPLE = REPO / "examples" / "dagster-project"
 DG = BIN / "dg"
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments", "eval_report")
 
-pytestmark = pytest.mark.skipif(
-    not DG.exists(), reason="dg is a dev dependency: pip install -e '.[dev]'"
-)
-
-
 def dg(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     """`dg ARGS` in `cwd`, on this interpreter's environment (its bin folder first on PATH)."""
+    assert DG.exists(), f"{DG} is missing: dg is a dev dependency, installed by `make test`"
     env = {
         **os.environ,
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -115,16 +111,13 @@ root_module = "plain_project"
 """
 
 
-@pytest.mark.skipif(
-    not any(
-        e.value == "evals_pipeline.defs.suite_component"
-        for e in entry_points(group="dagster_dg_cli.registry_modules")
-    ),
-    reason="the installed evals-pipeline predates its dg entry point: pip install -e '.[dev]'",
-)
 def test_dg_finds_the_component_without_registry_modules(tmp_path: Path) -> None:
     """The installed package's `dagster_dg_cli.registry_modules` entry point: a project that
     does not list our module still sees the component."""
+    assert any(
+        e.value == "evals_pipeline.defs.suite_component"
+        for e in entry_points(group="dagster_dg_cli.registry_modules")
+    ), "the installed evals-pipeline has no dg entry point: `make test` reinstalls it"
     project = tmp_path / "plain"
     (project / "plain_project" / "defs").mkdir(parents=True)
     (project / "pyproject.toml").write_text(MINIMAL_PYPROJECT)

@@ -11,14 +11,13 @@ import subprocess
 from importlib.metadata import entry_points
 from pathlib import Path
 
-import pytest
-
 from evals_pipeline_tests.dagster_dev import BIN
 from evals_pipeline_tests.defs.conftest import REPO
 
 EXAMPLE = REPO / "examples" / "dagster-project"
 DG = BIN / "dg"
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments", "eval_report")
+
 
 def dg(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     """`dg ARGS` in `cwd`, on this interpreter's environment (its bin folder first on PATH)."""

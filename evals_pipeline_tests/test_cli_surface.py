@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 from importlib.metadata import version
 from pathlib import Path
 
 from evals_pipeline.cli import build_parser
-from evals_pipeline_tests.test_cli import cli, write
+from evals_pipeline_tests.test_cli import QUICKSTART, cli, write
 
 
 def _actions_without_help(parser: argparse.ArgumentParser, path: str) -> list[str]:
@@ -90,3 +91,44 @@ def test_run_a_folder_without_suites_or_a_missing_path_is_a_usage_error(tmp_path
     assert missing.code == 2, missing.explain()
     assert "nowhere:1:1: no such file or folder" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+_VERDICT = {"pass": "pass", "passes": "pass", "fail": "fail", "fails": "fail"}
+_VERDICT |= {"error": "error", "errors": "error"}
+
+
+def _commented_verdicts(suite_file: Path) -> dict[tuple[str, str], str]:
+    """{(agent, test id): verdict} as the comment above each test states it: clauses split by
+    ';', each naming an agent (or "Both agents") and, first among its words, pass/fail/error."""
+    stated: dict[tuple[str, str], str] = {}
+    comment: list[str] = []
+    for line in suite_file.read_text().splitlines():
+        text = line.strip()
+        if text.startswith("#"):
+            comment.append(text.lstrip("# "))
+            continue
+        if match := re.fullmatch(r"- id: (\S+)", text):
+            assert comment, f"test {match[1]} has no comment saying what it does"
+            for clause in " ".join(comment).split(";"):
+                words = re.findall(r"[\w-]+", clause.lower())
+                verdict = next(_VERDICT[w] for w in words if w in _VERDICT)
+                agents = ["careful", "hasty"] if words[:2] == ["both", "agents"] else words[:1]
+                for agent in agents:
+                    stated[(agent, match[1])] = verdict
+        comment = []
+    return stated
+
+
+def test_the_quickstarts_comments_say_what_each_test_does(tmp_path: Path) -> None:
+    from evals_pipeline.history import read_outcomes
+
+    suite = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, suite)
+    (suite / ".git").mkdir()
+    done = cli("run", str(suite / "quickstart.eval.yaml"), home=tmp_path)
+    assert done.code in (0, 1), done.explain()
+    line = next(x for x in done.stdout.splitlines() if x.startswith("report: "))
+    outcomes = read_outcomes(Path(line.removeprefix("report: ")).parent)
+    ran = {(o.agent, o.test_id): o.verdict for o in outcomes}
+    assert len(ran) == 20, done.explain()
+    assert _commented_verdicts(suite / "quickstart.eval.yaml") == ran

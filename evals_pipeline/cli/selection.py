@@ -22,14 +22,16 @@ def suite_files(paths: Sequence[str]) -> list[str] | int:
     none is found."""
     from evals_pipeline.suites import SuiteError, discover_suites
 
+    found: dict[str, None] = {}  # in the order given, each once; a folder's files sorted
     try:
-        found = discover_suites(paths)
+        for path in paths:
+            found.update(dict.fromkeys(str(p) for p in discover_suites([path])))
     except SuiteError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
     if not found:
         return usage_error(f"no suite files (*.eval.yaml, EVAL.yaml) under {', '.join(paths)}")
-    return [str(p) for p in found]
+    return list(found)
 
 
 def load_suites(

@@ -356,7 +356,7 @@ def test_run_with_target_runs_only_that_target(tmp_path: Path) -> None:
     assert done.code == 1, done.explain()  # greeter's says-bye scores 0 < 0.8
     rows = table_rows(done.stdout)
     assert counts(rows["greeter"]) == (3, 2, 1, 0), done.explain()
-    assert counts(rows["leaver"]) == (0, 0, 0, 0)  # registered, but never run
+    assert "leaver" not in rows  # registered, but not run by this command
     assert failure_lines(done.stdout) == ["greeter / says-bye: score 0.00 < 0.8: contains-bye"]
     results = printed_report_folder(done.stdout) / "results.jsonl"
     targets = {json.loads(line)["target"] for line in results.read_text().splitlines()}
@@ -365,6 +365,30 @@ def test_run_with_target_runs_only_that_target(tmp_path: Path) -> None:
     agent_runs = tmp_path / "storage" / "mini" / "agent_runs"
     assert list(agent_runs.glob("*/greeter")), done.explain()
     assert not list(agent_runs.glob("*/leaver"))
+
+
+def test_a_target_run_reports_only_its_agents_not_others_stored_results(tmp_path: Path) -> None:
+    suite = write(tmp_path / "project", "mini.eval.yaml", MIXED_SUITE)
+    both = cli("run", str(suite), home=tmp_path)
+    assert set(table_rows(both.stdout)) == {"greeter", "leaver"}, both.explain()
+    done = cli("run", str(suite), "--target", "leaver", home=tmp_path)
+    assert done.code == 0, done.explain()
+    rows = table_rows(done.stdout)
+    # greeter's results from the first run are stored, but this command did not run it.
+    assert list(rows) == ["leaver"], done.explain()
+    assert counts(rows["leaver"]) == (3, 1, 2, 0)
+    folder = printed_report_folder(done.stdout)
+    report = json.loads((folder / "report.json").read_text())
+    assert [a["agent"] for a in report["agents"]] == ["leaver"]
+    lines = (folder / "results.jsonl").read_text().splitlines()
+    assert {json.loads(line)["target"] for line in lines} == {"leaver"}
+    assert "greeter" not in failure_lines(done.stdout)[0]
+    assert "greeter" not in (folder / "summary.md").read_text()
+    # Only the HTML's history (the trend over earlier reports, by run) may name greeter.
+    sections = (folder / "report.html").read_text().split('<section id="')
+    shown = {part.split('"')[0]: part for part in sections[1:]}
+    assert {"agents", "cases", "since"} <= set(shown)
+    assert [name for name, part in shown.items() if "greeter" in part] == ["since"]
 
 
 def test_run_with_unknown_target_exits_2_naming_the_valid_ones(tmp_path: Path) -> None:

@@ -122,6 +122,18 @@ def test_compare_takes_run_ids_prefixes_and_folders(two_runs: TwoRuns) -> None:
     assert first.code == 2 and "first report of quickstart" in first.stderr
 
 
+def test_compare_of_a_run_with_itself_warns_and_exits_0(two_runs: TwoRuns) -> None:
+    runs = json.loads(cli("runs", "--json", home=two_runs.home).stdout)
+    new = runs[-1]
+    # The same report named by its id, a prefix and its folder: one warning each, exit 0.
+    for a, b in [(new["run_id"], new["run_id"]), (new["run_id"][:8], new["folder"])]:
+        done = cli("compare", a, b, home=two_runs.home)
+        assert done.code == 0, done.explain()
+        assert "are the same report" in done.stderr and new["run_id"] in done.stderr, done.explain()
+    different = cli("compare", runs[0]["run_id"], new["run_id"], home=two_runs.home)
+    assert "same report" not in different.stderr, different.explain()
+
+
 def test_runs_lists_suite_time_trigger_and_pass_rates(two_runs: TwoRuns) -> None:
     done = cli("runs", "--suite", "quickstart", home=two_runs.home)
     assert done.code == 0, done.explain()

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evals_pipeline.cli.exits import EXIT_OK, EXIT_THRESHOLD, usage_error
 from evals_pipeline.cli.locations import storage_folder
+
+if TYPE_CHECKING:
+    from evals_pipeline.models.history import RunEntry
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -55,6 +60,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
             before, after = latest_two(root, args.suite)
     except HistoryError as exc:
         return usage_error(str(exc))
+    if _same_run(before, after):
+        # Not an error (a script may compare a run with itself), but no change can show.
+        print(
+            f"warning: {args.run_a} and {args.run_b} are the same report ({after.run_id} of "
+            f"{after.suite}): nothing can differ; give two runs (see `evals-pipeline runs`)",
+            file=sys.stderr,
+        )
     comparison = compare_stored(before, after)
     if args.json:
         print(comparison.model_dump_json(indent=2))
@@ -67,3 +79,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if a.mean_score_after is not None and a.mean_score_before is not None
     )
     return EXIT_THRESHOLD if dropped else EXIT_OK
+
+
+def _same_run(before: RunEntry, after: RunEntry) -> bool:
+    """Whether two entries are one report, named twice (by run id, prefix or folder)."""
+    same_id = before.run_id is not None and before.run_id == after.run_id
+    return before.folder == after.folder or (same_id and before.suite == after.suite)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from importlib.metadata import PackageNotFoundError, version
 
 from evals_pipeline.cli.assert_command import cmd_assert
 from evals_pipeline.cli.history import cmd_compare, cmd_runs
@@ -29,6 +30,14 @@ def _usd(text: str) -> float:
     return value
 
 
+def _version() -> str:
+    try:
+        return version("evals-pipeline")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+SUITES_HELP = "eval YAML files, or folders: every suite under them, as validate finds them"
 STRICT_HELP = "make every warning an error (exit 2), e.g. an unknown field or a skipped test"
 
 
@@ -37,12 +46,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="evals-pipeline",
         description="Evaluate coding agents on your own tasks, as a Dagster asset graph.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {_version()}", help="print the version"
+    )
+    sub = parser.add_subparsers(
+        dest="command", required=True, help="the command (each has its own --help)"
+    )
 
     run = sub.add_parser(
         "run", help="run whole suites through the asset graph and print the summary"
     )
-    run.add_argument("suites", nargs="+", metavar="SUITE", help="eval YAML file(s)")
+    run.add_argument("suites", nargs="+", metavar="SUITE", help=SUITES_HELP)
     run.add_argument(
         "--target",
         action="append",
@@ -153,9 +167,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="print what running suites would cost and take, from their last runs' figures, "
         "without running them (run prints the same line before it starts)",
     )
-    estimate.add_argument("suites", nargs="+", metavar="SUITE", help="eval YAML file(s)")
-    estimate.add_argument("--target", action="append", default=[], metavar="NAME")
-    estimate.add_argument("--test-id", action="append", default=[], metavar="GLOB")
+    estimate.add_argument("suites", nargs="+", metavar="SUITE", help=SUITES_HELP)
+    estimate.add_argument(
+        "--target", action="append", default=[], metavar="NAME", help="as for run"
+    )
+    estimate.add_argument(
+        "--test-id", action="append", default=[], metavar="GLOB", help="as for run"
+    )
     estimate.add_argument("--workers", type=int, metavar="N", help="as for run")
     estimate.add_argument("--budget", type=_usd, metavar="USD", help="as for run")
     estimate.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
@@ -204,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     register = sub.add_parser(
         "register", help="register a suite's cases as Dagster partitions without running"
     )
-    register.add_argument("suites", nargs="+", metavar="SUITE")
+    register.add_argument("suites", nargs="+", metavar="SUITE", help=SUITES_HELP)
     register.set_defaults(func=cmd_register)
 
     importer = sub.add_parser(

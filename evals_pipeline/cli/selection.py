@@ -9,24 +9,46 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from evals_pipeline.cli.exits import EXIT_USAGE
+from evals_pipeline.cli.exits import EXIT_USAGE, usage_error
 
 if TYPE_CHECKING:
     from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.suites import LoadedSuite
 
 
+def suite_files(paths: Sequence[str]) -> list[str] | int:
+    """The suite files `paths` name, for every command that takes suites: a file as given, a
+    folder searched for eval files (discover_suites); the exit code when a path is missing or
+    none is found."""
+    from evals_pipeline.suites import SuiteError, discover_suites
+
+    found: dict[str, None] = {}  # in the order given, each once; a folder's files sorted
+    try:
+        for path in paths:
+            found.update(dict.fromkeys(str(p) for p in discover_suites([path])))
+    except SuiteError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    if not found:
+        return usage_error(f"no suite files (*.eval.yaml, EVAL.yaml) under {', '.join(paths)}")
+    return list(found)
+
+
 def load_suites(
     paths: Sequence[str], *, to_run: bool = True, strict: bool = False
 ) -> list[LoadedSuite] | int:
-    """Load suites, printing their errors and warnings. `to_run`: the targets must resolve too
-    (every command but `validate`, which, as `agentv validate`, checks the files only).
-    `strict` (`--strict`): every warning is an error, for teams that want typos to fail CI."""
+    """Load the suites `paths` name (files, or folders holding them: suite_files), printing
+    their errors and warnings. `to_run`: the targets must resolve too (every command but
+    `validate`, which, as `agentv validate`, checks the files only). `strict` (`--strict`):
+    every warning is an error, for teams that want typos to fail CI."""
     # The suite models load with the command that reads a suite, not with every command (~1 s).
     from evals_pipeline.suites import SuiteError, load_suite
 
+    files = suite_files(paths)
+    if isinstance(files, int):
+        return files
     loaded, failed = [], False
-    for path in paths:
+    for path in files:
         try:
             suite = load_suite(path)
             if suite.run_issues and to_run:

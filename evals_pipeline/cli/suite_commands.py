@@ -5,20 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from evals_pipeline.cli.exits import EXIT_OK, usage_error
+from evals_pipeline.cli.exits import EXIT_OK
 from evals_pipeline.cli.locations import cli_instance
 from evals_pipeline.cli.selection import load_suites
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from evals_pipeline.suites import discover_suites, resolve_cases
+    from evals_pipeline.suites import resolve_cases
 
-    paths = discover_suites(args.paths)
-    if not paths:
-        return usage_error(f"no suite files (*.eval.yaml, EVAL.yaml) under {', '.join(args.paths)}")
-    loaded = load_suites(
-        [str(p) for p in paths], to_run=False, strict=getattr(args, "strict", False)
-    )
+    loaded = load_suites(args.paths, to_run=False, strict=getattr(args, "strict", False))
     if isinstance(loaded, int):
         return loaded
     for suite in loaded:

@@ -46,6 +46,7 @@ from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.report_scope import ReportScope
 from evals_pipeline.defs.resources import EvalStorage
+from evals_pipeline.defs.run_tags import report_agents
 from evals_pipeline.enrichers import ahead
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.grading import ahead as grading_ahead
@@ -295,15 +296,23 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
         comparisons, over the latest records of every partition."""
         with gc_paused(kept=True):  # 10,000 cases' records and their report: no collector passes
             registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
+            pairwise = more.get("pairwise_verdicts", [])
+            shown = report_agents(context.run.tags, agents)
+            if shown != agents:  # `run --target`: its agents only, not others' stored results
+                grades = [g for g in grades if g.agent in shown]
+                judgments = [j for j in judgments if j.agent in shown]
+                sessions = [s for s in sessions if s.agent in shown]
+                cases = [c for c in cases if c.agent in shown]
+                agent_runs = [r for r in agent_runs if r.agent in shown]
+                pairwise = [_pairs_among(p, shown) for p in pairwise]
             # Pairs of the matrix a test leaves out (it names its own targets) are not "not run".
-            expected = scope.expected(cases, registered, agents)
+            expected = scope.expected(cases, registered, shown)
             labels_file = _labels_file(loaded)
             labels = load_labels(labels_file) if labels_file else None
-            pairwise = more.get("pairwise_verdicts", [])
             report = build_report(
                 suite,
                 grades,
-                agents=agents,
+                agents=shown,
                 not_run=max(0, expected - len(grades)),
                 run_id=context.run.run_id,
                 judgments=judgments,
@@ -321,7 +330,12 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
             # The comparison's bootstraps (numpy, without the GIL) are drawn on a thread while
             # the tables and case pages, which show no history, are written.
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
-                compared = pool.submit(history.attach, base, outcomes_from_grades(grades))
+                compared = pool.submit(
+                    history.attach,
+                    base,
+                    outcomes_from_grades(grades),
+                    agents=shown if shown != agents else None,
+                )
                 files = write_report(
                     base,
                     grades,
@@ -344,6 +358,12 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
             )
 
     return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]
+
+
+def _pairs_among(record: CasePairwise, agents: list[str]) -> CasePairwise:
+    """The record with only the pairs of two of `agents`."""
+    pairs = tuple(p for p in record.pairs if p.agent_a in agents and p.agent_b in agents)
+    return record.model_copy(update={"pairs": pairs})
 
 
 def _labels_file(loaded: LoadedSuite) -> str | None:

@@ -29,6 +29,9 @@ AGENT_TAG = "evals/agent"
 """Set only when the run covers one agent: the key per-agent run limits apply to."""
 AGENTS_TAG = "evals/agents"
 """Every agent the run covers, comma-separated in the suite's order."""
+REPORT_AGENTS_TAG = "evals/report_agents"
+"""Set on the report run of `evals-pipeline run --target`: the only agents its report lists, so
+stored results of the others are not shown as if this run had made them."""
 
 _PARTITION = "dagster/partition"
 _RANGE_START = "dagster/asset_partition_range_start"
@@ -48,6 +51,16 @@ def eval_run_tags(suites: Sequence[str], agents: Sequence[str]) -> dict[str, str
     if len(unique) == 1:
         tags[AGENT_TAG] = unique[0]
     return tags
+
+
+def report_agents(tags: Mapping[str, str], agents: Sequence[str]) -> list[str]:
+    """The agents a report run lists: those REPORT_AGENTS_TAG names, in the suite's order, or
+    every agent of the suite when the tag is absent."""
+    named = tags.get(REPORT_AGENTS_TAG)
+    if not named:
+        return list(agents)
+    chosen = set(named.split(","))
+    return [a for a in agents if a in chosen]
 
 
 def run_suites(run: DagsterRun) -> list[str]:

@@ -17,7 +17,7 @@ from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.defs.run_recovery import runner_tags
-from evals_pipeline.defs.run_tags import eval_run_tags
+from evals_pipeline.defs.run_tags import REPORT_AGENTS_TAG, eval_run_tags
 from evals_pipeline.gc_pause import start_up_over
 from evals_pipeline.made_ahead import close_unclaimed
 from evals_pipeline.models.report import EvalReport
@@ -275,7 +275,13 @@ def _run_jobs(
         "report",
         instance=instance,
         run_config=run_config,
-        tags={**eval_run_tags([suite.slug], []), TRIGGER_TAG: trigger, **runner_tags()},
+        tags={
+            **eval_run_tags([suite.slug], []),
+            # `--target`: the report lists the agents this command ran, not others stored.
+            **({REPORT_AGENTS_TAG: ",".join(agents)} if options.targets else {}),
+            TRIGGER_TAG: trigger,
+            **runner_tags(),
+        },
     )
     run_ids.append(result.run_id)
     materialization = result.asset_materializations_for_node(report_asset.op.name)[0]

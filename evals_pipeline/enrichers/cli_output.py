@@ -20,6 +20,7 @@ from evals_pipeline.models.messages import (
 )
 
 __all__ = [
+    "NOT_OUTPUT_SHAPE",
     "TRUNCATED_JSON",
     "ParsedOutput",
     "answer_warnings",
@@ -43,14 +44,91 @@ class ParsedOutput:
     warnings: list[str] = field(default_factory=list)
 
 
+NOT_OUTPUT_SHAPE = "not AgentV's output shape"
+"""The start of the warnings that name what an output file held and the run ignored (an unknown
+role, a wrong type, a negative number): grades carry them, so none is a silent 0 or a lost
+message."""
+
+ROLES = ("system", "user", "assistant", "tool")
+_ROLE_SET = frozenset(ROLES)
+
+
+def _known_role(raw: Any) -> bool:
+    """False for a message whose role is a string but not one of ROLES; a missing role or one
+    that is not a string is the schema's error, which names its place."""
+    role = raw.get("role") if isinstance(raw, dict) else None
+    return not isinstance(role, str) or role in _ROLE_SET
+
+
+def _ignored(what: str, value: Any, expected: str) -> str:
+    shown = json.dumps(value, ensure_ascii=False, default=str)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return f"{NOT_OUTPUT_SHAPE}: ignored {what}={shown} (expected {expected})"
+
+
 def _non_negative(doc: dict[str, Any], key: str, warnings: list[str]) -> float | None:
     value = doc.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        warnings.append(f"ignored {key}={value!r}: expected a non-negative number")
+        warnings.append(_ignored(key, value, "a number >= 0"))
         return None
     return float(value)
+
+
+def _token_usage(usage: Any, warnings: list[str]) -> TokenUsage | None:
+    """`token_usage` when it is whole counts >= 0 (AgentV's input and output, cached optional);
+    else None, with a warning naming what was ignored."""
+    if usage is None:
+        return None
+    expected = "whole token counts >= 0: {input, output, cached?}"
+    if not isinstance(usage, dict):
+        warnings.append(_ignored("token_usage", usage, expected))
+        return None
+    bad = [
+        key
+        for key in ("input", "output", "cached")
+        if key in usage
+        and (isinstance(usage[key], bool) or not isinstance(usage[key], int) or usage[key] < 0)
+    ]
+    missing = [key for key in ("input", "output") if key not in usage]
+    if bad or missing:
+        what = ", ".join([*(f"{k}={usage[k]!r}" for k in bad), *(f"no {k}" for k in missing)])
+        warnings.append(_ignored("token_usage", usage, f"{expected}; found {what}"))
+        return None
+    return TokenUsage.model_validate(usage)
+
+
+def _known_roles(raws: list[Any], warnings: list[str]) -> list[Any]:
+    """The messages whose role is one of ROLES; each other one dropped with a warning (AgentV
+    keeps any role, and answers with the last assistant message, which this keeps)."""
+    if all(_known_role(raw) for raw in raws):
+        return raws  # the usual case: no copy
+    kept = []
+    for number, raw in enumerate(raws, start=1):
+        if not _known_role(raw):
+            warnings.append(
+                _ignored(f"output message {number}", raw, f"a role among {', '.join(ROLES)}")
+            )
+            continue
+        kept.append(raw)
+    return kept
+
+
+def _schema_errors(exc: Exception) -> str:
+    """A validation error in one line: where each problem is, and what it is."""
+    if not isinstance(exc, ValidationError):
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return "; ".join(
+        f"message {'.'.join(str(p) for p in _message_path(e['loc']))}: {e['msg']}"
+        for e in exc.errors()[:3]
+    )
+
+
+def _message_path(loc: tuple[int | str, ...]) -> list[int | str]:
+    # The list index of a message is 0-based in pydantic; people count messages from 1.
+    return [loc[0] + 1, *loc[1:]] if loc and isinstance(loc[0], int) else list(loc)
 
 
 def parse_output_document(text: str) -> ParsedOutput:
@@ -72,24 +150,24 @@ def parse_output_document(text: str) -> ParsedOutput:
             )
     if not isinstance(doc, dict) or not ({"output", "output_messages", "text"} & doc.keys()):
         return ParsedOutput([Message(role="assistant", content=text)], warnings=warnings)
-    raw_messages = doc.get("output", doc.get("output_messages"))
+    key = "output" if "output" in doc else "output_messages"
+    raw_messages = doc.get(key)
     try:
         if isinstance(raw_messages, list):
-            messages = _from_wire(raw_messages)
+            messages = _from_wire(_known_roles(raw_messages, warnings))
         elif isinstance(raw_messages, str):
             messages = [Message(role="assistant", content=raw_messages)]
         else:
+            if raw_messages is not None:
+                warnings.append(_ignored(key, raw_messages, "a list of messages"))
             messages = [Message(role="assistant", content=str(doc.get("text", "")))]
     except (ValidationError, TypeError, AttributeError) as exc:
-        warnings.append(f"output messages do not fit the schema, kept as text: {exc}")
+        warnings.append(
+            f"{NOT_OUTPUT_SHAPE}: ignored the output messages, the whole file graded as text "
+            f"({_schema_errors(exc)})"
+        )
         messages = [Message(role="assistant", content=text)]
-    usage = doc.get("token_usage")
-    token_usage = None
-    if isinstance(usage, dict):
-        try:
-            token_usage = TokenUsage.model_validate(usage)
-        except ValidationError:
-            warnings.append(f"ignored token_usage={usage!r}: expected input/output/cached counts")
+    token_usage = _token_usage(doc.get("token_usage"), warnings)
     cost = _non_negative(doc, "cost_usd", warnings)
     duration = _non_negative(doc, "duration_ms", warnings)
     return ParsedOutput(
@@ -108,8 +186,9 @@ def _from_wire(raws: list[Any]) -> Sequence[Message]:
 
 
 def answer_warnings(parse_warnings: list[str]) -> list[str]:
-    """The session's parse warnings that doubt the answer graded, as grades show them."""
-    return [w for w in parse_warnings if w.startswith(TRUNCATED_JSON)]
+    """The session's parse warnings that doubt the answer graded or its figures (what the
+    output file held that was ignored), as grades show them."""
+    return [w for w in parse_warnings if w.startswith((TRUNCATED_JSON, NOT_OUTPUT_SHAPE))]
 
 
 def parse_message_lines(text: str) -> ParsedOutput:

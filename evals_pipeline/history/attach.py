@@ -3,7 +3,7 @@ trend over the last reports, filled in before the report is written."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,17 +39,26 @@ class ReportHistory:
         return None if self.previous is None else Path(self.previous.folder)
 
     def attach(
-        self, report: EvalReport, outcomes: Sequence[CaseOutcome], *, seed: int = DEFAULT_SEED
+        self,
+        report: EvalReport,
+        outcomes: Sequence[CaseOutcome],
+        *,
+        seed: int = DEFAULT_SEED,
+        agents: Collection[str] | None = None,
     ) -> EvalReport:
         """`report` (its per-case `outcomes` given) with `since_previous` against the previous
         report and `trend` over its last reports. The comparison's bootstraps are kept in the
-        report's folder (bootstraps.py), for `evals-pipeline compare` of the same two reports."""
+        report's folder (bootstraps.py), for `evals-pipeline compare` of the same two reports.
+        `agents`: compare only these (a report of some of the suite's agents, `run --target`)."""
         since = None
         if self.previous is not None:
             bootstraps = Bootstraps()
+            earlier = read_outcomes(Path(self.previous.folder))
+            if agents is not None:
+                earlier = [o for o in earlier if o.agent in agents]
             since = compare_runs(
                 self.previous,
-                read_outcomes(Path(self.previous.folder)),
+                earlier,
                 self.current,
                 outcomes,
                 reasons={(f.agent, f.test_id): f.reason for f in report.failures},

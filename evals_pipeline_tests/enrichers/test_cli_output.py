@@ -10,6 +10,7 @@ import pytest
 
 from evals_pipeline.enrichers import enrich_run, trace_summary
 from evals_pipeline.enrichers.cli_output import (
+    NOT_OUTPUT_SHAPE,
     answer_warnings,
     parse_message_lines,
     parse_output_document,
@@ -129,7 +130,7 @@ def test_negative_or_non_numeric_cost_and_duration_are_ignored_with_a_warning(
     parsed = parse_output_document(doc(text="a", **{key: value}))
     assert (parsed.cost_usd, parsed.duration_ms) == (None, None)
     assert len(parsed.warnings) == 1
-    assert parsed.warnings[0].startswith(f"ignored {key}=")
+    assert parsed.warnings[0].startswith(f"{NOT_OUTPUT_SHAPE}: ignored {key}=")
     assert texts(parsed.messages) == [("assistant", "a")]
 
 
@@ -142,7 +143,7 @@ def test_zero_cost_and_duration_are_kept() -> None:
 @pytest.mark.parametrize(
     "output",
     [
-        [{"role": "robot", "content": "hi"}],
+        [{"role": 7, "content": "hi"}],
         [{"content": "no role"}],
         [{"role": "assistant", "content": "x", "tool_calls": [{"input": "no tool name"}]}],
         [5],
@@ -155,8 +156,57 @@ def test_messages_that_do_not_fit_the_schema_are_kept_as_text_with_a_warning(
     parsed = parse_output_document(text)
     assert texts(parsed.messages) == [("assistant", text)]
     assert len(parsed.warnings) == 1
-    assert parsed.warnings[0].startswith("output messages do not fit the schema, kept as text")
+    assert parsed.warnings[0].startswith(
+        f"{NOT_OUTPUT_SHAPE}: ignored the output messages, the whole file graded as text ("
+    )
+    assert answer_warnings(parsed.warnings) == parsed.warnings  # grades show it
     assert parsed.cost_usd == 0.25  # the rest of the document is still read
+
+
+def test_a_message_with_an_unknown_role_is_dropped_with_a_warning_naming_it() -> None:
+    output = [
+        {"role": "user", "content": "go"},
+        {"role": "robot", "content": "beep"},
+        {"role": "assistant", "content": "done"},
+    ]
+    parsed = parse_output_document(doc(output=output))
+    # As AgentV grades it: the answer is the last assistant message.
+    assert texts(parsed.messages) == [("user", "go"), ("assistant", "done")]
+    assert parsed.warnings == [
+        f"{NOT_OUTPUT_SHAPE}: ignored output message 2="
+        '{"role": "robot", "content": "beep"} (expected a role among system, user, assistant, tool)'
+    ]
+    assert answer_warnings(parsed.warnings) == parsed.warnings
+
+
+@pytest.mark.parametrize(
+    ("usage", "found"),
+    [
+        ({"input": -10, "output": 5}, "input=-10"),
+        ({"input": 1.5, "output": 5}, "input=1.5"),
+        ({"input": "ten", "output": 5, "cached": -1}, "input='ten', cached=-1"),
+        ({"output": 5}, "no input"),
+        ([10, 5], None),
+        (15, None),
+    ],
+)
+def test_token_usage_that_is_not_whole_counts_is_ignored_with_a_warning(
+    usage: object, found: str | None
+) -> None:
+    parsed = parse_output_document(doc(text="a", token_usage=usage))
+    assert parsed.token_usage is None  # unknown, never a negative or made-up count
+    assert len(parsed.warnings) == 1, parsed.warnings
+    assert parsed.warnings[0].startswith(f"{NOT_OUTPUT_SHAPE}: ignored token_usage=")
+    assert found is None or f"found {found})" in parsed.warnings[0]
+    assert answer_warnings(parsed.warnings) == parsed.warnings
+
+
+def test_an_output_that_is_neither_messages_nor_text_is_named() -> None:
+    parsed = parse_output_document(doc(output={"role": "assistant"}, text="the answer"))
+    assert texts(parsed.messages) == [("assistant", "the answer")]
+    assert parsed.warnings == [
+        f'{NOT_OUTPUT_SHAPE}: ignored output={{"role": "assistant"}} (expected a list of messages)'
+    ]
 
 
 def test_a_bare_string_in_output_is_a_warning_not_a_crash() -> None:
@@ -393,7 +443,6 @@ def test_messages_of_a_role_and_text_alone_stay_plain_and_store_as_their_models_
         {"role": "assistant", "content": "hi", "name": "bot"},  # a third key
         {"role": "assistant", "content": ["hi"]},  # structured content
         {"role": "assistant", "content": None},
-        {"role": "narrator", "content": "hi"},  # not a role: the schema's warning, as before
         "hi",
     ],
 )

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
-from evals_pipeline_tests.test_cli import cli, printed_report_folder, write
+from evals_pipeline_tests.test_cli import cli, printed_report_folder, table_rows, write
 
 # Each invocation appends a line to log/invocations.log and answers "done" on odd invocations,
 # "nope" on even ones, at a cost of $1: with one worker, trial 0 passes and trial 1 fails.
@@ -108,3 +108,61 @@ def test_a_cost_limit_re_aggregates_the_stored_trials(tmp_path: Path) -> None:
     assert invocations(project) == 2, "a cost limit ran the agent"
     assert run(path, tmp_path, "--no-cache") == {"only": 1.0}
     assert invocations(project) == 4
+
+
+def outcome(stdout: str) -> tuple[float, str]:
+    """The one case's score, and "pass" or "fail" as the run's table counts it."""
+    passed = table_rows(stdout)["a"]["passed"] == "1"
+    return scores(stdout)["only"], "pass" if passed else "fail"
+
+
+def test_grading_changes_re_grade_the_stored_sessions_and_agent_changes_run_it(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    (project / "agent.py").write_text(AGENT)
+    path = write(project, "stale.eval.yaml", SUITE.replace("strategy: pass_at_k", "strategy: mean"))
+
+    def graded(*args: str) -> tuple[float, str]:
+        done = cli("run", str(path), *args, home=tmp_path)
+        assert done.code in (0, 1), done.explain()
+        return outcome(done.stdout)
+
+    assert graded() == (0.5, "fail")  # trial 0 "done", trial 1 "nope"; 0.5 < 0.8
+    assert invocations(project) == 2
+
+    # A run's --threshold and a test's own threshold: re-graded, no agent.
+    assert graded("--threshold", "0.4") == (0.5, "pass")
+    assert invocations(project) == 2, "--threshold ran the agent"
+    edit(path, "input: say done", "input: say done\n    execution: {threshold: 0.5}")
+    assert graded() == (0.5, "pass")
+    assert invocations(project) == 2, "a test's threshold ran the agent"
+
+    # A grader edited: both answers hold an "o".
+    edit(path, "value: done}", "value: o}")
+    assert graded() == (1.0, "pass")
+    assert invocations(project) == 2, "a grader edit ran the agent"
+
+    # A new assertion: trial 1's "nope" fails it (scores 1.0 and 0.5: mean 0.75).
+    edit(path, "value: o}]", "value: o}, {type: regex, value: '^d'}]")
+    assert graded() == (0.75, "pass")
+    assert invocations(project) == 2, "a new assertion ran the agent"
+
+    # The environment the agent sees: it runs again (invocations 3 and 4: "done", "nope").
+    edit(path, "provider: cli\n", "provider: cli\n    env: {MODE: fast}\n")
+    assert graded() == (0.75, "pass")
+    assert invocations(project) == 4
+
+    # A code grader reads the workspace, which a passing run's clean-up removed: its agent runs
+    # again (docs/durability.md); kept workspaces are re-graded where they lie.
+    (project / "check.py").write_text("print('{\"score\": 1}')\n")
+    edit(path, "value: '^d'}]", "value: '^d'}, {type: code-grader, command: python3 check.py}]")
+    assert graded()[0] == pytest.approx(5 / 6)  # (1 + 1 + 1) / 3 and (1 + 0 + 1) / 3
+    assert invocations(project) == 6
+    (project / "check.py").write_text("print('{\"score\": 0}')\n")
+    # (1 + 1 + 0) / 3 and (1 + 0 + 0) / 3
+    assert graded("--keep-workspaces")[0] == pytest.approx(0.5)
+    assert invocations(project) == 8
+    (project / "check.py").write_text("print('{\"score\": 1}')\n")
+    assert graded()[0] == pytest.approx(5 / 6)
+    assert invocations(project) == 8, "a kept workspace's code grader edit ran the agent"

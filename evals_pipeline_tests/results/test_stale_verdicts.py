@@ -87,8 +87,12 @@ def test_a_changed_trials_strategy_gives_a_fresh_runs_verdict_without_running_an
     assert invocations(project) == 2
 
     edit(path, "strategy: pass_at_k", "strategy: mean")
-    assert run(path, tmp_path) == {"only": 0.5}
+    done = cli("run", str(path), home=tmp_path)
+    assert done.code == 0, done.explain()
+    assert scores(done.stdout) == {"only": 0.5}
     assert invocations(project) == 2, "a change of strategy ran the agent"
+    # Its trials' grades were the stored ones: no grader ran either.
+    assert "1 of 1 results reused" in done.stdout, done.explain()
 
     # A fresh run (the cache off) agrees with the re-aggregated verdict.
     assert run(path, tmp_path, "--no-cache") == {"only": 0.5}

@@ -27,6 +27,7 @@ from evals_pipeline.results import (
     agent_identity,
     case_keys,
 )
+from evals_pipeline.results.regrading import reads_workspace
 from evals_pipeline.scheduling import RunGate, run_budget, waves
 from evals_pipeline.stopping import agent_ended, agent_started, request_stop, stopping
 
@@ -71,8 +72,9 @@ class _RunReuse:
     def stored(self, case: ResolvedCase, trial: int) -> AgentRun | None:
         """The stored run of this trial, when the cache is on and its key is unchanged.
 
-        A run whose workspace was cleaned up is reused only when its grade is too: graders
-        that have changed may read the workspace.
+        A run whose workspace was cleaned up is reused when this trial's grade is stored under
+        its unchanged key, or when no grader of the case reads the workspace: a changed grader
+        that reads it needs the workspace, so the agent runs again.
         """
         if self.store is None or not case.cache:
             return None
@@ -80,7 +82,10 @@ class _RunReuse:
         run = self.store.run(case.case_key, case.agent, keys.run(trial))
         if run is None or run.workspace_path is None or Path(run.workspace_path).exists():
             return run
-        return run if self.store.grade(case.case_key, case.agent, keys.grade) else None
+        if not reads_workspace(case):
+            return run
+        graded = self.store.trial(case.case_key, case.agent, keys.trial_grade(trial))
+        return run if graded is not None else None
 
     def keep(self, case: ResolvedCase, run: AgentRun) -> AgentRun:
         """`run` with its key, stored the moment it ended; a run that ended after the run was

@@ -16,12 +16,14 @@ from evals_pipeline.grading.prefetch import TranscriptPrefetch
 from evals_pipeline.layers.sessions import session_record, sessions_by_partition
 from evals_pipeline.llm import LlmClients
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.grade import CaseGrade, TrialGrade
+from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline.progress import LayerProgress, Progress, silent
 from evals_pipeline.results import (
+    CaseKeys,
     Identity,
     ResultStore,
     agent_identity,
@@ -64,8 +66,9 @@ def grade_cases(
     `ahead` made of the same case and sessions while the agents ran (grades_ahead) is taken as
     made.
 
-    With a `store`, each grade is stored as it is made; a case whose sessions were all reused
-    reuses its stored grade too while its grade key (graders, threshold, runs) is unchanged.
+    With a `store`, each trial's grade is stored as it is made; a trial whose session was reused
+    reuses its stored grade while its key (graders, threshold, its run) is unchanged, and the
+    case's grade is aggregated again from its trials by the case's current `trials` rules.
 
     When any case has LLM graders (or a code grader using the target proxy), one set of LLM
     clients serves the whole step: scripted judges' model servers start once, and their request
@@ -126,16 +129,38 @@ def grade_cases(
         return grade_all(clients)
 
 
+def _stored_trials(
+    store: ResultStore | None, case: ResolvedCase, sessions: list[Session], keys: CaseKeys
+) -> dict[int, tuple[TrialGrade, Reuse]]:
+    """The stored grades of the trials whose session was reused and whose trial grade key
+    (graders, threshold, that trial's run) is unchanged, by trial: a session made again is
+    graded again."""
+    if store is None or not case.cache:
+        return {}
+    found = {}
+    for session in sessions:
+        if session.reused is None:
+            continue
+        hit = store.trial(case.case_key, case.agent, keys.trial_grade(session.trial))
+        if hit is not None:
+            found[session.trial] = hit
+    return found
+
+
 def _stored_grade(
     store: ResultStore | None, case: ResolvedCase, sessions: list[Session], identity: Identity
 ) -> CaseGrade | None:
-    """The stored grade of `case` under its grade key, when the cache is on and every session
-    graded was itself reused (a run made again is graded again)."""
+    """The grade of `case` aggregated afresh from its stored trial grades, when every trial's
+    grade is stored: how trials add up (strategy, cost limit) is never taken from the store."""
     if store is None or not case.cache or not sessions:
         return None
-    if any(s.reused is None for s in sessions):
+    keys = case_keys(case, identity)
+    stored = _stored_trials(store, case, sessions, keys)
+    if len(stored) < len(sessions):
         return None
-    return store.grade(case.case_key, case.agent, case_keys(case, identity).grade)
+    oldest = min((reuse for _, reuse in stored.values()), key=lambda r: r.stored_ms)
+    grade = aggregate_trials(case, [trial for trial, _ in stored.values()])
+    return grade.model_copy(update={"result_key": keys.grade, "reused": oldest})
 
 
 def _grade_case(
@@ -148,15 +173,25 @@ def _grade_case(
     identity: Identity,
     prepared: Mapping[int, GradingContext] | None = None,
 ) -> CaseGrade:
-    """Grade each trial's session (`prepared`: contexts made ahead, by trial) and aggregate
-    them; stored in `store` when given, under the case's grade key; the graded workspaces the
-    cleanup policy does not keep removed."""
+    """Grade each trial's session (`prepared`: contexts made ahead, by trial), or take its
+    stored trial grade, and aggregate them; each trial grade made and the case's grade stored
+    in `store` when given; the graded workspaces the cleanup policy does not keep removed."""
     # Keyed before the graders run, on the files they will read.
-    key = case_keys(case, identity).grade if store is not None else None
+    keys = case_keys(case, identity) if store is not None else None
+    stored = {} if keys is None else _stored_trials(store, case, sessions, keys)
     ready = prepared or {}
-    graded = [grade_trial(case, s, s.trial, llm=llm, ctx=ready.get(s.trial)) for s in sessions]
-    grade = aggregate_trials(case, graded).model_copy(update={"result_key": key})
-    if store is not None:
+    graded = [
+        stored[s.trial][0]
+        if s.trial in stored
+        else grade_trial(case, s, s.trial, llm=llm, ctx=ready.get(s.trial))
+        for s in sessions
+    ]
+    grade = aggregate_trials(case, graded)
+    if store is not None and keys is not None:
+        grade = grade.model_copy(update={"result_key": keys.grade})
+        for trial in graded:
+            if trial.trial not in stored:
+                store.put_trial(case.case_key, case.agent, keys.trial_grade(trial.trial), trial)
         store.put("grade", grade)
     _clean_up(case, sessions, [t.verdict for t in graded], removals)
     return grade

@@ -6,8 +6,10 @@ resolved config (provider, model, flags), the agent CLI's version, the workspace
 content of every file or folder the case names as a file (input files, file blocks, templates,
 local repositories, and the files named in the target's and hooks' commands), and the trial. A
 grade's key adds what grading reads: assertions, criteria, expected output, threshold, grader
-targets, the graders' own files (scripts, commands, prompt files), and its trials' run keys.
-Changing a grader re-grades without re-running the agent. Which fields name files is decided
+targets, the graders' own files (scripts, commands, prompt files), and its trials' run keys; a
+trial's grade key the same with that one trial's run key. Changing a grader re-grades without
+re-running the agent. How trials add up (`trials.strategy`, `cost_limit_usd`) is in no key: a
+case's grade is aggregated again from its stored trial grades on every run. Which fields name files is decided
 by the case's structure (models/case_files.py): a path written in a prompt is never opened.
 """
 
@@ -81,13 +83,18 @@ def agent_identity(case: ResolvedCase) -> str | None:
 
 @dataclass(frozen=True)
 class CaseKeys:
-    """The keys of one (case, agent): one per trial's run, and the grade's over all trials."""
+    """The keys of one (case, agent): one per trial's run, one per trial's grade, and the
+    grade's over all trials."""
 
     runs: tuple[str, ...]
     grade: str
+    trial_grades: tuple[str, ...] = ()
 
     def run(self, trial: int) -> str:
         return self.runs[trial]
+
+    def trial_grade(self, trial: int) -> str:
+        return self.trial_grades[trial]
 
 
 class FileLookups:
@@ -168,11 +175,13 @@ def case_keys(
     )
     grading = {k: v for k, v in spec.items() if k in _GRADING_FIELDS}
     grade_hashes = referenced_files(grade_files(case), base, files)
-    grade = _digest(
-        {"version": KEY_VERSION, "grading": grading, "files": grade_hashes, "runs": runs},
-        finite=_finite(grading),
+    grade_base = {"version": KEY_VERSION, "grading": grading, "files": grade_hashes}
+    grading_finite = _finite(grading)
+    grade = _digest({**grade_base, "runs": runs}, finite=grading_finite)
+    trial_grades = tuple(
+        _digest({**grade_base, "trial_run": run}, finite=grading_finite) for run in runs
     )
-    return CaseKeys(runs=runs, grade=grade)
+    return CaseKeys(runs=runs, grade=grade, trial_grades=trial_grades)
 
 
 def votes_key(

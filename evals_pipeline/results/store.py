@@ -5,6 +5,8 @@ cache: a record whose key (results/keys.py) is unchanged is reused instead of re
 live under `<storage root>/<suite>/results/<agent>/<case>/`, one JSON file per record named by
 its kind and key, written atomically, so concurrent writers of the same key cannot tear it.
 Failed runs and errored grades are stored (nothing is lost) but never reused: a retry runs them.
+Each trial's grade is stored on its own (kind `trial`): a case's grade is aggregated again from
+them on every run, so how trials add up (`trials.strategy`, `cost_limit_usd`) is never stale.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 STORE_FORMAT = 1
 """The stored envelope's format; records of another format are misses, never misread."""
 
-Kind = Literal["run", "session", "grade", "votes"]
+Kind = Literal["run", "session", "grade", "trial", "votes"]
 R = TypeVar("R", AgentRun, Session, CaseGrade)
 
 
@@ -86,6 +88,24 @@ class ResultStore:
         """The stored grade under `key`, if it did not end in an error."""
         found = self._get("grade", case_key, agent, key, CaseGrade)
         return found if found is not None and found.verdict != "error" else None
+
+    def trial(self, case_key: str, agent: str, key: str) -> tuple[TrialGrade, Reuse] | None:
+        """The stored grade of one trial under `key` (CaseKeys.trial_grade) and where it came
+        from, if it did not end in an error (an errored trial is graded again)."""
+        envelope = self._read("trial", case_key, agent, key)
+        if envelope is None:
+            return None
+        try:
+            trial = TrialGrade.model_validate(envelope.record)
+        except ValidationError:
+            return None
+        if trial.verdict == "error":
+            return None
+        return trial, Reuse(run_id=envelope.run_id, stored_ms=envelope.stored_ms)
+
+    def put_trial(self, case_key: str, agent: str, key: str, trial: TrialGrade) -> None:
+        """Store one trial's grade under `key` (CaseKeys.trial_grade)."""
+        self._write("trial", case_key, agent, key, trial.model_dump(mode="json"))
 
     def votes(self, case_key: str, agent: str, key: str) -> TrialVotes | None:
         """Judges' stored votes on one trial under `key` (votes_key)."""

@@ -28,8 +28,9 @@ STOP_SECONDS = 3.0
 """How long the children running at a stop get to end (process.py gives them SIGTERM, then
 SIGKILL after a second) before they are killed outright."""
 CANCEL_SECONDS = 1.0
-"""How long marking the command's Dagster runs canceled may take; past it they are marked failed
-by the next command (defs/run_recovery.py)."""
+"""How long marking the command's Dagster runs canceled may take once the children are gone
+(it starts with the stop); past it they are marked failed by the next command
+(defs/run_recovery.py)."""
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _planned = 0  # agent runs of the suites begun so far
@@ -83,11 +84,13 @@ def _stop(signum: int) -> None:
     """End the command stopped by `signum`: its output silenced, its children ended, its Dagster
     runs marked canceled, one line, exit 128 + `signum`."""
     terminal = _silence_output()
+    canceling = _cancel_runs()  # beside the children's grace: opening the instance takes time
     deadline = time.monotonic() + STOP_SECONDS
     while live_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     kill_live_children()
-    _cancel_runs()
+    if canceling is not None:
+        canceling.join(max(CANCEL_SECONDS, deadline - time.monotonic()))
     tally = tally_at_stop()
     not_started = max(0, _planned - tally.done - tally.stopped)
     line = (
@@ -116,10 +119,11 @@ def _silence_output() -> int:
     return terminal
 
 
-def _cancel_runs() -> None:
-    """Mark the Dagster runs this process runs canceled, within CANCEL_SECONDS."""
+def _cancel_runs() -> threading.Thread | None:
+    """Start marking the Dagster runs this process runs canceled; the thread doing it, which
+    the caller waits for at most until the children are gone plus CANCEL_SECONDS."""
     if "dagster" not in sys.modules:
-        return  # stopped before Dagster loaded: no run was made
+        return None  # stopped before Dagster loaded: no run was made
 
     def cancel() -> None:
         from evals_pipeline.cli.locations import cli_instance
@@ -130,7 +134,7 @@ def _cancel_runs() -> None:
 
     thread = threading.Thread(target=cancel, name="cancel-runs", daemon=True)
     thread.start()
-    thread.join(CANCEL_SECONDS)
+    return thread
 
 
 def _leave(code: int) -> None:

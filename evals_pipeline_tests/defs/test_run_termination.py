@@ -6,8 +6,10 @@ run of the same partitions reuses them and runs the rest."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
@@ -82,32 +84,48 @@ class SuiteLaunches(Launches):
         return run.run_id
 
 
-@pytest.fixture(params=["warm", "default"])
-def launches(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+GRADER = """\
+import json, os, subprocess, sys, time
+payload = json.load(sys.stdin)
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "log", "grader-starts.log"), "a") as log:
+    log.write(payload["test_id"] + "\\n")
+child = subprocess.Popen([sys.executable, os.path.join(here, "agent.py"), "--child", "1",
+                          "--sleep", "30"])
+time.sleep(30)
+child.wait()
+with open(os.path.join(here, "log", "grader-ends.log"), "a") as log:
+    log.write(payload["test_id"] + "\\n")
+print(json.dumps({"score": 1.0}))
+"""
+
+
+@contextmanager
+def suite_launches(
+    tmp_path: Path, *, launcher: str, sleep: float, grader: bool = False
 ) -> Iterator[SuiteLaunches]:
     """The suite's location on an instance with the shipped settings: our launcher (`warm`), or
-    Dagster's, which launches through the code server (`default`)."""
+    Dagster's, which launches through the code server (`default`). Its agent sleeps `sleep`
+    seconds; with `grader`, a code grader that sleeps 30 s grades every case too."""
     project = tmp_path / "project"
     (project / "log").mkdir(parents=True)
-    monkeypatch.setenv(WRITABLE_VAR, str(project / "log"))  # the code server and workers see it
     (project / "agent.py").write_text(AGENT)
-    cases = "".join(
-        f"  - id: {t}\n    input: {t}\n    assertions: [{{type: contains, value: done}}]\n"
-        for t in TESTS
-    )
+    (project / "grader.py").write_text(GRADER)
+    check = "[{type: contains, value: done}"
+    check += f", {{type: code-grader, command: [{sys.executable}, grader.py]}}]" if grader else "]"
+    cases = "".join(f"  - id: {t}\n    input: {t}\n    assertions: {check}\n" for t in TESTS)
     suite = write(
         project,
         f"{SUITE}.eval.yaml",
         f"name: {SUITE}\nexecution:\n  workers: {WORKERS}\n  targets: [slow]\n"
         "targets:\n  - name: slow\n    provider: cli\n    command: python3 {EVAL_DIR}/agent.py "
-        "--sleep 1.5 --prompt-file {PROMPT_FILE} --output {OUTPUT_FILE}\n"
+        f"--sleep {sleep} --prompt-file {{PROMPT_FILE}} --output {{OUTPUT_FILE}}\n"
         f"tests:\n{cases}",
     )
     code = tmp_path / "location.py"
     code.write_text(CODE.format(suite=str(suite), storage=str(tmp_path / "storage")))
     home = tmp_path / "home"
-    if request.param == "default":
+    if launcher == "default":
         home.mkdir()
         settings = shipped_settings().replace(
             "module: evals_pipeline.defs.run_launcher\n  class: WarmRunLauncher",
@@ -124,9 +142,25 @@ def launches(
         instance.dispose()
 
 
+@pytest.fixture(params=["warm", "default"])
+def launches(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[SuiteLaunches]:
+    # The code server and the workers see the log folder writable.
+    monkeypatch.setenv(WRITABLE_VAR, str(tmp_path / "project" / "log"))
+    with suite_launches(tmp_path, launcher=request.param, sleep=1.5) as launches:
+        yield launches
+
+
 def logged(project: Path, name: str) -> list[str]:
     log = project / "log" / name
     return log.read_text().splitlines() if log.exists() else []
+
+
+def steps_done(instance: dg.DagsterInstance, run_id: str) -> set[str]:
+    """The layers whose steps succeeded in run `run_id`."""
+    done = instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_SUCCESS)
+    return {(e.step_key or "").rsplit("__", 1)[-1] for e in done}
 
 
 def stored_runs(storage: Path) -> int:
@@ -172,3 +206,31 @@ def test_a_run_terminated_as_the_ui_does_stops_its_agents_and_a_new_run_resumes(
     assert set(every) == set(TESTS)
     assert len(every) - len(after) == len(TESTS) - done  # the finished ones were reused
     assert stored_runs(storage) == len(TESTS)
+
+
+def test_a_run_terminated_while_it_grades_ends_its_graders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    monkeypatch.setenv(WRITABLE_VAR, str(project / "log"))
+    with suite_launches(tmp_path, launcher="warm", sleep=0.2, grader=True) as launches:
+        run_id = launches.launch()
+        deadline = time.monotonic() + 180
+        # The agents and sessions steps done, graders in flight: the grades step waits on them.
+        while not {"agent_runs", "sessions"} <= steps_done(launches.instance, run_id):
+            run = launches.instance.get_run_by_id(run_id)
+            assert run is not None and not run.is_finished, "the run ended before it graded"
+            assert time.monotonic() < deadline, "the agents never finished"
+            time.sleep(0.01)
+        assert logged(project, "grader-starts.log") and not logged(project, "grader-ends.log")
+        launches.instance.run_coordinator.cancel_run(run_id)
+        terminated = time.monotonic()
+        started = logged(project, "grader-starts.log")
+        run = launches.finished(run_id, timeout=10)
+        assert run.status == dg.DagsterRunStatus.CANCELED
+        while agent_processes(project):
+            assert time.monotonic() - terminated < 10, "a grader or its child outlived the run"
+            time.sleep(0.1)
+        time.sleep(1)  # a grader started after the termination would show here
+        assert not logged(project, "grader-ends.log")  # ended, not left to finish
+        assert len(logged(project, "grader-starts.log")) <= len(started) + 1

@@ -5,7 +5,8 @@ the agent runs done and in flight at that moment are counted for the one line th
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 _stop = threading.Event()
@@ -32,6 +33,20 @@ def request_stop() -> bool:
             _at_stop = StopTally(_done, len(_in_flight))
             _stop.set()
     return first
+
+
+@contextmanager
+def stop_when_interrupted() -> Iterator[None]:
+    """Work whose thread may be interrupted rather than failed (KeyboardInterrupt; in a Dagster
+    step, the interrupt Dagster raises when its run is terminated): an interrupt stops the run,
+    so no agent or grader starts and those running end, then goes on up."""
+    try:
+        yield
+    except (Exception, GeneratorExit):  # failed, or a generator closed early: not interrupted
+        raise
+    except BaseException:
+        request_stop()
+        raise
 
 
 def stopping() -> bool:

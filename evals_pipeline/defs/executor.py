@@ -3,8 +3,10 @@ so the steps run on worker processes, on this host or others (docs/scale-out.md)
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # Dagster loads only when an executor is made: the CLI reads the setting first
@@ -39,10 +41,8 @@ def executor_from_env() -> dg.ExecutorDefinition:
     """The executor EVALS_PIPELINE_EXECUTOR names. The celery executor reads its broker and
     result backend from the environment of each process that uses them (`{env: ...}`), so a
     broker password is never stored in a run's config or a job snapshot."""
-    import dagster as dg
-
     if executor_name() == "in_process":
-        return dg.in_process_executor
+        return in_process_executor()
     from celery.exceptions import DuplicateTaskNameWarning
     from dagster_celery import celery_executor
 
@@ -52,6 +52,42 @@ def executor_from_env() -> dg.ExecutorDefinition:
     backend = BACKEND_ENV if os.environ.get(BACKEND_ENV) else BROKER_ENV
     return celery_executor.configured(
         {"broker": {"env": BROKER_ENV}, "backend": {"env": backend}}, name="celery"
+    )
+
+
+@functools.cache
+def in_process_executor() -> dg.ExecutorDefinition:
+    """Dagster's in-process executor, configured as it is, whose run, once interrupted (a run
+    terminated in the Dagster UI: its worker gets SIGINT), stops its agents and graders as
+    Ctrl-C does (stopping.py): no new one starts and those running end, their steps' threads
+    and those working ahead alike, wherever Dagster raises the interrupt (in a step, or as the
+    next one begins). `execute_in_process` (the CLI) uses an executor of its own."""
+    import dagster as dg
+    from dagster._core.execution.context.system import PlanOrchestrationContext
+    from dagster._core.execution.plan.plan import ExecutionPlan
+    from dagster._core.executor.in_process import InProcessExecutor
+
+    from evals_pipeline.stopping import stop_when_interrupted
+
+    class StoppingInProcessExecutor(InProcessExecutor):
+        def execute(
+            self, plan_context: PlanOrchestrationContext, execution_plan: ExecutionPlan
+        ) -> Iterator[dg.DagsterEvent]:
+            with stop_when_interrupted():
+                yield from super().execute(plan_context, execution_plan)
+
+    def create(init_context: dg.InitExecutorContext) -> InProcessExecutor:
+        made = dg.in_process_executor.executor_creation_fn(init_context)  # type: ignore[misc]
+        assert isinstance(made, InProcessExecutor)
+        return StoppingInProcessExecutor(
+            made.retries, made.step_dependency_config, made.marker_to_close
+        )
+
+    return dg.ExecutorDefinition(
+        name=dg.in_process_executor.name,
+        config_schema=dg.in_process_executor.config_schema.as_field(),
+        executor_creation_fn=create,
+        description=dg.in_process_executor.description,
     )
 
 

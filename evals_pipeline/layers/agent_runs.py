@@ -29,7 +29,7 @@ from evals_pipeline.results import (
 )
 from evals_pipeline.results.regrading import reads_workspace
 from evals_pipeline.scheduling import RunGate, run_budget, waves
-from evals_pipeline.stopping import agent_ended, agent_started, request_stop, stopping
+from evals_pipeline.stopping import agent_ended, agent_started, stop_when_interrupted, stopping
 
 
 def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
@@ -240,18 +240,13 @@ def run_agents(
     runs: dict[tuple[str, str, int], AgentRun] = {}
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
-        for jobs in rounds:
-            for ran in pool.map(one, jobs):
-                for run in ran:
-                    runs[(run.agent, run.case_key, run.trial)] = run
-    except Exception:
-        raise
-    except BaseException:
-        # Interrupted, not failed (KeyboardInterrupt; a run terminated in the Dagster UI raises
-        # Dagster's interrupt here, in the step's thread): no queued run starts, and those
-        # running end (stopping.py).
-        request_stop()
-        raise
+        # A run terminated in the Dagster UI is interrupted here, in the step's thread: no
+        # queued run starts, and those running end.
+        with stop_when_interrupted():
+            for jobs in rounds:
+                for ran in pool.map(one, jobs):
+                    for run in ran:
+                        runs[(run.agent, run.case_key, run.trial)] = run
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return [

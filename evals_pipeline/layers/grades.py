@@ -29,6 +29,7 @@ from evals_pipeline.results import (
     agent_identity,
     case_keys,
 )
+from evals_pipeline.stopping import stop_when_interrupted
 from evals_pipeline.workspaces import WorkspaceRemovals, should_remove
 
 
@@ -87,8 +88,10 @@ def grade_cases(
         (case, sorted(by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial))
         for case in cases
     ]
-    # Taken before the step's own work is laid out: a case graded ahead is not prefetched.
-    made = {} if ahead is None else {i: ahead.take(*work[i]) for i in range(len(work))}
+    # Taken before the step's own work is laid out: a case graded ahead is not prefetched. A
+    # run terminated in the Dagster UI while they are awaited: those graders end.
+    with stop_when_interrupted():
+        made = {} if ahead is None else {i: ahead.take(*work[i]) for i in range(len(work))}
     own = {i: n for n, i in enumerate(i for i in range(len(work)) if made.get(i) is None)}
 
     def grade_all(llm: LlmClients | None) -> list[CaseGrade]:
@@ -120,6 +123,9 @@ def grade_cases(
             WorkspaceRemovals() as removals,
             TranscriptPrefetch([work[i] for i in own], llm, ahead=max(1, workers)) as prefetch,
             ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
+            # A run terminated in the Dagster UI is interrupted here: the graders running end
+            # before the pool waits for them.
+            stop_when_interrupted(),
         ):
             return list(pool.map(one, range(len(work))))
 

@@ -18,6 +18,7 @@ from evals_pipeline.defs.executor import (
     EXECUTOR_ENV,
     ExecutorSettingError,
     executor_from_env,
+    in_process_executor,
 )
 from evals_pipeline.defs.suite_run import reconstruct_run_job
 from evals_pipeline_tests.defs.conftest import QUICKSTART
@@ -25,9 +26,10 @@ from evals_pipeline_tests.defs.conftest import QUICKSTART
 
 def test_in_process_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(EXECUTOR_ENV, raising=False)
-    assert executor_from_env() is dg.in_process_executor
+    assert executor_from_env() is in_process_executor()
     monkeypatch.setenv(EXECUTOR_ENV, "in_process")
-    assert executor_from_env() is dg.in_process_executor
+    assert executor_from_env() is in_process_executor()
+    assert in_process_executor().name == dg.in_process_executor.name  # configured alike
 
 
 def test_celery_without_a_broker_says_which_variable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -121,7 +121,9 @@ def test_grader_changes_re_grade_a_deleted_workspace_from_its_kept_state(project
     assert invocations(project) == 3
 
     # A new threshold.
-    edit(suite, "input: write the answer", "input: write the answer\n    execution: {threshold: 0.5}")
+    edit(
+        suite, "input: write the answer", "input: write the answer\n    execution: {threshold: 0.5}"
+    )
     score, passed, output = run(project)
     assert (score, passed) == (0.5, True), output
     assert invocations(project) == 3, "a new threshold ran the agent"
@@ -134,7 +136,9 @@ def test_grader_changes_re_grade_a_deleted_workspace_from_its_kept_state(project
 def test_a_state_over_the_cap_is_not_kept_and_the_agent_runs_again_saying_why(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB", "0.001")  # about 1 KB: the template's readme is 1.8 KB
+    monkeypatch.setenv(
+        "EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB", "0.001"
+    )  # about 1 KB: the template's readme is 1.8 KB
     assert run(project)[:2] == (1.0, True)
     assert invocations(project) == 1
     assert states(project) == []

@@ -138,7 +138,9 @@ class ResultStore:
         """Keep the final state of the workspace of the run stored under `run_key` (about to be
         deleted), or a note of why it was not kept (over the size cap)."""
         archive = self.state_archive(case_key, agent, run_key)
-        kept = archive_workspace(workspace, archive, max_state_bytes())
+        redactor = run_redactor()  # scrubbed as every stored file is (final_state.py)
+        scrub = redactor.scrub_bytes if redactor else None
+        kept = archive_workspace(workspace, archive, max_state_bytes(), scrub)
         if kept.kept:
             self.root.publish(archive)  # before its note: a note never names a missing archive
         self._write("state", case_key, agent, run_key, kept.model_dump(mode="json"))

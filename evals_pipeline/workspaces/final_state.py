@@ -5,18 +5,20 @@ running the agent again.
 Every file, folder and symlink is kept as it lies (symlinks as symlinks, never followed), except
 the `.git` pointer files: the workspace's into its baseline repository (in the state folder,
 deleted with it) and each worktree's into its repository. A grader's `git diff` there has no
-baseline after a restore; the diff is in the payload (`file_changes`). Files are kept as the
-agent left them, unscrubbed, as a kept workspace is (secrets.py: the workspace is its work),
-and private (file_modes.py). A state larger than EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB is not
+baseline after a restore; the diff is in the payload (`file_changes`). The archive is a stored
+file like a transcript: each file's secrets are scrubbed (secrets.py), where a workspace left on
+disk is not (it is the agent's work, graded as it lies), and it is private (file_modes.py). A state larger than EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB is not
 kept: its note says so, and a re-grade needing it runs the agent again.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -87,9 +89,14 @@ def _mb(size: int) -> str:
     return f"{size / 1024 / 1024:.1f} MB"
 
 
-def archive_workspace(workspace: Path, destination: Path, max_bytes: int) -> KeptState:
-    """Write `workspace`'s files to `destination` (tar.gz, replaced whole), unless they take
-    more than `max_bytes`."""
+def archive_workspace(
+    workspace: Path,
+    destination: Path,
+    max_bytes: int,
+    scrub: Callable[[bytes], bytes] | None = None,
+) -> KeptState:
+    """Write `workspace`'s files to `destination` (tar.gz, replaced whole), each regular file's
+    bytes through `scrub` when given, unless they take more than `max_bytes`."""
     entries = _entries(workspace)
     size = _size(entries)
     if size > max_bytes:
@@ -103,7 +110,20 @@ def archive_workspace(workspace: Path, destination: Path, max_bytes: int) -> Kep
     try:
         with os.fdopen(fd, "wb") as handle, tarfile.open(fileobj=handle, mode="w:gz") as tar:
             for path in entries:
-                tar.add(path, arcname=os.path.relpath(path, workspace), recursive=False)
+                name = os.path.relpath(path, workspace)
+                info = tar.gettarinfo(path, arcname=name)
+                if info is None:  # a socket: nothing a grader reads
+                    continue
+                if not info.isreg():  # a folder, symlink or FIFO: kept as it is
+                    tar.addfile(info)
+                    continue
+                with open(path, "rb") as source:
+                    if scrub is None:
+                        tar.addfile(info, source)
+                        continue
+                    data = scrub(source.read())
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
         os.replace(tmp, destination)
     except BaseException:
         os.unlink(tmp)

@@ -6,6 +6,7 @@ kept, and the agent runs again with a line saying why. The agent counts its own 
 from __future__ import annotations
 
 import json
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,8 @@ import pytest
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline_tests.test_cli import cli, printed_report_folder, table_rows, write
 
-# Each invocation appends a line to log/invocations.log and writes answer.txt ("done") and a
-# symlink to it in its workspace (its working folder).
+# Each invocation appends a line to log/invocations.log and writes answer.txt ("done"), a
+# symlink to it and a file holding a secret in its workspace (its working folder).
 AGENT = """\
 import fcntl, json, os, sys
 args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
@@ -23,6 +24,7 @@ with open(os.path.join(here, "log", "invocations.log"), "a") as log:
     fcntl.flock(log, fcntl.LOCK_EX)
     log.write("ran\\n")
 open("answer.txt", "w").write("done")
+open("secret.txt", "w").write("key s3cr3t-value-xyz")
 os.symlink("answer.txt", "link.txt")
 open(args["--output"], "w").write(json.dumps({"text": "ok"}))
 """
@@ -56,7 +58,9 @@ tests:
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The suite, its agent and grader; the agent's log folder is writable in the sandbox."""
+    """The suite, its agent and grader; the agent's log folder is writable in the sandbox, and
+    the value it writes to secret.txt is a secret of the runner's environment."""
+    monkeypatch.setenv("STATE_TEST_TOKEN", "s3cr3t-value-xyz")
     folder = tmp_path / "project"
     (folder / "log").mkdir(parents=True)
     monkeypatch.setenv(WRITABLE_VAR, str(folder / "log"))
@@ -105,6 +109,11 @@ def test_grader_changes_re_grade_a_deleted_workspace_from_its_kept_state(project
     assert invocations(project) == 1, "a grader edit ran the agent"
     (state,) = states(project)
     assert state.stat().st_mode & 0o077 == 0, "the kept state is readable by others"
+    with tarfile.open(state) as tar:  # scrubbed as every stored file is
+        assert ".git" not in tar.getnames()  # the pointer into the deleted baseline
+        assert tar.getmember("link.txt").issym()
+        secret = tar.extractfile("secret.txt")
+        assert secret is not None and secret.read() == b"key [REDACTED:STATE_TEST_TOKEN]"
     assert run(project, "--no-cache")[:2] == (0.0, False)
     assert invocations(project) == 2
 

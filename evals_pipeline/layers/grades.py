@@ -30,6 +30,7 @@ from evals_pipeline.results import (
     case_keys,
 )
 from evals_pipeline.results.regrading import RestoredWorkspaces
+from evals_pipeline.stopping import stopping
 from evals_pipeline.workspaces import WorkspaceRemovals, should_remove
 
 
@@ -220,5 +221,12 @@ def _clean_up(
         keep = None
         if store is not None and keys is not None and session.status == "ok":
             run_key = keys.run(session.trial)
-            keep = partial(store.keep_workspace, case.case_key, case.agent, run_key)
+            keep = partial(_keep_state, store, case, run_key)
         removals.remove(Path(session.workspace_path), keep)
+
+
+def _keep_state(store: ResultStore, case: ResolvedCase, run_key: str, workspace: Path) -> None:
+    """Keep a workspace's final state before it is deleted, unless the run is stopping: a large
+    one takes seconds to compress, and an interrupted run ends within a few (stopping.py)."""
+    if not stopping():
+        store.keep_workspace(case.case_key, case.agent, run_key, workspace)

@@ -62,6 +62,7 @@ class _RunReuse:
         self.store = store
         self.identity = identity
         self._keys: dict[tuple[str, str], CaseKeys] = {}
+        self._rerun: dict[tuple[str, str, int], str] = {}
 
     def keys(self, case: ResolvedCase) -> CaseKeys:
         partition = (case.case_key, case.agent)
@@ -73,8 +74,9 @@ class _RunReuse:
         """The stored run of this trial, when the cache is on and its key is unchanged.
 
         A run whose workspace was cleaned up is reused when this trial's grade is stored under
-        its unchanged key, or when no grader of the case reads the workspace: a changed grader
-        that reads it needs the workspace, so the agent runs again.
+        its unchanged key, when no grader of the case reads the workspace, or when the
+        workspace's final state was kept (the grades step restores it); else a changed grader
+        that reads it needs the workspace, so the agent runs again (`rerun_reason` says why).
         """
         if self.store is None or not case.cache:
             return None
@@ -85,7 +87,21 @@ class _RunReuse:
         if not reads_workspace(case):
             return run
         graded = self.store.trial(case.case_key, case.agent, keys.trial_grade(trial))
-        return run if graded is not None else None
+        if graded is not None:
+            return run
+        kept = self.store.workspace_state(case.case_key, case.agent, keys.run(trial))
+        if kept is not None and kept.kept:
+            return run
+        why = kept.not_kept if kept is not None else None
+        self._rerun[(case.agent, case.case_key, trial)] = (
+            "a grader reads its deleted workspace, whose final state was not kept"
+            + (f": {why}" if why else "")
+        )
+        return None
+
+    def rerun_reason(self, case: ResolvedCase, trial: int) -> str | None:
+        """Why a stored run of this trial was not reused, when `stored` found one."""
+        return self._rerun.get((case.agent, case.case_key, trial))
 
     def keep(self, case: ResolvedCase, run: AgentRun) -> AgentRun:
         """`run` with its key, stored the moment it ended; a run that ended after the run was
@@ -204,6 +220,8 @@ def run_agents(
                 outcome = "error"
             else:
                 status, outcome = f"ok in {run.duration_ms} ms", "ok"
+            if run.reused is None and (why := reuse.rerun_reason(case, trial)):
+                status += f" (ran again: {why})"
             tracker.advance(f"{case.agent} / {case.test_id}{label}", status + batch_note, outcome)
         if finished is not None:
             for run in ran:

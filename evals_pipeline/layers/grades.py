@@ -29,7 +29,8 @@ from evals_pipeline.results import (
     agent_identity,
     case_keys,
 )
-from evals_pipeline.stopping import stop_when_interrupted
+from evals_pipeline.results.regrading import RestoredWorkspaces, reads_workspace
+from evals_pipeline.stopping import stop_when_interrupted, stopping
 from evals_pipeline.workspaces import WorkspaceRemovals, should_remove
 
 
@@ -186,12 +187,14 @@ def _grade_case(
     keys = case_keys(case, identity) if store is not None else None
     stored = {} if keys is None else _stored_trials(store, case, sessions, keys)
     ready = prepared or {}
-    graded = [
-        stored[s.trial][0]
-        if s.trial in stored
-        else grade_trial(case, s, s.trial, llm=llm, ctx=ready.get(s.trial))
-        for s in sessions
-    ]
+    graded: list[TrialGrade] = []
+    with RestoredWorkspaces(store, case, keys) as restored:
+        for s in sessions:
+            if s.trial in stored:
+                graded.append(stored[s.trial][0])
+                continue
+            session, ctx = restored.live(s, ready.get(s.trial))
+            graded.append(grade_trial(case, session, s.trial, llm=llm, ctx=ctx))
     grade = aggregate_trials(case, graded)
     if store is not None and keys is not None:
         grade = grade.model_copy(update={"result_key": keys.grade})
@@ -199,18 +202,41 @@ def _grade_case(
             if trial.trial not in stored:
                 store.put_trial(case.case_key, case.agent, keys.trial_grade(trial.trial), trial)
         store.put("grade", grade)
-    _clean_up(case, sessions, [t.verdict for t in graded], removals)
+    _clean_up(case, sessions, [t.verdict for t in graded], removals, store, keys)
     return grade
 
 
 def _clean_up(
-    case: ResolvedCase, sessions: list[Session], verdicts: list[str], removals: WorkspaceRemovals
+    case: ResolvedCase,
+    sessions: list[Session],
+    verdicts: list[str],
+    removals: WorkspaceRemovals,
+    store: ResultStore | None = None,
+    keys: CaseKeys | None = None,
 ) -> None:
-    """Delete graded workspaces the cleanup policy does not keep (default: keep failures)."""
+    """Delete graded workspaces the cleanup policy does not keep (default: keep failures),
+    each kept first in `store` as its run's final state when its run was stored and a grader
+    of the case reads the workspace."""
     policy = case.workspace.cleanup if case.workspace else "on_success"
     if case.keep_workspaces:
         policy = "never"
+    reads = reads_workspace(case)
     for session, verdict in zip(sessions, verdicts, strict=True):
         passed = None if verdict == "error" else verdict == "pass"
-        if session.workspace_path and should_remove(policy, passed):
-            removals.remove(Path(session.workspace_path))
+        if not session.workspace_path or not should_remove(policy, passed):
+            continue
+        keep = None
+        # Kept only where a grader reads the workspace: the state that a grader edit, a new
+        # assertion or threshold re-grades from. Elsewhere a first such grader runs the agent
+        # again rather than every passing case paying to compress its workspace.
+        if store is not None and keys is not None and session.status == "ok" and reads:
+            run_key = keys.run(session.trial)
+            keep = partial(_keep_state, store, case, run_key)
+        removals.remove(Path(session.workspace_path), keep)
+
+
+def _keep_state(store: ResultStore, case: ResolvedCase, run_key: str, workspace: Path) -> None:
+    """Keep a workspace's final state before it is deleted, unless the run is stopping: a large
+    one takes seconds to compress, and an interrupted run ends within a few (stopping.py)."""
+    if not stopping():
+        store.keep_workspace(case.case_key, case.agent, run_key, workspace)

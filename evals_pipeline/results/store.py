@@ -7,6 +7,8 @@ its kind and key, written atomically, so concurrent writers of the same key cann
 Failed runs and errored grades are stored (nothing is lost) but never reused: a retry runs them.
 Each trial's grade is stored on its own (kind `trial`): a case's grade is aggregated again from
 them on every run, so how trials add up (`trials.strategy`, `cost_limit_usd`) is never stale.
+A run's workspace deleted by clean-up is kept beside its run (`workspace-<run key>.tar.gz`, with
+a `state` note: workspaces/final_state.py), so a re-grade reading the workspace restores it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.process import now_ms
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.root import StorageRoot
+from evals_pipeline.workspaces.final_state import KeptState, archive_workspace, max_state_bytes
 
 if TYPE_CHECKING:
     from evals_pipeline.judging.panel import TrialVotes
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
 STORE_FORMAT = 1
 """The stored envelope's format; records of another format are misses, never misread."""
 
-Kind = Literal["run", "session", "grade", "trial", "votes"]
+Kind = Literal["run", "session", "grade", "trial", "votes", "state"]
 R = TypeVar("R", AgentRun, Session, CaseGrade)
 
 
@@ -130,6 +133,38 @@ class ResultStore:
         self._write(
             "votes", votes.case_key, votes.agent, key, _votes().dump_python(votes, mode="json")
         )
+
+    def keep_workspace(self, case_key: str, agent: str, run_key: str, workspace: Path) -> None:
+        """Keep the final state of the workspace of the run stored under `run_key` (about to be
+        deleted), or a note of why it was not kept (over the size cap)."""
+        archive = self.state_archive(case_key, agent, run_key)
+        redactor = run_redactor()  # scrubbed as every stored file is (final_state.py)
+        scrub = redactor.scrub_bytes if redactor else None
+        kept = archive_workspace(workspace, archive, max_state_bytes(), scrub)
+        if kept.kept:
+            self.root.publish(archive)  # before its note: a note never names a missing archive
+        self._write("state", case_key, agent, run_key, kept.model_dump(mode="json"))
+
+    def workspace_state(self, case_key: str, agent: str, run_key: str) -> KeptState | None:
+        """The note on the kept state of the run stored under `run_key`, its archive present
+        when kept; None when nothing was noted (the workspace was never deleted, or predates
+        this)."""
+        envelope = self._read("state", case_key, agent, run_key)
+        try:
+            kept = None if envelope is None else KeptState.model_validate(envelope.record)
+        except ValidationError:
+            return None
+        if kept is not None and kept.kept:
+            archive = self.state_archive(case_key, agent, run_key)
+            if not self.root.fetch_file(archive):
+                return KeptState(
+                    kept=False, state_bytes=kept.state_bytes, not_kept="its archive is gone"
+                )
+        return kept
+
+    def state_archive(self, case_key: str, agent: str, run_key: str) -> Path:
+        """Where the kept workspace of the run stored under `run_key` lies."""
+        return self.folder / agent / case_key / f"workspace-{run_key}.tar.gz"
 
     def _get(self, kind: Kind, case_key: str, agent: str, key: str, model: type[R]) -> R | None:
         envelope = self._read(kind, case_key, agent, key)

@@ -223,11 +223,17 @@ class WorkspaceRemovals:
         """Wait for every removal."""
         self._pool.shutdown(wait=True)
 
-    def remove(self, path: Path) -> None:
-        self._pool.submit(self._remove, path)
+    def remove(self, path: Path, keep: Callable[[Path], None] | None = None) -> None:
+        """Delete `path`; `keep` is handed it first (to keep its final state)."""
+        self._pool.submit(self._remove, path, keep)
 
     @staticmethod
-    def _remove(path: Path) -> None:
+    def _remove(path: Path, keep: Callable[[Path], None] | None) -> None:
+        if keep is not None and path.is_dir():
+            try:
+                keep(path)
+            except Exception as exc:  # logged: a re-grade then runs the agent again
+                log.warning("could not keep the final state of workspace %s: %s", path, exc)
         try:
             remove_workspace(path)
         except Exception as exc:  # logged: a leftover folder is not a case's error

@@ -157,16 +157,17 @@ def test_grading_changes_re_grade_the_stored_sessions_and_agent_changes_run_it(
     assert graded() == (0.75, "pass")
     assert invocations(project) == 4
 
-    # A code grader reads the workspace, which a passing run's clean-up removed: its agent runs
-    # again (docs/durability.md); kept workspaces are re-graded where they lie.
+    # A code grader reads the workspace, which a passing run's clean-up removed: it is
+    # re-graded from the workspace's kept final state (test_workspace_state.py), no agent.
     (project / "check.py").write_text("print('{\"score\": 1}')\n")
     edit(path, "value: '^d'}]", "value: '^d'}, {type: code-grader, command: python3 check.py}]")
     assert graded()[0] == pytest.approx(5 / 6)  # (1 + 1 + 1) / 3 and (1 + 0 + 1) / 3
-    assert invocations(project) == 6
+    assert invocations(project) == 4, "a code grader over a deleted workspace ran the agent"
+    # Kept workspaces are re-graded where they lie.
     (project / "check.py").write_text("print('{\"score\": 0}')\n")
     # (1 + 1 + 0) / 3 and (1 + 0 + 0) / 3
-    assert graded("--keep-workspaces")[0] == pytest.approx(0.5)
-    assert invocations(project) == 8
+    assert graded("--keep-workspaces", "--no-cache")[0] == pytest.approx(0.5)
+    assert invocations(project) == 6
     (project / "check.py").write_text("print('{\"score\": 1}')\n")
     assert graded()[0] == pytest.approx(5 / 6)
-    assert invocations(project) == 8, "a kept workspace's code grader edit ran the agent"
+    assert invocations(project) == 6, "a kept workspace's code grader edit ran the agent"

@@ -73,9 +73,10 @@ def test_output_that_is_not_agentvs_shape_is_named_in_the_run_output_and_the_row
     # Each agent answered "hello": the unknown-role message is dropped, the answer stays the
     # last assistant message (as AgentV grades it), not the whole file as text.
     assert {agent: row["passed"] for agent, row in rows.items()} == dict.fromkeys(KINDS, "1")
-    # Counts that were ignored are unknown, never negative (tokens: the table's 10th column).
+    # Counts that were ignored are unknown ("-"), never negative nor a silent 0 (tokens and
+    # cost: the table's 10th and 8th columns).
     lines = [line.split() for line in done.stdout.splitlines() if line.split()[:1] == ["negative"]]
-    assert int(lines[0][9]) >= 0, done.explain()
+    assert (lines[0][7], lines[0][9]) == ("-", "-"), done.explain()
     warned = done.stdout.split("\nWarnings:\n")[1].split("\n\n")[0].splitlines()
     by_agent = {line.split(" / ")[0].strip(): line for line in warned}
     assert set(by_agent) == {"role", "types", "negative"}, done.explain()

@@ -172,7 +172,7 @@ def _run_suites(
         cases_not_run += len(not_run)
         if budget_left is not None:
             # The next suite of this command gets what this one left.
-            spent = sum(a.cost_usd for a in report.agents if a.agent in agents)
+            spent = sum(a.cost_usd or 0.0 for a in report.agents if a.agent in agents)
             spent += (report.judge_usage and report.judge_usage.total.cost_usd) or 0.0
             budget_left = max(0.0, budget_left - spent)
         folder = outcome.report_folder

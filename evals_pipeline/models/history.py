@@ -30,7 +30,7 @@ class AgentRunFigures(PassCounts):
 
     agent: str
     mean_score: float | None
-    cost_usd: float = 0.0
+    cost_usd: float | None = None
 
 
 class RunEntry(_Frozen):

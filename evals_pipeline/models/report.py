@@ -31,13 +31,17 @@ class AgentSummary(PassCounts):
 
     agent: str
     mean_score: float | None = Field(description="Mean score over cases that did not error")
-    cost_usd: float = 0.0
-    total_tokens: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
+    cost_usd: float | None = Field(
+        default=None, description="Summed over the trials; None when no trial reported a cost."
+    )
+    total_tokens: int | None = Field(
+        default=None, description="Summed over the trials; None when no trial reported tokens."
+    )
+    input_tokens: int | None = None
+    output_tokens: int | None = None
     mean_duration_ms: float | None = None
     cost_per_pass_usd: float | None = Field(
-        default=None, description="cost_usd / passed; None when nothing passed."
+        default=None, description="cost_usd / passed; None when nothing passed or no cost is known."
     )
     llm_calls: int = 0
     agent_versions: list[str] = Field(

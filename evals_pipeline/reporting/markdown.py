@@ -6,6 +6,7 @@ from evals_pipeline.models.report import AgentSummary, EvalReport
 from evals_pipeline.reporting.history_text import since_previous_section
 from evals_pipeline.reporting.judged_markdown import judged_sections
 from evals_pipeline.reporting.reuse import reuse_line
+from evals_pipeline.reporting.text import count as _count
 from evals_pipeline.reporting.text import num as _num
 from evals_pipeline.reporting.text import pct as _pct
 from evals_pipeline.reporting.text import table as _table
@@ -44,7 +45,7 @@ def summary_rows(report: EvalReport) -> list[list[str]]:
             _num(a.mean_score),
             _num(a.cost_usd, 4),
             _num(a.cost_per_pass_usd, 4),
-            str(a.total_tokens),
+            _count(a.total_tokens),
             _num(a.mean_duration_ms, 0),
         ]
 
@@ -73,8 +74,8 @@ def behaviour_rows(report: EvalReport) -> list[list[str]]:
             a.agent,
             str(a.llm_calls),
             ", ".join(f"{tool} {n}" for tool, n in a.tool_calls.items()) or "-",
-            str(a.input_tokens),
-            str(a.output_tokens),
+            _count(a.input_tokens),
+            _count(a.output_tokens),
             _num(a.cost_usd, 4),
             *(_milestone(a, name) for name in MILESTONE_COLUMNS),
         ]

@@ -43,7 +43,9 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
     for t in trials:
         tools.update(t.tool_calls)
     reached = _milestone_times(trials)
-    cost = sum(t.cost_usd or 0.0 for t in trials)
+    costs = [t.cost_usd for t in trials if t.cost_usd is not None]
+    # Unknown stays unknown: a run whose agent reported no cost or tokens never reads as free.
+    cost = sum(costs) if costs else None
     reused = [g.reused for g in grades if g.reused is not None]
     return AgentSummary(
         agent=agent,
@@ -53,10 +55,10 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
         errors=len(grades) - passed - failed,
         mean_score=fmean(scored) if scored else None,
         cost_usd=cost,
-        cost_per_pass_usd=cost / passed if passed else None,
-        total_tokens=sum(u.total for u in usages),
-        input_tokens=sum(u.input + u.cached for u in usages),
-        output_tokens=sum(u.output for u in usages),
+        cost_per_pass_usd=cost / passed if passed and cost is not None else None,
+        total_tokens=sum(u.total for u in usages) if usages else None,
+        input_tokens=sum(u.input + u.cached for u in usages) if usages else None,
+        output_tokens=sum(u.output for u in usages) if usages else None,
         mean_duration_ms=fmean(durations) if durations else None,
         llm_calls=sum(t.llm_calls for t in trials),
         agent_versions=list(dict.fromkeys(t.agent_version for t in trials if t.agent_version)),

@@ -13,6 +13,11 @@ def num(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def count(value: int | None) -> str:
+    """A whole number, `-` when unknown (never a 0 that was not counted)."""
+    return "-" if value is None else str(value)
+
+
 def p_value(value: float | None) -> str:
     """A p-value with four decimals, `<0.0001` below that."""
     if value is None:

@@ -73,7 +73,7 @@ def test_judge_cost_is_kept_apart_from_the_agents() -> None:
     assert usage.graders == LlmUsage()
     assert (usage.total.calls, usage.total.input_tokens) == (27, 250)
     assert usage.total.cost_usd == pytest.approx(0.76)
-    assert [a.cost_usd for a in report.agents] == [0.0, 0.0]
+    assert [a.cost_usd for a in report.agents] == [None, None]  # none reported, none added
     text = render_markdown(report)
     assert "## Judge cost" in text
     assert "| **total** | 27 | 0 | 250 | 25 | 0.7600 |" in text
@@ -95,5 +95,5 @@ def test_llm_graders_usage_counts_as_judge_cost() -> None:
     assert (usage.graders.calls, usage.graders.input_tokens) == (3, 300)
     assert usage.graders.cost_usd == pytest.approx(0.06)
     assert usage.total == usage.graders
-    assert report.agents[0].cost_usd == 0.0
+    assert report.agents[0].cost_usd is None  # the agents reported none; graders are apart
     assert "| LLM graders | 3 | 0 | 300 | 30 | 0.0600 |" in render_markdown(report)

@@ -41,7 +41,7 @@ class AgentRow:
         a = self.summary
         if a.cost_per_pass_usd is not None:
             return a.cost_per_pass_usd
-        return a.cost_usd / a.passed if a.passed else None
+        return a.cost_usd / a.passed if a.passed and a.cost_usd is not None else None
 
 
 @dataclass(frozen=True)

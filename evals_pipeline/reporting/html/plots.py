@@ -65,20 +65,24 @@ def pass_rates(rows: Sequence[AgentRow]) -> str | None:
 
 def cost_vs_pass_rate(rows: Sequence[AgentRow]) -> str | None:
     """Each agent's total cost against its pass rate: the cheaper and better, the more up-left."""
-    shown = [(i, r) for i, r in enumerate(rows) if r.summary.pass_rate is not None]
-    if not shown or not any(r.summary.cost_usd for _, r in shown):
+    shown = [
+        (i, r, r.summary.cost_usd)
+        for i, r in enumerate(rows)
+        if r.summary.pass_rate is not None and r.summary.cost_usd is not None
+    ]
+    if not shown or not any(cost for _, _, cost in shown):
         return None
-    ticks = nice_ticks(max(r.summary.cost_usd for _, r in shown) * 1.25)
+    ticks = nice_ticks(max(cost for _, _, cost in shown) * 1.25)
     canvas = Canvas(WIDTH, 216, left=36, bottom=34, right=16)
     canvas.scale_x(0, ticks[-1])
     canvas.scale_y(-0.03, 1.05)
     canvas.title("Cost vs pass rate")
     canvas.y_axis(PERCENTS, percent_label)
     canvas.x_axis(ticks, number_label, "cost (USD)")
-    for i, row in shown:
+    for i, row, cost in shown:
         rate = row.summary.pass_rate or 0.0
         low, high = row.ci95 or (rate, rate)
-        x, colour = canvas.x(row.summary.cost_usd), agent_colour(i)
+        x, colour = canvas.x(cost), agent_colour(i)
         canvas.interval(min(low, rate), max(high, rate), x, colour, vertical=True)
         canvas.dot(x, canvas.y(rate), colour)
         canvas.text(x + 7, canvas.y(rate) - 4, row.summary.agent, colour=INK)

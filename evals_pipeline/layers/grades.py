@@ -29,7 +29,7 @@ from evals_pipeline.results import (
     agent_identity,
     case_keys,
 )
-from evals_pipeline.results.regrading import RestoredWorkspaces, reads_workspace
+from evals_pipeline.results.regrading import RestoredWorkspaces
 from evals_pipeline.stopping import stop_when_interrupted, stopping
 from evals_pipeline.workspaces import WorkspaceRemovals, should_remove
 
@@ -215,21 +215,16 @@ def _clean_up(
     keys: CaseKeys | None = None,
 ) -> None:
     """Delete graded workspaces the cleanup policy does not keep (default: keep failures),
-    each kept first in `store` as its run's final state when its run was stored and a grader
-    of the case reads the workspace."""
+    each kept first in `store` as its run's final state when its run was stored."""
     policy = case.workspace.cleanup if case.workspace else "on_success"
     if case.keep_workspaces:
         policy = "never"
-    reads = reads_workspace(case)
     for session, verdict in zip(sessions, verdicts, strict=True):
         passed = None if verdict == "error" else verdict == "pass"
         if not session.workspace_path or not should_remove(policy, passed):
             continue
         keep = None
-        # Kept only where a grader reads the workspace: the state that a grader edit, a new
-        # assertion or threshold re-grades from. Elsewhere a first such grader runs the agent
-        # again rather than every passing case paying to compress its workspace.
-        if store is not None and keys is not None and session.status == "ok" and reads:
+        if store is not None and keys is not None and session.status == "ok":
             run_key = keys.run(session.trial)
             keep = partial(_keep_state, store, case, run_key)
         removals.remove(Path(session.workspace_path), keep)

@@ -108,7 +108,10 @@ def archive_workspace(
     destination.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=destination.parent, prefix=f".{destination.name}.")
     try:
-        with os.fdopen(fd, "wb") as handle, tarfile.open(fileobj=handle, mode="w:gz") as tar:
+        with (
+            os.fdopen(fd, "wb") as handle,
+            tarfile.open(fileobj=handle, mode="w:gz", compresslevel=1) as tar,
+        ):
             for path in entries:
                 name = os.path.relpath(path, workspace)
                 info = tar.gettarinfo(path, arcname=name)

@@ -160,24 +160,3 @@ def test_a_state_over_the_cap_is_not_kept_and_the_agent_runs_again_saying_why(
         "ran again: a grader reads its deleted workspace, whose final state was not kept: "
         "its files take 1.8 KB, over the 1.0 KB cap (EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB)"
     ) in output, output
-
-
-def test_no_state_is_kept_where_no_grader_reads_the_workspace(project: Path) -> None:
-    # Graders of the answer alone: nothing to restore, so no passing case pays to compress its
-    # workspace; a first grader that reads it then runs the agent again, saying why.
-    edit(
-        project / "kept.eval.yaml",
-        "{type: code-grader, command: python3 check.py answer.txt done}",
-        "{type: contains, value: ok}",
-    )
-    assert run(project)[:2] == (1.0, True)
-    assert states(project) == []
-    edit(
-        project / "kept.eval.yaml",
-        "{type: contains, value: ok}",
-        "{type: code-grader, command: python3 check.py answer.txt done}",
-    )
-    score, passed, output = run(project)
-    assert (score, passed) == (1.0, True), output
-    assert invocations(project) == 2
-    assert "ran again: a grader reads its deleted workspace" in output, output

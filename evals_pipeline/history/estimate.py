@@ -292,10 +292,11 @@ def render_estimate(estimate: RunEstimate, root: Path | str | None = None) -> st
     if not to_run and not estimate.regraded:
         return f"{head}: nothing runs, ~{_dollars(0.0)}"
     scope = ""
-    if estimate.reused:
-        scope = f" for the {to_run} that run{'s' if to_run == 1 else ''}" if to_run else ""
-        scope += " and the grading again" if to_run and estimate.regraded else ""
-        scope = scope or " for the grading again"
+    if estimate.reused and to_run:
+        scope = f" for the {to_run} that run{'s' if to_run == 1 else ''}"
+        scope += f" and the {estimate.regraded} graded again" if estimate.regraded else ""
+    elif estimate.reused:
+        scope = f" for the {estimate.regraded} graded again"
     if estimate.guessed:
         text = (
             f"{head}, ~{_dollars(estimate.cost_usd or 0.0)}{scope} (guess: no previous run; "

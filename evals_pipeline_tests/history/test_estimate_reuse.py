@@ -69,3 +69,15 @@ def test_an_edited_test_alone_is_counted_and_a_budget_over_it_runs_it(tmp_path: 
     assert "a / t01: ok in " in run.stderr, run.stderr
     after = cli("estimate", str(suite), home=home)
     assert after.stdout.startswith("estimate: 3 cases x 1 agent, 3 stored results reused: ")
+    # A grader edited: its case's run is reused, its grading counted.
+    text = suite.read_text().replace(
+        "question 2, assertions: [{type: llm-grader, prompt: Says done}]",
+        "question 2, assertions: [{type: llm-grader, prompt: Says done.}]",
+    )
+    assert text != suite.read_text()
+    suite.write_text(text)
+    regrade = cli("estimate", str(suite), home=home)
+    assert regrade.stdout.startswith(
+        "estimate: 3 cases x 1 agent, 3 stored results reused (1 graded again), ~$0.0500 "
+        "($0.00 agents + $0.0500 graders and judges) for the 1 graded again and ~"
+    ), regrade.stdout

@@ -21,12 +21,17 @@ def cli_instance() -> DagsterInstance:
     return local_instance(home)
 
 
+def storage_url(args: argparse.Namespace) -> str:
+    """The storage root a command uses: `--storage`, else $EVALS_PIPELINE_STORAGE or the default."""
+    from evals_pipeline.storage_env import storage_root, storage_root_from_env
+
+    return storage_root(args.storage) if args.storage else storage_root_from_env()
+
+
 def storage_folder(args: argparse.Namespace, suites: list[str] | None = None) -> Path:
     """The storage root's local folder, with the report files of `suites` (default: all) that
     the history reads fetched into it when the root is an object store."""
     from evals_pipeline.history.entries import mirror_reports
     from evals_pipeline.storage.root import open_root
-    from evals_pipeline.storage_env import storage_root, storage_root_from_env
 
-    url = storage_root(args.storage) if args.storage else storage_root_from_env()
-    return mirror_reports(open_root(url), suites)
+    return mirror_reports(open_root(storage_url(args)), suites)

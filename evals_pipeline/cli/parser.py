@@ -177,6 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--workers", type=int, metavar="N", help="as for run")
     estimate.add_argument("--budget", type=_usd, metavar="USD", help="as for run")
     estimate.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
+    estimate.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="count every case as run again (default: the cases whose stored results a run "
+        "reuses cost nothing)",
+    )
     estimate.set_defaults(func=cmd_estimate)
 
     runs = sub.add_parser("runs", help="list the reports in the storage root, oldest first")

@@ -20,7 +20,7 @@ from evals_pipeline.cli.exits import (
     EXIT_USAGE,
     usage_error,
 )
-from evals_pipeline.cli.locations import cli_instance, storage_folder
+from evals_pipeline.cli.locations import cli_instance, storage_folder, storage_url
 from evals_pipeline.cli.selection import load_suites, select_agents, select_cases, tags_match
 from evals_pipeline.terminal_text import for_terminal
 
@@ -89,7 +89,7 @@ def _run_suites(
     run on the in-process executor starts its agents before Dagster loads."""
     from evals_pipeline.cli.interrupts import plan
     from evals_pipeline.progress_bars import PlainProgress, progress_display
-    from evals_pipeline.suites import RunOptions
+    from evals_pipeline.suites import RunOptions, apply_run_options, with_run_options
 
     instance: DagsterInstance | None = None
     finished: list[tuple[EvalReport, Path]] = []
@@ -100,18 +100,6 @@ def _run_suites(
         if not tags_match(suite.suite.tags, args.tag, args.exclude_tag):
             print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
             continue
-        selection = select_cases(suite, args)
-        if isinstance(selection, str):
-            return usage_error(selection)
-        agents, cases = selection
-        keys = list(dict.fromkeys(c.case_key for c in cases))
-        history = storage_folder(args, [suite.slug])
-        estimate = _estimate(suite, cases, agents, history)
-        print(_estimate_line(estimate, history))
-        if _stops_before_running(estimate, budget_left):
-            print(_over_budget(estimate, budget_left or 0.0), file=sys.stderr)
-            cases_not_run += estimate.runs
-            continue
         options = RunOptions(
             threshold=args.threshold,
             keep_workspaces=args.keep_workspaces,
@@ -120,6 +108,20 @@ def _run_suites(
             agentv_scoring=args.agentv_scoring,
             targets=args.target or None,
         )
+        # The options as the run's steps lay them over the suite: the estimate then sees the
+        # result keys the run will (a --threshold grades again; --no-cache reuses nothing).
+        selection = select_cases(apply_run_options(suite, options), args)
+        if isinstance(selection, str):
+            return usage_error(selection)
+        agents, cases = selection
+        keys = list(dict.fromkeys(c.case_key for c in cases))
+        history = storage_folder(args, [suite.slug])
+        estimate = _estimate(suite, with_run_options(cases, options), agents, history, storage)
+        print(_estimate_line(estimate, history))
+        if _stops_before_running(estimate, budget_left):
+            print(_over_budget(estimate, budget_left or 0.0), file=sys.stderr)
+            cases_not_run += estimate.runs
+            continue
         # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
         display = progress_display()
         plan(sum(c.trials.count for c in cases if c.agent in agents), display)
@@ -309,13 +311,21 @@ def _set_provider_limits(given: list[str]) -> dict[str, int] | str:
 
 
 def _estimate(
-    suite: LoadedSuite, cases: Sequence[ResolvedCase], agents: list[str], root: Path
+    suite: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    agents: list[str],
+    root: Path,
+    storage: str,
 ) -> RunEstimate:
     """The cost and time of running `cases` x `agents`, from the suite's last reports (else a
-    guess from its targets' token prices)."""
-    from evals_pipeline.history.estimate import PlannedRun, estimate_run, history_of
+    guess from its targets' token prices), the trials whose stored results the run reuses from
+    the result store at `storage` costing nothing."""
+    from evals_pipeline.history.estimate import estimate_run, history_of, planned_runs
+    from evals_pipeline.results import ResultStore
+    from evals_pipeline.storage.root import open_root
 
-    planned = [PlannedRun(c.case_key, c.agent, c.trials.count) for c in cases if c.agent in agents]
+    store = ResultStore.of_suite(open_root(storage), suite.slug)
+    planned = planned_runs([c for c in cases if c.agent in agents], store)
     prices = {a: getattr(suite.targets.get(a), "pricing", None) for a in agents}
     history = history_of(root, suite.slug)
     return estimate_run(suite.slug, planned, history, suite.suite.execution.workers, prices)
@@ -331,8 +341,9 @@ def _estimate_line(estimate: RunEstimate, root: Path, budget: float | None = Non
     if not estimate.guessed:
         return line + f"\n{_over_budget(estimate, budget)}"
     # A guess does not stop a run: the run stops once its agents' spend reaches the budget.
-    runs = math.ceil(budget / (estimate.cost_usd / estimate.runs) - 1e-9)
-    return line + f"\nthe budget of ${budget:g} stops the run after ~{runs} of {estimate.runs} runs"
+    to_run = estimate.runs - estimate.reused
+    runs = math.ceil(budget / (estimate.cost_usd / to_run) - 1e-9)
+    return line + f"\nthe budget of ${budget:g} stops the run after ~{runs} of {to_run} runs"
 
 
 def _over_budget(estimate: RunEstimate, budget: float) -> str:
@@ -345,17 +356,21 @@ def _over_budget(estimate: RunEstimate, budget: float) -> str:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
+    from evals_pipeline.suites import RunOptions, apply_run_options, with_run_options
 
     loaded = load_suites(args.suites)
     if isinstance(loaded, int):
         return loaded
     root = storage_folder(args)
+    options = RunOptions(cache=not args.no_cache, targets=args.target or None)
     for suite in loaded:
-        selection = select_cases(suite, args)
+        selection = select_cases(apply_run_options(suite, options), args)
         if isinstance(selection, str):
             return usage_error(selection)
         agents, cases = selection
-        print(_estimate_line(_estimate(suite, cases, agents, root), root, args.budget))
+        cases = with_run_options(cases, options)
+        estimate = _estimate(suite, cases, agents, root, storage_url(args))
+        print(_estimate_line(estimate, root, args.budget))
     return EXIT_OK
 
 

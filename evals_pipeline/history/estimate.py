@@ -1,22 +1,29 @@
 """What a run will cost and take, before it starts, from the suite's last reports: each
 (case, agent)'s agent cost, grading and judging cost and duration per trial in their
-cases.parquet; before a suite's first run, a guess from the targets' token prices
-(docs/report.md, "Estimate before a run")."""
+cases.parquet; before a suite's first run, a guess from the targets' token prices. Trials whose
+stored run (and grade) the run will reuse cost nothing (docs/report.md, "Estimate before a
+run")."""
 
 from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from evals_pipeline.history.entries import suite_entries
 from evals_pipeline.history.outcomes import CASES_FILE
 from evals_pipeline.models.targets import Pricing
+from evals_pipeline.results.keys import FileLookups, Identity, agent_identity, case_keys
+
+if TYPE_CHECKING:
+    from evals_pipeline.models.case import ResolvedCase
+    from evals_pipeline.results.store import ResultStore
 
 ESTIMATE_RUNS = 3
 """How many of the suite's last reports an estimate reads."""
@@ -29,11 +36,49 @@ magnitude: a few turns over a prompt and the files it reads)."""
 
 @dataclass(frozen=True)
 class PlannedRun:
-    """One (case, agent) a run is about to launch, `trials` times."""
+    """One (case, agent) a run is about to launch, `trials` times; `reused` of those trials
+    reuse their stored run, and `regraded` of these are graded again (their grade's key
+    changed)."""
 
     case_key: str
     agent: str
     trials: int = 1
+    reused: int = 0
+    regraded: int = 0
+
+    @property
+    def to_run(self) -> int:
+        """Trials whose agent runs."""
+        return self.trials - self.reused
+
+    @property
+    def to_grade(self) -> int:
+        """Trials graded (and judged) afresh: those that run and the reused ones regraded."""
+        return self.to_run + self.regraded
+
+
+def planned_runs(
+    cases: Iterable[ResolvedCase], store: ResultStore | None, identity: Identity = agent_identity
+) -> list[PlannedRun]:
+    """The (case, agent)s of `cases` as a run with `store` would launch them: each trial whose
+    stored run the agents step reuses (results/run_reuse.py) counted as reused, and regraded
+    unless its trial grade is stored under its unchanged key (as the grades step reuses it)."""
+    # Imported here: the graders' models it reads load with a run, not with `runs` or `compare`.
+    from evals_pipeline.results.run_reuse import stored_run
+
+    files = FileLookups()  # a suite's cases name the same graders and scripts: hashed once
+    planned = []
+    for case in cases:
+        reused = regraded = 0
+        if store is not None and case.cache:
+            keys = case_keys(case, identity, files)
+            for trial in range(case.trials.count):
+                if stored_run(store, case, keys, trial).run is None:
+                    continue
+                reused += 1
+                regraded += store.trial(case.case_key, case.agent, keys.trial_grade(trial)) is None
+        planned.append(PlannedRun(case.case_key, case.agent, case.trials.count, reused, regraded))
+    return planned
 
 
 @dataclass(frozen=True)
@@ -55,6 +100,12 @@ class RunEstimate(BaseModel):
     cases: int = Field(description="Distinct tests planned.")
     agents: int
     runs: int = Field(description="Agent runs planned: (case, agent) pairs times trials.")
+    reused: int = Field(
+        default=0, description="Of `runs`, those whose stored run is reused: they cost nothing."
+    )
+    regraded: int = Field(
+        default=0, description="Of `reused`, those graded (and judged) again: a grader changed."
+    )
     workers: int
     from_reports: int = Field(description="Past reports the figures come from (0: no history).")
     without_figures: int = Field(
@@ -138,6 +189,8 @@ def estimate_run(
         cases=len({p.case_key for p in planned}),
         agents=len({p.agent for p in planned}),
         runs=sum(p.trials for p in planned),
+        reused=sum(p.reused for p in planned),
+        regraded=sum(p.regraded for p in planned),
         workers=max(1, workers),
         from_reports=len(history),
     )
@@ -154,12 +207,13 @@ def estimate_run(
     durations: list[float] = []
     agent_cost = judge_cost = 0.0
     for p in planned:
-        durations += [time.of(p.case_key, p.agent) or 0.0] * p.trials
-        agent_cost += (cost.of(p.case_key, p.agent) or 0.0) * p.trials
-        judge_cost += (judging.of(p.case_key, p.agent) or 0.0) * p.trials
+        durations += [time.of(p.case_key, p.agent) or 0.0] * p.to_run
+        agent_cost += (cost.of(p.case_key, p.agent) or 0.0) * p.to_run
+        judge_cost += (judging.of(p.case_key, p.agent) or 0.0) * p.to_grade
+    fresh = [p for p in planned if p.to_grade]
     return plan.model_copy(
         update={
-            "without_figures": sum(not time.knows(p.case_key, p.agent) for p in planned),
+            "without_figures": sum(not time.knows(p.case_key, p.agent) for p in fresh),
             "cost_usd": agent_cost + judge_cost if cost.any or judging.any else None,
             "agent_cost_usd": agent_cost if cost.any else None,
             "judge_cost_usd": judge_cost if judging.any else None,
@@ -180,8 +234,8 @@ def _guess(
         agent: (GUESS_INPUT_TOKENS * p.input + GUESS_OUTPUT_TOKENS * p.output) / 1_000_000
         for agent, p in priced.items()
     }
-    cost = sum(per_run[p.agent] * p.trials for p in planned if p.agent in per_run)
-    unpriced = {p.agent for p in planned} - per_run.keys()
+    cost = sum(per_run[p.agent] * p.to_run for p in planned if p.agent in per_run)
+    unpriced = {p.agent for p in planned if p.to_run} - per_run.keys()
     return plan.model_copy(
         update={
             "cost_usd": cost,
@@ -225,13 +279,28 @@ def _makespan(durations: list[float], workers: int) -> float:
 
 def render_estimate(estimate: RunEstimate, root: Path | str | None = None) -> str:
     """The estimate in a line, e.g. `estimate: 30 cases x 2 agents, ~$1.20 and ~4 min at 4
-    workers (from the last 3 runs)`, or why there is none."""
+    workers (from the last 3 runs)`, or `..., 19 stored results reused, ~$0.04 for the 1 that
+    runs and ...`, or why there is none."""
     head = f"estimate: {_count(estimate.cases, 'case')} x {_count(estimate.agents, 'agent')}"
     if estimate.runs != estimate.cases * estimate.agents:
         head += f" ({estimate.runs} agent runs)"
+    if estimate.reused:
+        head += f", {_count(estimate.reused, 'stored result')} reused"
+        if estimate.regraded:
+            head += f" ({estimate.regraded} graded again)"
+    to_run = estimate.runs - estimate.reused
+    if not to_run and not estimate.regraded:
+        return f"{head}: nothing runs, ~{_dollars(0.0)}"
+    scope = ""
+    if estimate.reused and to_run:
+        scope = f" for the {to_run} that run{'s' if to_run == 1 else ''}"
+        scope += f" and the {estimate.regraded} graded again" if estimate.regraded else ""
+    elif estimate.reused:
+        scope = f" for the {estimate.regraded} graded again"
     if estimate.guessed:
         text = (
-            f"{head}, ~{_dollars(estimate.cost_usd or 0.0)} (guess: no previous run; from token "
+            f"{head}, ~{_dollars(estimate.cost_usd or 0.0)}{scope} (guess: no previous run; "
+            "from token "
             f"prices x {GUESS_INPUT_TOKENS + GUESS_OUTPUT_TOKENS:,} expected tokens per case, "
             f"{GUESS_INPUT_TOKENS:,} in and {GUESS_OUTPUT_TOKENS:,} out; agents only, "
             "graders and judges not counted; time unknown)"
@@ -246,6 +315,7 @@ def render_estimate(estimate: RunEstimate, root: Path | str | None = None) -> st
     if estimate.judge_cost_usd is not None:
         agents = _dollars(estimate.agent_cost_usd or 0.0)
         cost += f" ({agents} agents + {_dollars(estimate.judge_cost_usd)} graders and judges)"
+    cost += scope
     runs = "run" if estimate.from_reports == 1 else f"{estimate.from_reports} runs"
     text = (
         f"{head}, {cost} and ~{_minutes(estimate.duration_s or 0.0)} at "

@@ -27,7 +27,7 @@ from evals_pipeline.results import (
     agent_identity,
     case_keys,
 )
-from evals_pipeline.results.regrading import reads_workspace
+from evals_pipeline.results.run_reuse import stored_run
 from evals_pipeline.scheduling import RunGate, run_budget, waves
 from evals_pipeline.stopping import agent_ended, agent_started, stop_when_interrupted, stopping
 
@@ -71,33 +71,14 @@ class _RunReuse:
         return self._keys[partition]
 
     def stored(self, case: ResolvedCase, trial: int) -> AgentRun | None:
-        """The stored run of this trial, when the cache is on and its key is unchanged.
-
-        A run whose workspace was cleaned up is reused when this trial's grade is stored under
-        its unchanged key, when no grader of the case reads the workspace, or when the
-        workspace's final state was kept (the grades step restores it); else a changed grader
-        that reads it needs the workspace, so the agent runs again (`rerun_reason` says why).
-        """
-        if self.store is None or not case.cache:
+        """The stored run of this trial to reuse (results/run_reuse.py), else None: the agent
+        runs, and `rerun_reason` says why when a stored run was passed over."""
+        if self.store is None:
             return None
-        keys = self.keys(case)
-        run = self.store.run(case.case_key, case.agent, keys.run(trial))
-        if run is None or run.workspace_path is None or Path(run.workspace_path).exists():
-            return run
-        if not reads_workspace(case):
-            return run
-        graded = self.store.trial(case.case_key, case.agent, keys.trial_grade(trial))
-        if graded is not None:
-            return run
-        kept = self.store.workspace_state(case.case_key, case.agent, keys.run(trial))
-        if kept is not None and kept.kept:
-            return run
-        why = kept.not_kept if kept is not None else None
-        self._rerun[(case.agent, case.case_key, trial)] = (
-            "a grader reads its deleted workspace, whose final state was not kept"
-            + (f": {why}" if why else "")
-        )
-        return None
+        found = stored_run(self.store, case, self.keys(case), trial)
+        if found.rerun_reason is not None:
+            self._rerun[(case.agent, case.case_key, trial)] = found.rerun_reason
+        return found.run
 
     def rerun_reason(self, case: ResolvedCase, trial: int) -> str | None:
         """Why a stored run of this trial was not reused, when `stored` found one."""

@@ -127,6 +127,7 @@ def test_estimate_command(storage: Path) -> None:
         [
             *(sys.executable, "-m", "evals_pipeline.cli", "estimate", str(suite)),
             *("--target", "a", "--storage", str(storage), "--workers", "1", "--budget", "0.15"),
+            "--no-cache",  # every case counted, though its results are stored
         ],
         capture_output=True,
         text=True,

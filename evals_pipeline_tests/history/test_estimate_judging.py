@@ -75,7 +75,8 @@ def test_the_report_keeps_what_grading_cost_per_case(ran: tuple[Path, Path]) -> 
 
 def test_estimate_counts_graders_and_judges(ran: tuple[Path, Path], tmp_path: Path) -> None:
     suite, home = ran
-    done = cli("estimate", str(suite), home=home)
+    # --no-cache: every case counted, as if none were stored (test_estimate_reuse.py).
+    done = cli("estimate", str(suite), "--no-cache", home=home)
     assert done.code == 0, done.explain()
     assert done.stdout.startswith(
         "estimate: 3 cases x 1 agent, ~$0.4500 ($0.3000 agents + $0.1500 graders and judges) and ~"
@@ -88,7 +89,7 @@ def test_estimate_counts_graders_and_judges(ran: tuple[Path, Path], tmp_path: Pa
     column = table.schema.get_field_index("judge_cost_usd")
     nulls = pa.nulls(table.num_rows, pa.float64())
     pq.write_table(table.set_column(column, "judge_cost_usd", nulls), folder / "cases.parquet")
-    done = cli("estimate", str(suite), home=bare)
+    done = cli("estimate", str(suite), "--no-cache", home=bare)
     assert done.stdout.startswith("estimate: 3 cases x 1 agent, ~$0.3000 and ~"), done.stdout
 
 
@@ -109,11 +110,12 @@ def test_estimate_before_any_run_is_a_labelled_guess(tmp_path: Path) -> None:
 def test_a_budget_under_the_estimate_with_grading_stops_before_running(
     ran: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    """$0.35 covers the agents ($0.30) but not their grading ($0.15): nothing runs."""
+    """$0.35 covers the agents ($0.30) but not their grading ($0.15): nothing runs (with
+    --no-cache, which runs every case again)."""
     suite, home = ran
     copy = tmp_path / "home"
     shutil.copytree(home, copy)
-    done = cli("run", str(suite), "--budget", "0.35", home=copy)
+    done = cli("run", str(suite), "--budget", "0.35", "--no-cache", home=copy)
     assert done.code == 3, done.explain()
     assert (
         "the budget of $0.35 is under the estimate of ~$0.4500 (agents, graders and judges, "

@@ -22,7 +22,7 @@ from evals_pipeline.models.assertions.composite import CodeAggregator
 from evals_pipeline.models.assertions.custom import CustomAssertion
 from evals_pipeline.models.assertions.file_changes import FileChangesAssertion
 from evals_pipeline.models.assertions.llm_grader import LlmGraderBase, PromptCommand
-from evals_pipeline.models.assertions.spec import CompositeAssertion
+from evals_pipeline.models.assertions.spec import CompositeAssertion, walk_assertions
 from evals_pipeline.models.case import ResolvedCase
 
 READS_FILES = re.compile(r"workspace|file_?changes", re.IGNORECASE)
@@ -36,19 +36,19 @@ def expects_file_changes(case: ResolvedCase) -> bool:
     """Whether an empty diff means the agent did not do the task (see the module docstring)."""
     if case.workspace is None:
         return False
-    return any(_reads_files(spec, Path(case.base_dir)) for spec in case.assertions)
+    base_dir = Path(case.base_dir)
+    return any(_reads_files(spec, base_dir) for _, spec in walk_assertions(case.assertions))
 
 
 def _reads_files(spec: AssertionSpec, base_dir: Path) -> bool:
+    """Whether this one grader looks at the files (a composite's members are walked apart)."""
     if isinstance(spec, FileChangesAssertion):
         return True
     if isinstance(spec, CompositeAssertion):
         aggregator = spec.aggregator
-        if isinstance(aggregator, CodeAggregator) and _program_reads_files(
+        return isinstance(aggregator, CodeAggregator) and _program_reads_files(
             shlex.split(aggregator.path), base_dir / (aggregator.cwd or "")
-        ):
-            return True
-        return any(_reads_files(member, base_dir) for member in spec.assertions)
+        )
     if isinstance(spec, CodeGraderAssertion | CustomAssertion):
         command = spec.command if isinstance(spec.command, list) else shlex.split(spec.command)
         return _program_reads_files(command, base_dir / (spec.cwd or ""))

@@ -7,7 +7,7 @@ import functools
 import os
 import warnings
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # Dagster loads only when an executor is made: the CLI reads the setting first
     import dagster as dg
@@ -63,25 +63,31 @@ def in_process_executor() -> dg.ExecutorDefinition:
     and those working ahead alike, wherever Dagster raises the interrupt (in a step, or as the
     next one begins). `execute_in_process` (the CLI) uses an executor of its own."""
     import dagster as dg
-    from dagster._core.execution.context.system import PlanOrchestrationContext
-    from dagster._core.execution.plan.plan import ExecutionPlan
-    from dagster._core.executor.in_process import InProcessExecutor
 
     from evals_pipeline.stopping import stop_when_interrupted
 
-    class StoppingInProcessExecutor(InProcessExecutor):
-        def execute(
-            self, plan_context: PlanOrchestrationContext, execution_plan: ExecutionPlan
-        ) -> Iterator[dg.DagsterEvent]:
-            with stop_when_interrupted():
-                yield from super().execute(plan_context, execution_plan)
+    class StoppingExecutor(dg.Executor):
+        """Dagster's executor as made from the run's config, its plan run inside the stop
+        (through the public Executor base: the types of its arguments are private, so Any)."""
 
-    def create(init_context: dg.InitExecutorContext) -> InProcessExecutor:
+        def __init__(self, inner: dg.Executor) -> None:
+            self.inner = inner
+
+        def execute(self, plan_context: Any, execution_plan: Any) -> Iterator[dg.DagsterEvent]:
+            with stop_when_interrupted():
+                yield from self.inner.execute(plan_context, execution_plan)
+
+        @property
+        def retries(self) -> Any:
+            return self.inner.retries
+
+        @property
+        def step_dependency_config(self) -> Any:
+            return self.inner.step_dependency_config
+
+    def create(init_context: dg.InitExecutorContext) -> dg.Executor:
         made = dg.in_process_executor.executor_creation_fn(init_context)  # type: ignore[misc]
-        assert isinstance(made, InProcessExecutor)
-        return StoppingInProcessExecutor(
-            made.retries, made.step_dependency_config, made.marker_to_close
-        )
+        return StoppingExecutor(made)
 
     return dg.ExecutorDefinition(
         name=dg.in_process_executor.name,

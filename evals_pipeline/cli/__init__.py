@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 from evals_pipeline.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from evals_pipeline.cli.main import main
+    from evals_pipeline.cli.entry import main
     from evals_pipeline.cli.parser import build_parser
 
 # Loaded on first use: the command modules import their siblings, which would loop back through
 # an `__init__` that imported the parser (and with it every command) eagerly.
-_MODULES = {"build_parser": "parser", "main": "main"}
+_MODULES = {"build_parser": "parser", "main": "entry"}
 
 __getattr__ = lazy_exports(__name__, _MODULES)
 

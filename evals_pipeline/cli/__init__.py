@@ -1,28 +1,18 @@
 """The `evals-pipeline` command: run, estimate, runs, compare, validate, schema, register, import,
 assert, model-server; one module per command (or pair of commands), wired in `parser.py`."""
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-from collections.abc import Sequence
+from evals_pipeline.lazy_exports import lazy_exports
 
-from evals_pipeline.cli.exits import usage_error
-from evals_pipeline.cli.parser import build_parser
-from evals_pipeline.defs.event_volume import lean_event_log
-from evals_pipeline.file_modes import UmaskSettingError, apply_umask
-from evals_pipeline.gc_pause import freeze_at_exit, start_up_paused
+if TYPE_CHECKING:
+    from evals_pipeline.cli.entry import main
+    from evals_pipeline.cli.parser import build_parser
 
+# Loaded on first use: the command modules import their siblings, which would loop back through
+# an `__init__` that imported the parser (and with it every command) eagerly.
+_MODULES = {"build_parser": "parser", "main": "entry"}
 
-def main(argv: Sequence[str] | None = None) -> int:
-    freeze_at_exit()
-    lean_event_log()
-    try:  # what the runner writes is private unless EVALS_PIPELINE_UMASK says (file_modes.py)
-        apply_umask()
-    except UmaskSettingError as exc:
-        return usage_error(str(exc))
-    args = build_parser().parse_args(argv)
-    # Commands that work long end the pause where their work starts (start_up_over).
-    with start_up_paused():
-        return int(args.func(args))
-
+__getattr__ = lazy_exports(__name__, _MODULES)
 
 __all__ = ["build_parser", "main"]

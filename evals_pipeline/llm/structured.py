@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evals_pipeline.llm.client import LlmCallError, LlmClient, LlmReply, LlmRequest
-from evals_pipeline.llm.usage import LlmUsage
+from evals_pipeline.llm.usage import LlmUsage, usage_of
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -106,7 +106,7 @@ def complete_structured(
             usage = usage + LlmUsage(errors=1)
             return StructuredReply(None, tuple(replies), usage, str(exc))
         replies.append(reply)
-        usage = usage + LlmUsage.of(reply)
+        usage = usage + usage_of(reply)
         try:
             value = parse_reply(reply.text, model_type)
         except ReplyProblem as exc:

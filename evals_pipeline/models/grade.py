@@ -6,10 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.models.events import Milestone
 from evals_pipeline.models.messages import TokenUsage
 from evals_pipeline.models.reuse import Reuse
+from evals_pipeline.models.usage import LlmUsage
 
 Verdict = Literal["pass", "fail", "error"]
 ExecutionStatus = Literal["ok", "quality_failure", "execution_error"]

@@ -11,10 +11,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.models.history import RunComparison, RunEntry, Trigger
 from evals_pipeline.models.judging import Dimension, FailureBreakdown
 from evals_pipeline.models.pass_rate import PassCounts
+from evals_pipeline.models.usage import LlmUsage
 from evals_pipeline.statistics import (
     BootstrapResult,
     Calibration,

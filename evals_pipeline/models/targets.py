@@ -7,7 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from evals_pipeline.sandbox.policy import SandboxNetwork
+SandboxNetwork = Literal["host", "loopback"]
+"""host: the host's network (an agent calling its model API needs it); loopback: a network
+namespace of its own with only `lo`, so nothing outside the sandbox, the host's loopback
+services included, is reachable."""
 
 
 class TargetBase(BaseModel):

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-SandboxNetwork = Literal["host", "loopback"]
-"""host: the host's network (an agent calling its model API needs it); loopback: a network
-namespace of its own with only `lo`, so nothing outside the sandbox, the host's loopback
-services included, is reachable."""
+from evals_pipeline.models.targets import SandboxNetwork
 
 
 @dataclass(frozen=True)

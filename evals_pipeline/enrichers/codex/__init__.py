@@ -14,13 +14,33 @@ Reference: agent-clis.md sec 5.
 | `fields.py` | usage, shell commands, tool-call families and statuses, typed values |
 """
 
-from evals_pipeline.enrichers.codex.exec_stream import parse_codex
-from evals_pipeline.enrichers.codex.fields import AGENT_KIND, Family, codex_usage, unwrap_shell
-from evals_pipeline.enrichers.codex.rollout import (
-    ROLLOUT_LINE_TYPES,
-    is_rollout,
-    parse_codex_rollout,
-)
+from typing import TYPE_CHECKING
+
+from evals_pipeline.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from evals_pipeline.enrichers.codex.exec_stream import parse_codex
+    from evals_pipeline.enrichers.codex.fields import AGENT_KIND, Family, codex_usage, unwrap_shell
+    from evals_pipeline.enrichers.codex.rollout import (
+        ROLLOUT_LINE_TYPES,
+        is_rollout,
+        parse_codex_rollout,
+    )
+
+# Each name loads its module when first used, so importing one submodule of the package
+# does not run the others (and no submodule's import of a sibling loops back through here).
+_MODULES = {
+    "AGENT_KIND": "fields",
+    "Family": "fields",
+    "ROLLOUT_LINE_TYPES": "rollout",
+    "codex_usage": "fields",
+    "is_rollout": "rollout",
+    "parse_codex": "exec_stream",
+    "parse_codex_rollout": "rollout",
+    "unwrap_shell": "fields",
+}
+
+__getattr__ = lazy_exports(__name__, _MODULES)
 
 __all__ = [
     "AGENT_KIND",

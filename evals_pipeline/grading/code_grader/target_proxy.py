@@ -27,7 +27,7 @@ from typing import Any
 
 from evals_pipeline.grading.context import LlmClientSource
 from evals_pipeline.llm.client import LlmCallError, LlmConfigError, LlmRequest
-from evals_pipeline.llm.usage import LlmUsage
+from evals_pipeline.llm.usage import LlmUsage, usage_of
 from evals_pipeline.models.assertions import DEFAULT_PROXY_MAX_CALLS
 
 URL_ENV = "AGENTV_TARGET_PROXY_URL"
@@ -229,7 +229,7 @@ class TargetProxy:
             self._add(LlmUsage(errors=1))
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise _Refused(HTTPStatus.BAD_GATEWAY, str(message)) from None
-        self._add(LlmUsage.of(reply))
+        self._add(usage_of(reply))
         return {
             "output": [{"role": "assistant", "content": reply.text}],
             "rawText": reply.text,

@@ -26,20 +26,42 @@ read in `signals`, the secondary tags in `tags`; `classify` runs them in precede
 (`attribute_failure`) and `breakdown` counts the classifications (`failure_breakdown`).
 """
 
-from evals_pipeline.judging.attribution.breakdown import failure_breakdown
-from evals_pipeline.judging.attribution.classify import attribute_failure
-from evals_pipeline.judging.attribution.environmental import (
-    E2_BACKOFF_SHARE,
-    PROVIDER_ERRORS_IN_A_ROW,
-)
-from evals_pipeline.judging.attribution.resource import CONTEXT_FULL_SHARE
-from evals_pipeline.judging.attribution.signals import PROVIDER_STATUSES
-from evals_pipeline.judging.attribution.tags import (
-    LOOP_DUPLICATE_SHARE,
-    LOOP_REPEATS,
-    LOOP_WINDOW,
-    TOOL_ERROR_RATE,
-)
+from typing import TYPE_CHECKING
+
+from evals_pipeline.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from evals_pipeline.judging.attribution.breakdown import failure_breakdown
+    from evals_pipeline.judging.attribution.classify import attribute_failure
+    from evals_pipeline.judging.attribution.environmental import (
+        E2_BACKOFF_SHARE,
+        PROVIDER_ERRORS_IN_A_ROW,
+    )
+    from evals_pipeline.judging.attribution.resource import CONTEXT_FULL_SHARE
+    from evals_pipeline.judging.attribution.signals import PROVIDER_STATUSES
+    from evals_pipeline.judging.attribution.tags import (
+        LOOP_DUPLICATE_SHARE,
+        LOOP_REPEATS,
+        LOOP_WINDOW,
+        TOOL_ERROR_RATE,
+    )
+
+# Each name loads its module when first used, so importing one submodule of the package
+# does not run the others (and no submodule's import of a sibling loops back through here).
+_MODULES = {
+    "CONTEXT_FULL_SHARE": "resource",
+    "E2_BACKOFF_SHARE": "environmental",
+    "LOOP_DUPLICATE_SHARE": "tags",
+    "LOOP_REPEATS": "tags",
+    "LOOP_WINDOW": "tags",
+    "PROVIDER_ERRORS_IN_A_ROW": "environmental",
+    "PROVIDER_STATUSES": "signals",
+    "TOOL_ERROR_RATE": "tags",
+    "attribute_failure": "classify",
+    "failure_breakdown": "breakdown",
+}
+
+__getattr__ = lazy_exports(__name__, _MODULES)
 
 __all__ = [
     "CONTEXT_FULL_SHARE",

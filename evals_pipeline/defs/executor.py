@@ -63,10 +63,12 @@ def in_process_executor() -> dg.ExecutorDefinition:
     and those working ahead alike, wherever Dagster raises the interrupt (in a step, or as the
     next one begins). `execute_in_process` (the CLI) uses an executor of its own."""
     import dagster as dg
-    from dagster._core.execution.context.system import PlanOrchestrationContext
-    from dagster._core.execution.plan.plan import ExecutionPlan
-    from dagster._core.executor.in_process import InProcessExecutor
 
+    from evals_pipeline.dagster_private import (
+        ExecutionPlan,
+        InProcessExecutor,
+        PlanOrchestrationContext,
+    )
     from evals_pipeline.stopping import stop_when_interrupted
 
     class StoppingInProcessExecutor(InProcessExecutor):

@@ -212,6 +212,24 @@ def test_the_queue_daemon_looks_for_runs_every_half_second(
         daemon_interval(tmp_path / "3.0")
 
 
+def test_a_home_written_before_instance_moved_out_of_defs_still_opens(tmp_path: Path) -> None:
+    """Homes set up by earlier releases name the instance's classes under evals_pipeline.defs."""
+    from evals_pipeline.instance.run_launcher import WarmRunLauncher
+
+    (tmp_path / "dagster.yaml").write_text(
+        "run_coordinator: {module: evals_pipeline.defs.run_tags, class: EvalRunCoordinator,"
+        " config: {dequeue_interval_seconds: 0.5}}\n"
+        "run_launcher: {module: evals_pipeline.defs.run_launcher, class: WarmRunLauncher}\n"
+        "event_log_storage: {module: evals_pipeline.defs.event_storage,"
+        f" class: BatchingSqliteEventLogStorage, config: {{base_dir: {tmp_path / 'runs'}}}}}\n"
+    )
+    with local_instance(tmp_path) as instance:
+        assert isinstance(instance.run_coordinator, EvalRunCoordinator)
+        assert instance.run_coordinator.dequeue_interval_seconds == 0.5
+        assert isinstance(instance.run_launcher, WarmRunLauncher)
+        assert isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage)
+
+
 def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPatch) -> None:
     for name in ("HOST", "USERNAME", "PASSWORD", "DB"):
         monkeypatch.setenv(f"DAGSTER_PG_{name}", "evals")

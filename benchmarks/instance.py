@@ -12,7 +12,7 @@ from benchmarks import REPO
 
 SET_UP = (
     "import sys; from pathlib import Path; "
-    "from evals_pipeline.defs.instance import local_instance; local_instance(Path(sys.argv[1]))"
+    "from evals_pipeline.instance.local import local_instance; local_instance(Path(sys.argv[1]))"
 )
 
 

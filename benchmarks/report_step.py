@@ -5,7 +5,7 @@ the report's folder as one JSON line.
 
 The load is what a run has done before its report step, as `evals-pipeline run` does it: the
 records' Parquet IO (pyarrow) imported by the steps before (a run worker forked by the daemon
-has it preloaded, defs/warm_workers.py), the instance open, and the start-up frozen out of the
+has it preloaded, instance/warm_workers.py), the instance open, and the start-up frozen out of the
 collector's sight once the definitions are built (gc_pause.start_up_over)."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evals_pipeline.defs.event_volume import SETTINGS
+from evals_pipeline.instance.event_volume import SETTINGS
 from evals_pipeline.layers import sessions as sessions_layer
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
@@ -40,7 +40,7 @@ def _umask() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _dagster_event_switches(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test starts without the event-log switches `evals-pipeline` sets in its own process
-    (defs/event_volume.py): a test that runs the command in-process would otherwise leave them
+    (instance/event_volume.py): a test that runs the command in-process would otherwise leave them
     on for every later test of its worker."""
     for name in SETTINGS:
         monkeypatch.delenv(name, raising=False)

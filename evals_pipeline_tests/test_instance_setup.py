@@ -8,8 +8,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
-from evals_pipeline.defs.instance import local_instance
+from evals_pipeline.instance.event_storage import BatchingSqliteEventLogStorage
+from evals_pipeline.instance.local import local_instance
 from evals_pipeline_tests.test_cli import QUICKSTART, Done, cli
 
 SUITE = str(QUICKSTART / "quickstart.eval.yaml")

@@ -16,8 +16,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from evals_pipeline.defs.instance import local_instance
-from evals_pipeline.defs.run_recovery import RUNNER_PID_TAG
+from evals_pipeline.instance.local import local_instance
+from evals_pipeline.instance.run_recovery import RUNNER_PID_TAG
 from evals_pipeline.reaping.ledger import STATE_DIR_VAR
 from evals_pipeline.reaping.owner import OWNER_VAR
 from evals_pipeline.reaping.proc_table import all_pids, environ_value

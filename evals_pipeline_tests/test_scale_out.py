@@ -26,8 +26,8 @@ import pytest
 from dagster_postgres import PostgresRunStorage
 
 from evals_pipeline.defs.executor import BROKER_ENV, EXECUTOR_ENV
-from evals_pipeline.defs.instance import local_instance
 from evals_pipeline.defs.io_manager import latest_uris
+from evals_pipeline.instance.local import local_instance
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.storage.records import read_records
 from evals_pipeline.storage.root import StorageRoot
@@ -173,12 +173,12 @@ def test_two_commands_at_once_set_up_a_fresh_postgres_instance(
     tmp_path: Path, postgres_server: Postgres
 ) -> None:
     """Two processes opening the CLI's instance on a fresh database at once both get it, and
-    a third finds it whole (the locked set-up of defs/instance.py, on PostgreSQL)."""
+    a third finds it whole (the locked set-up of instance/local.py, on PostgreSQL)."""
     database = postgres_server.create_database("fresh_setup")
     dagster_home = postgres_home(tmp_path, postgres_server, database)
     code = (
         "import sys; from pathlib import Path; "
-        "from evals_pipeline.defs.instance import local_instance; "
+        "from evals_pipeline.instance.local import local_instance; "
         "instance = local_instance(Path(sys.argv[1])); "
         "print(type(instance.run_storage).__name__, instance.get_runs_count())"
     )

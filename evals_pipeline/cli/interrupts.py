@@ -30,7 +30,7 @@ SIGKILL after a second) before they are killed outright."""
 CANCEL_SECONDS = 1.0
 """How long marking the command's Dagster runs canceled may take once the children are gone
 (it starts with the stop); past it they are marked failed by the next command
-(defs/run_recovery.py)."""
+(instance/run_recovery.py)."""
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _planned = 0  # agent runs of the suites begun so far
@@ -127,7 +127,7 @@ def _cancel_runs() -> threading.Thread | None:
 
     def cancel() -> None:
         from evals_pipeline.cli.locations import cli_instance
-        from evals_pipeline.defs.run_recovery import cancel_own_runs
+        from evals_pipeline.instance.run_recovery import cancel_own_runs
 
         with contextlib.suppress(Exception):
             cancel_own_runs(cli_instance())

@@ -15,7 +15,7 @@ DEFAULT_DAGSTER_HOME = ".evals/dagster"
 
 def cli_instance() -> DagsterInstance:
     """The local Dagster instance: DAGSTER_HOME, else `.evals/dagster` (created on first use)."""
-    from evals_pipeline.defs.instance import local_instance
+    from evals_pipeline.instance.local import local_instance
 
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(DEFAULT_DAGSTER_HOME).resolve())))
     return local_instance(home)

@@ -286,7 +286,7 @@ def _sweep_leftovers(say: Callable[[str], None]) -> None:
 def _instance(say: Callable[[str], None]) -> DagsterInstance:
     """The Dagster instance, the runs of runners that died marked failed on it (an in-process
     run killed outright stays STARTED for ever otherwise)."""
-    from evals_pipeline.defs.run_recovery import fail_crashed_runs
+    from evals_pipeline.instance.run_recovery import fail_crashed_runs
 
     instance = cli_instance()
     for run_id in fail_crashed_runs(instance):

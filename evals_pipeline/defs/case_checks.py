@@ -14,15 +14,12 @@ from typing import Any
 
 import dagster as dg
 
-# Public in Dagster but not re-exported: a check evaluation names the materialization it checked,
-# so the UI shows it as current for that partition.
-from dagster._core.definitions.asset_checks.asset_check_evaluation import (
-    AssetCheckEvaluationTargetMaterializationData,
-)
-
-from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
+# A check evaluation names the materialization it checked, so the UI shows it as current for
+# that partition (Dagster does not re-export the type).
+from evals_pipeline.dagster_private import AssetCheckEvaluationTargetMaterializationData
 from evals_pipeline.defs.io_manager import latest_materializations
 from evals_pipeline.defs.partitions import partition_key
+from evals_pipeline.instance.event_storage import BatchingSqliteEventLogStorage
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.reporting.case_lines import failure_reason
 

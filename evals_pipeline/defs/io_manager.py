@@ -8,11 +8,9 @@ from typing import Any
 
 import dagster as dg
 import sqlalchemy as db
-from dagster._core.events import DagsterEventType
-from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
-from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
 from pydantic import BaseModel
 
+from evals_pipeline.dagster_private import SqlEventLogStorage, SqlEventLogStorageTable
 from evals_pipeline.defs.partitions import partition_key, split_key
 from evals_pipeline.defs.resources import step_folder
 from evals_pipeline.gc_pause import gc_paused
@@ -128,7 +126,7 @@ def latest_uris(
     # Unfiltered beyond a few keys: an IN of 10,000 keys costs more than the rows it leaves out.
     ids = storage.get_latest_storage_id_by_partition(
         asset_key,
-        DagsterEventType.ASSET_MATERIALIZATION,
+        dg.DagsterEventType.ASSET_MATERIALIZATION,
         wanted if len(wanted) <= FILTERED_KEYS else None,
     )
     run_of = _run_ids(storage, sorted({i for p, i in ids.items() if p in wanted}))

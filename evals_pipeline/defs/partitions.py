@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 import click
 import dagster as dg
-from dagster._core.definitions.partitions.context import (
-    PartitionLoadingContext,
+from dagster import (
+    DagsterInvalidSubsetError,
+    DagsterUnknownPartitionError,
     partition_loading_context,
 )
-from dagster._core.errors import DagsterInvalidSubsetError, DagsterUnknownPartitionError
-from dagster._core.instance import DynamicPartitionsStore
+
+from evals_pipeline.dagster_private import DynamicPartitionsStore, PartitionLoadingContext
 
 if TYPE_CHECKING:
     from evals_pipeline.suites import LoadedSuite

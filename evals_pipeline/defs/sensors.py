@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.storage.tags import (
+
+from evals_pipeline.dagster_private import (
     ASSET_PARTITION_RANGE_END_TAG,
     ASSET_PARTITION_RANGE_START_TAG,
 )
-
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
 from evals_pipeline.defs.run_tags import eval_run_tags
 from evals_pipeline.models.case import ResolvedCase

@@ -12,10 +12,10 @@ import pytest
 
 from evals_pipeline.defs import case_checks
 from evals_pipeline.defs.case_checks import CASE_PASSES
-from evals_pipeline.defs.event_volume import SETTINGS
-from evals_pipeline.defs.instance import local_instance
 from evals_pipeline.defs.io_manager import latest_materializations
 from evals_pipeline.defs.suite_run import SuiteRun, run_suite
+from evals_pipeline.instance.event_volume import SETTINGS
+from evals_pipeline.instance.local import local_instance
 from evals_pipeline.suites import load_suite
 
 SUITE = """\

@@ -21,10 +21,10 @@ from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from evals_pipeline.defs.definitions import build_definitions
-from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
-from evals_pipeline.defs.event_volume import BATCH_SIZE, SETTINGS
-from evals_pipeline.defs.instance import local_instance
 from evals_pipeline.defs.partitions import case_partitions_name
+from evals_pipeline.instance.event_storage import BatchingSqliteEventLogStorage
+from evals_pipeline.instance.event_volume import BATCH_SIZE, SETTINGS
+from evals_pipeline.instance.local import local_instance
 from evals_pipeline.suites import load_suite
 from evals_pipeline_tests.defs.conftest import write_suite
 
@@ -250,7 +250,7 @@ def test_dynamic_partition_keys_are_read_once_and_never_miss_a_new_or_deleted_ke
     assert "case-3" not in ours.get_dynamic_partitions("cases")
     other.delete_dynamic_partition("cases", "case-4")
     assert "case-4" in ours.get_dynamic_partitions("cases")  # trusted briefly ...
-    monkeypatch.setattr("evals_pipeline.defs.event_storage.PARTITION_KEYS_SECONDS", 0.0)
+    monkeypatch.setattr("evals_pipeline.instance.event_storage.PARTITION_KEYS_SECONDS", 0.0)
     assert not ours.has_dynamic_partition("cases", "case-4")  # ... then read again
     assert "case-4" not in ours.get_dynamic_partitions("cases")
 
@@ -300,7 +300,7 @@ def test_kept_connections_commit_without_a_flush_and_what_they_commit_survives_a
     script = (
         "import os, sys\n"
         "from dagster._core.storage.event_log.schema import SqlEventLogStorageTable\n"
-        "from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage\n"
+        "from evals_pipeline.instance.event_storage import BatchingSqliteEventLogStorage\n"
         "storage = BatchingSqliteEventLogStorage(sys.argv[1])\n"
         "for i in range(50):\n"
         "    with storage.run_connection('run-2') as conn:\n"

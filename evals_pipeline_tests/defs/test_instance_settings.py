@@ -19,9 +19,9 @@ from dagster._daemon.controller import create_daemon_of_type
 from dagster._daemon.run_coordinator import QueuedRunCoordinatorDaemon
 from pytest import MonkeyPatch
 
-from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage
-from evals_pipeline.defs.instance import local_instance, shipped_settings
-from evals_pipeline.defs.run_tags import EvalRunCoordinator
+from evals_pipeline.instance.event_storage import BatchingSqliteEventLogStorage
+from evals_pipeline.instance.local import local_instance, shipped_settings
+from evals_pipeline.instance.run_coordinator import EvalRunCoordinator
 from evals_pipeline_tests.dagster_dev import BIN, backfill, dagster_dev, graphql, run_tags
 from evals_pipeline_tests.defs.conftest import REPO, write_suite
 from evals_pipeline_tests.test_cli import cli
@@ -51,7 +51,7 @@ INSTANCE = """
 def test_the_checkout_dagster_yaml_is_the_shipped_settings_plus_its_storage() -> None:
     checkout = yaml.safe_load((REPO / "dagster.yaml").read_text())
     assert checkout["event_log_storage"] == {
-        "module": "evals_pipeline.defs.event_storage",
+        "module": "evals_pipeline.instance.event_storage",
         "class": "BatchingSqliteEventLogStorage",
         "config": {"base_dir": ".evals/dagster/history/runs"},
     }
@@ -135,7 +135,7 @@ import logging, sys, threading
 from pathlib import Path
 from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._daemon.backfill import execute_backfill_iteration_loop
-from evals_pipeline.defs.instance import local_instance
+from evals_pipeline.instance.local import local_instance
 
 class Pause(threading.Event):
     seconds: list[float] = []
@@ -197,7 +197,7 @@ def test_the_queue_daemon_looks_for_runs_every_half_second(
         home = tmp_path / str(seconds)
         home.mkdir()
         (home / "dagster.yaml").write_text(
-            "run_coordinator: {module: evals_pipeline.defs.run_tags, "
+            "run_coordinator: {module: evals_pipeline.instance.run_coordinator, "
             f"class: EvalRunCoordinator, config: {config}}}\n"
         )
         assert daemon_interval(home) == seconds
@@ -210,6 +210,24 @@ def test_the_queue_daemon_looks_for_runs_every_half_second(
     )
     with pytest.raises(DagsterInvalidConfigError, match="must be more than 0 seconds"):
         daemon_interval(tmp_path / "3.0")
+
+
+def test_a_home_written_before_instance_moved_out_of_defs_still_opens(tmp_path: Path) -> None:
+    """Homes set up by earlier releases name the instance's classes under evals_pipeline.defs."""
+    from evals_pipeline.instance.run_launcher import WarmRunLauncher
+
+    (tmp_path / "dagster.yaml").write_text(
+        "run_coordinator: {module: evals_pipeline.defs.run_tags, class: EvalRunCoordinator,"
+        " config: {dequeue_interval_seconds: 0.5}}\n"
+        "run_launcher: {module: evals_pipeline.defs.run_launcher, class: WarmRunLauncher}\n"
+        "event_log_storage: {module: evals_pipeline.defs.event_storage,"
+        f" class: BatchingSqliteEventLogStorage, config: {{base_dir: {tmp_path / 'runs'}}}}}\n"
+    )
+    with local_instance(tmp_path) as instance:
+        assert isinstance(instance.run_coordinator, EvalRunCoordinator)
+        assert instance.run_coordinator.dequeue_interval_seconds == 0.5
+        assert isinstance(instance.run_launcher, WarmRunLauncher)
+        assert isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage)
 
 
 def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPatch) -> None:

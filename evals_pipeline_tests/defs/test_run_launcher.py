@@ -19,8 +19,8 @@ from dagster._core.launcher import WorkerStatus
 from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import PythonFileTarget
 
-from evals_pipeline.defs.instance import local_instance
-from evals_pipeline.defs.run_launcher import WORKER_TAG, WarmRunLauncher
+from evals_pipeline.instance.local import local_instance
+from evals_pipeline.instance.run_launcher import WORKER_TAG, WarmRunLauncher
 from evals_pipeline.reaping.proc_table import read_stat
 
 LOCATION = "launcher_test"

@@ -7,7 +7,7 @@ import subprocess
 
 import dagster as dg
 
-from evals_pipeline.defs.run_recovery import (
+from evals_pipeline.instance.run_recovery import (
     RUNNER_HOST_TAG,
     RUNNER_PID_TAG,
     RUNNER_START_TAG,

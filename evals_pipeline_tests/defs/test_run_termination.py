@@ -15,9 +15,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from evals_pipeline.defs.instance import SETTINGS_FILE, local_instance, shipped_settings
 from evals_pipeline.defs.partitions import partition_key, register_cases
-from evals_pipeline.defs.run_launcher import WORKER_TAG, WarmRunLauncher
+from evals_pipeline.instance.local import SETTINGS_FILE, local_instance, shipped_settings
+from evals_pipeline.instance.run_launcher import WORKER_TAG, WarmRunLauncher
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites import load_suite, resolved_case_keys
 from evals_pipeline_tests.defs.test_run_launcher import LOCATION, Launches
@@ -128,7 +128,7 @@ def suite_launches(
     if launcher == "default":
         home.mkdir()
         settings = shipped_settings().replace(
-            "module: evals_pipeline.defs.run_launcher\n  class: WarmRunLauncher",
+            "module: evals_pipeline.instance.run_launcher\n  class: WarmRunLauncher",
             "module: dagster._core.launcher\n  class: DefaultRunLauncher",
         )
         assert "DefaultRunLauncher" in settings

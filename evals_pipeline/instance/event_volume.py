@@ -1,6 +1,6 @@
 """Fewer writes to Dagster's event log per case x agent: one planned-materialization event per
 asset of a run instead of one per partition, and a step's per-partition materializations stored
-as one batch where the storage can (Postgres; our sqlite storage, defs/event_storage.py).
+as one batch where the storage can (Postgres; our sqlite storage, instance/event_storage.py).
 
 Both are Dagster's own switches, read from the environment of the process that creates the run
 or executes the step; a value the user set is kept (docs/deployment.md).

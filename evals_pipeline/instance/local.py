@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from evals_pipeline.defs.event_storage import BatchingSqliteEventLogStorage, event_log_settings
+from evals_pipeline.instance.event_storage import BatchingSqliteEventLogStorage, event_log_settings
 from evals_pipeline.workspaces.locks import file_lock
 
 LOCK_FILE_NAME = ".evals-pipeline-instance.lock"
@@ -17,7 +17,7 @@ SETTINGS_FILE = "dagster.yaml"
 
 def shipped_settings() -> str:
     """The instance settings evals-pipeline ships (telemetry off, the tagging run queue with its
-    limits, pools held per run, run monitoring): defs/dagster.yaml, docs/deployment.md."""
+    limits, pools held per run, run monitoring): instance/dagster.yaml, docs/deployment.md."""
     return resources.files(__package__).joinpath(SETTINGS_FILE).read_text()
 
 

@@ -1,7 +1,7 @@
 """How often Dagster's backfill daemon looks at backfills.
 
-Dagster 1.13 fixes that loop at 30 s (`DEFAULT_DAEMON_INTERVAL_SECONDS` in
-`dagster._daemon.controller`, read when the daemon starts its loops, with no setting), so a
+Dagster 1.13 fixes that loop at 30 s (`DEFAULT_DAEMON_INTERVAL_SECONDS` in its daemon's
+controller module, read when the daemon starts its loops, with no setting), so a
 backfill launched from the UI waited up to 30 s before its first run and up to 30 s more after
 its partitions' run before its report's. The instance's run queue (`EvalRunCoordinator`), which
 the daemon process builds before it starts its loops, shortens it here from its
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from dagster._daemon import controller
+from evals_pipeline.dagster_private import daemon_controller as controller
 
 INTERVAL_NAME = "DEFAULT_DAEMON_INTERVAL_SECONDS"
 

@@ -27,15 +27,14 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from evals_pipeline.dagster_private import RUN_WORKER_MODULES
+
 PRELOAD = (
     "dagster",
-    "dagster._cli.api",
-    "dagster._core.storage.runs.sqlite",
-    "dagster._core.storage.schedules.sqlite",
-    "dagster._core.storage.local_compute_log_manager",
+    *RUN_WORKER_MODULES,
     "upath.core",
     "evals_pipeline.defs.definitions",
-    "evals_pipeline.defs.event_storage",
+    "evals_pipeline.instance.event_storage",
     "evals_pipeline.storage.parquet",
     "evals_pipeline.reporting.summary",
     "evals_pipeline.reporting.writer",
@@ -95,11 +94,13 @@ def main(fd: int) -> int:
 
 def run_worker(run_id: str, instance_ref: str) -> int:
     """Execute the run as `dagster api execute_run` does (events to the instance's log)."""
-    from dagster._cli.api import _execute_run_command_body
-    from dagster._core.instance import DagsterInstance, InstanceRef
-    from dagster._serdes import deserialize_value
-    from dagster._utils.interrupts import capture_interrupts
+    from dagster import DagsterInstance, deserialize_value
 
+    from evals_pipeline.dagster_private import (
+        InstanceRef,
+        capture_interrupts,
+        execute_run_command_body,
+    )
     from evals_pipeline.made_ahead import close_unclaimed
 
     with (
@@ -107,7 +108,7 @@ def run_worker(run_id: str, instance_ref: str) -> int:
         DagsterInstance.from_ref(deserialize_value(instance_ref, InstanceRef)) as instance,
     ):
         try:
-            return _execute_run_command_body(
+            return execute_run_command_body(
                 run_id, instance, lambda _: None, set_exit_code_on_failure=True
             )
         except Exception as exc:  # the code location did not load: the run cannot start
@@ -137,9 +138,9 @@ def _reap(workers: dict[int, tuple[str, str]]) -> None:
 
 
 def _fail_unfinished(run_id: str, instance_ref: str, exit_code: int) -> None:
-    from dagster._core.instance import DagsterInstance, InstanceRef
-    from dagster._serdes import deserialize_value
-    from dagster._utils import get_run_crash_explanation
+    from dagster import DagsterInstance, deserialize_value
+
+    from evals_pipeline.dagster_private import InstanceRef, get_run_crash_explanation
 
     with DagsterInstance.from_ref(deserialize_value(instance_ref, InstanceRef)) as instance:
         run = instance.get_run_by_id(run_id)

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from evals_pipeline.cli.exits import usage_error
 from evals_pipeline.cli.parser import build_parser
-from evals_pipeline.instance.event_volume import lean_event_log
 from evals_pipeline.file_modes import UmaskSettingError, apply_umask
 from evals_pipeline.gc_pause import freeze_at_exit, start_up_paused
+from evals_pipeline.instance.event_volume import lean_event_log
 
 
 def main(argv: Sequence[str] | None = None) -> int:

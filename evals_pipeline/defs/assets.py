@@ -46,7 +46,6 @@ from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.report_scope import ReportScope
 from evals_pipeline.defs.resources import EvalStorage
-from evals_pipeline.defs.run_tags import report_agents
 from evals_pipeline.enrichers import ahead
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.grading import ahead as grading_ahead
@@ -56,6 +55,7 @@ from evals_pipeline.history import (
     ReportHistory,
     outcomes_from_grades,
 )
+from evals_pipeline.instance.run_tags import report_agents
 from evals_pipeline.layers import (
     agent_runs_ahead,
     enrich_runs,

@@ -11,7 +11,7 @@ from evals_pipeline.dagster_private import (
     ASSET_PARTITION_RANGE_START_TAG,
 )
 from evals_pipeline.defs.partitions import case_partitions_name, partition_key
-from evals_pipeline.defs.run_tags import eval_run_tags
+from evals_pipeline.instance.run_tags import eval_run_tags
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.run_ranges import contiguous_ranges
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases

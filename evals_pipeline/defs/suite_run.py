@@ -16,9 +16,9 @@ from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import partition_key, register_cases
-from evals_pipeline.defs.run_tags import REPORT_AGENTS_TAG, eval_run_tags
 from evals_pipeline.gc_pause import start_up_over
 from evals_pipeline.instance.run_recovery import runner_tags
+from evals_pipeline.instance.run_tags import REPORT_AGENTS_TAG, eval_run_tags
 from evals_pipeline.made_ahead import close_unclaimed
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event

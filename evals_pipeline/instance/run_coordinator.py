@@ -1,5 +1,5 @@
 """The shipped instance's run queue: Dagster's, tagging each submitted run with its suite and
-agents (defs/run_tags.py) before the queue looks at it, so the queue's tag limits
+agents (instance/run_tags.py) before the queue looks at it, so the queue's tag limits
 (`tag_concurrency_limits` on `evals/agent`, docs/deployment.md) and the UI's filters see them."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from evals_pipeline.dagster_private import (
     PostProcessingError,
     UserConfigSchema,
 )
-from evals_pipeline.defs.run_tags import eval_run_tags, range_agents, run_suites
+from evals_pipeline.instance.run_tags import eval_run_tags, range_agents, run_suites
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@ against a real `dagster dev` in test_instance_settings.py and test_suite_compone
 
 from __future__ import annotations
 
-from evals_pipeline.defs.run_tags import eval_run_tags, range_agents
+from evals_pipeline.instance.run_tags import eval_run_tags, range_agents
 
 
 def test_one_agent_gets_evals_agent_and_several_only_the_list() -> None:

@@ -9,7 +9,6 @@ from typing import Any
 
 import dagster as dg
 
-from evals_pipeline.defs.automation import nightly, report_refresh
 from evals_pipeline.defs.case_checks import case_check_evaluations, case_passes_spec
 from evals_pipeline.defs.executor import executor_name
 from evals_pipeline.defs.history import (
@@ -123,11 +122,9 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
     resolved_now = resolution.cases
     layer: dict[str, Any] = {
         "key_prefix": [suite],
-        "group_name": suite,
         "partitions_def": partitions,
         "io_manager_key": IO_MANAGER_KEY,
         "backfill_policy": SINGLE_RUN,
-        "automation_condition": nightly(),
         # The suite file, the files it names and its graders: a change marks partitions stale.
         "code_version": suite_fingerprint(loaded, resolution),
     }
@@ -275,10 +272,8 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
     @dg.asset(
         name="eval_report",
         key_prefix=[suite],
-        group_name=suite,
         kinds={"parquet"},
         ins=report_ins,
-        automation_condition=report_refresh(),
         check_specs=[regression_check_spec(suite)],
         code_version=layer["code_version"],
     )

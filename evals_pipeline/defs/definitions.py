@@ -16,6 +16,7 @@ from evals_pipeline.defs.executor import executor_from_env
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.defs.sensors import build_cases_sensor
+from evals_pipeline.defs.translator import EvalSuiteTranslator, translated
 from evals_pipeline.file_modes import apply_umask
 from evals_pipeline.gc_pause import freeze_at_exit
 from evals_pipeline.storage_env import storage_root_from_env
@@ -55,16 +56,21 @@ def load_suites(paths: Iterable[str | Path]) -> list[LoadedSuite]:
     return loaded
 
 
-def suite_definitions(suite: LoadedSuite) -> dg.Definitions:
+def suite_definitions(
+    suite: LoadedSuite, translator: EvalSuiteTranslator | None = None
+) -> dg.Definitions:
     """The assets and the cases sensor of one suite, from one resolution of its cases (the
-    sensor's first tick reuses it while the suite is unchanged)."""
+    sensor's first tick reuses it while the suite is unchanged), grouped, automated and tagged
+    by `translator` (the default one for the shipped code location; a project's component
+    passes its own)."""
     resolution = resolve_recorded(suite)
     assets = build_suite_assets(suite, resolution)
     layers = [dg.AssetKey([suite.slug, name]) for name in LAYERS]
     sensor = build_cases_sensor(
         suite.slug, suite.path, list(suite.targets), layers, resolution=resolution
     )
-    return dg.Definitions(assets=assets, sensors=[sensor])
+    defs = dg.Definitions(assets=assets, sensors=[sensor])
+    return translated(defs, suite, translator or EvalSuiteTranslator())
 
 
 @functools.cache

@@ -10,7 +10,6 @@ from typing import Any
 
 import dagster as dg
 
-from evals_pipeline.defs.automation import nightly
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, Records, keyed, records_in
 from evals_pipeline.defs.partitions import CASE, SINGLE_RUN, case_partitions_name
 from evals_pipeline.defs.resources import EvalStorage
@@ -191,10 +190,8 @@ def build_pairwise_verdicts(loaded: LoadedSuite) -> dg.AssetsDefinition:
 
     layer: dict[str, Any] = {
         "key_prefix": [suite],
-        "group_name": suite,
         "partitions_def": dg.DynamicPartitionsDefinition(name=case_partitions_name(suite)),
         "backfill_policy": SINGLE_RUN,
-        "automation_condition": nightly(),
     }
 
     @dg.graph_asset(name="pairwise_verdicts", ins=ins, **layer)

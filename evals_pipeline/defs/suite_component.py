@@ -6,8 +6,6 @@ location (docs/dagster-component.md)."""
 
 # No `from __future__ import annotations`: Resolvable reads the field annotations at runtime.
 import os
-import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -17,63 +15,12 @@ from dagster.components.component_scaffolding import scaffold_component
 from dagster.components.resolved.context import ResolutionContext
 from pydantic import BaseModel, Field
 
-from evals_pipeline.defs.automation import nightly, nightly_cron, nightly_label, report_refresh
+from evals_pipeline.defs.automation import nightly_cron, nightly_label
 from evals_pipeline.defs.definitions import load_suites, storage_resources, suite_definitions
+from evals_pipeline.defs.translator import EvalSuiteTranslator
 from evals_pipeline.file_modes import apply_umask
 from evals_pipeline.storage_env import storage_root, storage_root_from_env
 from evals_pipeline.suites import LoadedSuite
-
-REPORT = "eval_report"
-
-
-class EvalSuiteTranslator:
-    """Decides the group, the automation and the tags of a suite's assets (as dagster-sling's
-    translator does for a replication's streams); subclass it to decide otherwise.
-
-    Keys stay `<suite>/<layer>`: partition keys, the cases sensor, `evals-pipeline` and the run
-    tags address a suite by them, so a suite's `name:` is what renames its assets.
-    """
-
-    def __init__(
-        self,
-        *,
-        group_name: str | None = None,
-        nightly_cron: str | None = None,
-        nightly: bool = True,
-        tags: Mapping[str, str] | None = None,
-    ) -> None:
-        self.group_name = group_name
-        self.nightly_cron = nightly_cron
-        self.nightly = nightly
-        self.tags = dict(tags or {})
-
-    def get_group_name(self, suite: LoadedSuite) -> str:
-        return self.group_name or suite.slug
-
-    def get_automation_condition(
-        self, suite: LoadedSuite, layer: str
-    ) -> dg.AutomationCondition | None:
-        """The layers run nightly (or never, with `nightly: false`); the report follows its
-        grades either way."""
-        if layer == REPORT:
-            return report_refresh(self.nightly_cron) if self.nightly else _grades_updated()
-        return nightly(self.nightly_cron) if self.nightly else None
-
-    def get_asset_spec(self, spec: dg.AssetSpec, suite: LoadedSuite) -> dg.AssetSpec:
-        layer = spec.key.path[-1]
-        return spec.replace_attributes(
-            group_name=self.get_group_name(suite),
-            automation_condition=self.get_automation_condition(suite, layer),
-        ).merge_attributes(tags=self.tags)
-
-
-def _grades_updated() -> dg.AutomationCondition:
-    """report_refresh() without its nightly part."""
-    return (
-        dg.AutomationCondition.any_deps_updated()
-        & ~dg.AutomationCondition.any_deps_in_progress()
-        & ~dg.AutomationCondition.in_progress()
-    ).with_label("grades updated")
 
 
 def build_suite_defs(
@@ -98,14 +45,10 @@ def build_suite_defs(
         minimum_interval_seconds=60,
         description=f"{loaded.slug}'s nightly pass ({when}), and its report once its grades change.",
     )
-    defs = dg.Definitions.merge(
-        suite_definitions(loaded),
+    return dg.Definitions.merge(
+        suite_definitions(loaded, translator),
         dg.Definitions(sensors=[automation], resources=storage_resources(root)),
     )
-    with warnings.catch_warnings():
-        # map_asset_specs is a preview in Dagster 1.13; it is how a translator applies here.
-        warnings.simplefilter("ignore", dg.PreviewWarning)
-        return defs.map_asset_specs(func=lambda spec: translator.get_asset_spec(spec, loaded))
 
 
 def _one_suite(path: str | Path) -> list[LoadedSuite]:

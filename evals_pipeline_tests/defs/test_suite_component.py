@@ -137,3 +137,37 @@ def test_the_python_factory_and_the_component_build_the_same_suite(
     assert project.resolve_asset_graph().get_all_asset_keys() == graph.get_all_asset_keys()
     component = project.resolve_asset_graph().get(dg.AssetKey(["greetings", "cases"]))
     assert component.automation_condition is not None  # the yaml keeps the nightly on
+
+
+def test_the_translator_owns_group_automation_and_tags_in_the_shipped_location_too() -> None:
+    """The assets set no group, automation or tags of their own: the shipped code location
+    (build_definitions) gets them from the default translator, as a component does from its own,
+    so a translator decides them for every asset of a suite, the report included."""
+    from evals_pipeline.defs.assets import build_suite_assets
+    from evals_pipeline.defs.definitions import (
+        build_definitions,
+        storage_resources,
+        suite_definitions,
+    )
+    from evals_pipeline.suites import load_suite
+
+    loaded = load_suite(EXAMPLE / SUITE)
+    bare = [spec for a in build_suite_assets(loaded) for spec in a.specs]
+    assert bare and all(s.automation_condition is None for s in bare)
+    assert {s.group_name for s in bare} == {"default"}
+
+    shipped = build_definitions([loaded], "/tmp/unused-root").resolve_asset_graph()
+    keys = shipped.get_all_asset_keys()
+    assert {shipped.get(k).group_name for k in keys} == {"greetings"}
+    assert all(shipped.get(k).automation_condition is not None for k in keys)
+    report = shipped.get(dg.AssetKey(["greetings", "eval_report"])).automation_condition
+    assert report is not None and "grades updated" in str(report.get_label() or report)
+
+    translator = EvalSuiteTranslator(group_name="team", nightly=False, tags={"team": "agents"})
+    resources = dg.Definitions(resources=storage_resources("/tmp/unused-root"))
+    own = dg.Definitions.merge(suite_definitions(loaded, translator), resources)
+    own = own.resolve_asset_graph()
+    layers = [k for k in own.get_all_asset_keys() if k.path[-1] != "eval_report"]
+    assert {own.get(k).group_name for k in own.get_all_asset_keys()} == {"team"}
+    assert all(own.get(k).automation_condition is None for k in layers)
+    assert all(own.get(k).tags.get("team") == "agents" for k in own.get_all_asset_keys())

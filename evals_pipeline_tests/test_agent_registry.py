@@ -100,9 +100,9 @@ def test_an_unknown_provider_is_no_entry() -> None:
 
 def test_the_per_agent_tables_are_the_registrys() -> None:
     assert runner.ADAPTERS is ADAPTERS
-    assert PROVIDER_ALIASES == {
+    assert {
         alias: agent.kind for agent in AGENTS for alias in agent.agentv_aliases
-    }
+    } == PROVIDER_ALIASES
     for module, gone in [
         (identity, "AGENT_CLIS"),
         (streams, "STREAM_PARSERS"),

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from evals_pipeline.agents.registry import STREAMS, agent_tool
 from evals_pipeline.enrichers.claude_code import parse_claude
 from evals_pipeline.enrichers.codex import parse_codex
 from evals_pipeline.enrichers.pi_agent import parse_pi
-from evals_pipeline.agents.registry import STREAMS, agent_tool
 from evals_pipeline.enrichers.tool_names import patch_kinds
 from evals_pipeline.models.events import CANONICAL_TOOLS
 

@@ -1,5 +1,5 @@
-"""Adapters run an agent on a resolved case. Adding an agent is one module and one entry in
-`runner.ADAPTERS`."""
+"""Adapters run an agent on a resolved case; which adapter runs which provider is the agent
+registry's (evals_pipeline/agents/)."""
 
 from typing import TYPE_CHECKING
 

@@ -13,23 +13,14 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from evals_pipeline.adapters.agent_cli import AgentCliAdapter, AgentSetupError, find_executable
+from evals_pipeline.adapters.agent_cli import AgentSetupError, find_executable
 from evals_pipeline.adapters.auth import AuthPlan
-from evals_pipeline.adapters.claude_code import ClaudeCodeAdapter
-from evals_pipeline.adapters.codex import CodexAdapter
-from evals_pipeline.adapters.pi_agent import PiAgentAdapter
+from evals_pipeline.agents.registry import cli_adapter
 from evals_pipeline.models.targets import AgentTarget, CliTarget, TargetSpec
 from evals_pipeline.process import child_env, run_process
 
 VERSION_TIMEOUT_SECONDS = 30.0
 VERSION_MAX_CHARS = 200
-
-AGENT_CLIS: dict[str, AgentCliAdapter] = {
-    "claude-code": ClaudeCodeAdapter(),
-    "codex": CodexAdapter(),
-    "pi-agent": PiAgentAdapter(),
-}
-"""The agent CLI adapters by provider: their binary, key variable and login file."""
 
 _versions: dict[tuple[str, ...], str | None] = {}
 _locks: dict[tuple[str, ...], threading.Lock] = {}
@@ -43,8 +34,8 @@ def agent_version(target: TargetSpec, base_dir: str) -> str | None:
     Memoized per process and command: a run of 1,000 cases probes each CLI once. `base_dir` (the
     eval file's folder) is where a `cli` target's `version_command` runs unless it sets `cwd`.
     """
-    if isinstance(target, AgentTarget) and target.provider in AGENT_CLIS:
-        adapter = AGENT_CLIS[target.provider]
+    adapter = cli_adapter(target)
+    if isinstance(target, AgentTarget) and adapter is not None:
         try:
             exe = find_executable(target, adapter.binary)
         except AgentSetupError:
@@ -62,8 +53,9 @@ def agent_version(target: TargetSpec, base_dir: str) -> str | None:
 def target_auth(target: TargetSpec) -> AuthPlan | None:
     """Which auth an agent CLI target's runs use (or its problem and fix); None for targets that
     are not agent CLIs (a `cli` command brings its own)."""
-    if isinstance(target, AgentTarget) and target.provider in AGENT_CLIS:
-        return AGENT_CLIS[target.provider].auth(target)
+    adapter = cli_adapter(target)
+    if isinstance(target, AgentTarget) and adapter is not None:
+        return adapter.auth(target)
     return None
 
 

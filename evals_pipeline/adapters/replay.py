@@ -8,12 +8,12 @@ execution_traces.py); fixtures and traces are looked up as AgentV looks them up.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.adapters.execution_traces import TraceError, read_traces, replayed_output
-from evals_pipeline.enrichers.streams import detect_stream_kind
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import ReplayTarget
@@ -125,6 +125,10 @@ def fixture_output(record: dict[str, Any]) -> dict[str, Any]:
 
 
 class ReplayAdapter:
+    def __init__(self, stream_kind: Callable[[str], str | None]) -> None:
+        # Which agent CLI wrote a recorded stream: the registry's, as it knows every agent.
+        self.stream_kind = stream_kind
+
     def run(self, case: ResolvedCase, ctx: RunContext) -> AgentRun:
         assert isinstance(case.target, ReplayTarget)
         if case.target.fixtures is not None or case.target.execution_traces is not None:
@@ -144,7 +148,7 @@ class ReplayAdapter:
         stream_kind = None
         if recording is not None and recording.suffix == ".jsonl":
             with recording.open(errors="replace") as handle:
-                stream_kind = detect_stream_kind("".join(handle.readline() for _ in range(20)))
+                stream_kind = self.stream_kind("".join(handle.readline() for _ in range(20)))
         return AgentRun(
             case_key=case.case_key,
             agent=case.agent,

@@ -5,19 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from evals_pipeline.adapters.base import Adapter, RunContext
-from evals_pipeline.adapters.claude_code import ClaudeCodeAdapter
-from evals_pipeline.adapters.cli import CliAdapter
-from evals_pipeline.adapters.codex import CodexAdapter
+from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.adapters.conversation import run_conversation
 from evals_pipeline.adapters.identity import agent_version, target_auth
-from evals_pipeline.adapters.llm import LlmAdapter
-from evals_pipeline.adapters.mock import MockAdapter
-from evals_pipeline.adapters.pi_agent import PiAgentAdapter
-from evals_pipeline.adapters.replay import ReplayAdapter
+from evals_pipeline.agents.registry import ADAPTERS
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
-from evals_pipeline.models.targets import LLM_PROVIDERS
 from evals_pipeline.process import now_ms
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.workspaces import (
@@ -27,16 +20,6 @@ from evals_pipeline.workspaces import (
     finish_workspace,
     prepare_workspace,
 )
-
-ADAPTERS: dict[str, Adapter] = {
-    "cli": CliAdapter(),
-    "mock": MockAdapter(),
-    "replay": ReplayAdapter(),
-    "claude-code": ClaudeCodeAdapter(),
-    "codex": CodexAdapter(),
-    "pi-agent": PiAgentAdapter(),
-    **dict.fromkeys(LLM_PROVIDERS, LlmAdapter()),
-}
 
 
 def run_agent(case: ResolvedCase, ctx: RunContext) -> AgentRun:

@@ -10,7 +10,7 @@ from evals_pipeline.cli.exits import EXIT_OK, usage_error
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from evals_pipeline.enrichers.streams import detect_stream_kind, parse_stream
+    from evals_pipeline.agents.registry import detect_stream_kind, parse_stream
     from evals_pipeline.secrets import Redactor, secret_values
 
     files = [Path(f) for f in args.files]

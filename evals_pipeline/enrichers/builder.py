@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from evals_pipeline.enrichers.milestones import compute_milestones
-from evals_pipeline.enrichers.tool_names import canonical_tool
+from evals_pipeline.enrichers.tool_names import ToolNames, canonical_tool
 from evals_pipeline.models.events import EnrichedEvent, EnrichedSession, SystemPromptInjection
 from evals_pipeline.models.messages import (
     Message,
@@ -45,8 +45,9 @@ def tolerate(number: int, warnings: list[str]) -> Iterator[None]:
 class SessionBuilder:
     """Collects one stream's events and facts; parsers set run-level fields on `.session`."""
 
-    def __init__(self, agent_kind: str) -> None:
+    def __init__(self, agent_kind: str, tools: ToolNames) -> None:
         self.session = EnrichedSession(agent_kind=agent_kind)
+        self.tools = tools
         self.warnings = self.session.parse_warnings
         self._calls: dict[str, EnrichedEvent] = {}
         self._call_end_ms: dict[int, int] = {}
@@ -112,7 +113,7 @@ class SessionBuilder:
         event = self.add(
             kind="tool_call",
             role="assistant",
-            tool=canonical_tool(self.session.agent_kind, native_tool, tool_input),
+            tool=canonical_tool(self.tools, native_tool, tool_input),
             native_tool=native_tool,
             tool_call_id=call_id,
             tool_input=tool_input,

@@ -13,10 +13,43 @@ from typing import Any
 from evals_pipeline.enrichers.builder import SessionBuilder, as_text, tolerate
 from evals_pipeline.enrichers.cli_output import iso_to_ms
 from evals_pipeline.enrichers.jsonl import iter_jsonl
+from evals_pipeline.enrichers.tool_names import ToolNames
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import TokenUsage
 
 AGENT_KIND = "claude-code"
+
+TOOL_NAMES = ToolNames(
+    {
+        "Read": "Read",
+        "NotebookRead": "Read",
+        "Write": "Write",
+        "Edit": "Edit",
+        "MultiEdit": "Edit",
+        "NotebookEdit": "Edit",
+        "Bash": "Bash",
+        "BashOutput": "Bash",
+        "Grep": "Search",
+        # Glob matches file names against a pattern anywhere in the tree: a search, not a listing.
+        "Glob": "Search",
+        "LS": "List",
+        "WebFetch": "Fetch",
+        "WebSearch": "WebSearch",
+        "Task": "Task",
+        "Agent": "Task",
+        "TodoWrite": "Todo",
+        "TodoRead": "Todo",
+        "TaskCreate": "Todo",
+        "TaskGet": "Todo",
+        "TaskList": "Todo",
+        "TaskUpdate": "Todo",
+        "Skill": "Skill",
+        "SlashCommand": "Skill",
+    }
+)
+"""Claude Code. `TaskOutput`/`TaskStop` manage background shells and agents, not the task list,
+so they stay `Other` like `mcp__*` tools and the rest."""
+
 SYNTHETIC_MODEL = "<synthetic>"
 """The model name Claude Code gives the assistant line it writes itself on an API error."""
 
@@ -46,7 +79,7 @@ def _int(value: Any) -> int:
 
 class _ClaudeParser:
     def __init__(self) -> None:
-        self.b = SessionBuilder(AGENT_KIND)
+        self.b = SessionBuilder(AGENT_KIND, TOOL_NAMES)
         self.turns: dict[str, int] = {}  # message id -> model call index
         self.usage: dict[str, Any] = {}  # message id -> usage of its last line
         self.last_ms: int | None = None

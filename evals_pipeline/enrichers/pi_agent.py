@@ -14,10 +14,25 @@ from typing import Any
 from evals_pipeline.enrichers.builder import SessionBuilder, as_text, tolerate
 from evals_pipeline.enrichers.cli_output import iso_to_ms
 from evals_pipeline.enrichers.jsonl import iter_jsonl
+from evals_pipeline.enrichers.tool_names import ToolNames
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import TokenUsage
 
 AGENT_KIND = "pi-agent"
+
+TOOL_NAMES = ToolNames(
+    {
+        "read": "Read",
+        "write": "Write",
+        "edit": "Edit",
+        "bash": "Bash",
+        "grep": "Search",
+        "find": "Search",
+        "ls": "List",
+    }
+)
+"""pi: its tools as `--mode json` and its session file name them."""
+
 FAILED_STOP_REASONS = frozenset({"error", "aborted"})
 
 _EXIT_CODE = re.compile(r"Command exited with code (\d+)")
@@ -46,7 +61,7 @@ def _int(value: Any) -> int:
 
 class _PiParser:
     def __init__(self) -> None:
-        self.b = SessionBuilder(AGENT_KIND)
+        self.b = SessionBuilder(AGENT_KIND, TOOL_NAMES)
         self.calls = 0  # model calls answered so far: the next call's turn index
         self.seen_messages: set[str] = set()
         self.message_ms: list[int] = []

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals_pipeline.agents.registry import parse_stream
 from evals_pipeline.enrichers.cli_output import (
     ParsedOutput,
     parse_message_lines,
     parse_output_document,
 )
 from evals_pipeline.enrichers.milestones import compute_milestones
-from evals_pipeline.enrichers.streams import parse_stream
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import Message, PlainMessages, TokenUsage, final_answer

@@ -1,36 +1,16 @@
-"""The stream parsers by agent kind, and sniffing which agent wrote a stream of unknown origin."""
+"""Sniffing which CLI output or session file a stream of unknown origin is; the agent kind that
+writes each format is the registry's (evals_pipeline/agents/registry.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Literal
 
-from evals_pipeline.enrichers.claude_code import parse_claude
-from evals_pipeline.enrichers.codex import ROLLOUT_LINE_TYPES, parse_codex
+from evals_pipeline.enrichers.codex.rollout import ROLLOUT_LINE_TYPES
 from evals_pipeline.enrichers.jsonl import iter_jsonl
-from evals_pipeline.enrichers.pi_agent import parse_pi
-from evals_pipeline.models.events import EnrichedSession
 
 StreamFormat = Literal[
     "claude-stream", "claude-transcript", "codex-exec", "codex-rollout", "pi-json", "pi-session"
 ]
-
-STREAM_PARSERS: dict[str, Callable[[str], EnrichedSession]] = {
-    "claude-code": parse_claude,
-    "codex": parse_codex,
-    "pi-agent": parse_pi,
-}
-"""Parser per agent kind; each takes the stream's text and also reads the agent's session file
-(codex: the rollout)."""
-
-FORMAT_KINDS: dict[StreamFormat, str] = {
-    "claude-stream": "claude-code",
-    "claude-transcript": "claude-code",
-    "codex-exec": "codex",
-    "codex-rollout": "codex",
-    "pi-json": "pi-agent",
-    "pi-session": "pi-agent",
-}
 
 SNIFF_LINES = 20
 _PI_EVENTS = frozenset(
@@ -48,27 +28,6 @@ _PI_EVENTS = frozenset(
     }
 )
 _PI_ENTRIES = frozenset({"message", "model_change", "thinking_level_change", "compaction"})
-
-
-def parse_stream(kind: str, text: str, *, rollout: str | None = None) -> EnrichedSession:
-    """Parse an agent stream of the given kind; `rollout` is codex's session log, if kept."""
-    parser = STREAM_PARSERS.get(kind)
-    if parser is None:
-        raise ValueError(
-            f"no stream parser for agent kind {kind!r}; known: {sorted(STREAM_PARSERS)}"
-        )
-    if kind == "codex":
-        return parse_codex(text, rollout)
-    session = parser(text)
-    if rollout is not None:
-        session.parse_warnings.append(f"a rollout file only applies to codex, not {kind}: ignored")
-    return session
-
-
-def detect_stream_kind(text: str) -> str | None:
-    """The agent kind ("claude-code", "codex", "pi-agent") that wrote a stream, or None."""
-    stream_format = detect_stream_format(text)
-    return FORMAT_KINDS[stream_format] if stream_format else None
 
 
 def detect_stream_format(text: str) -> StreamFormat | None:

@@ -1,94 +1,47 @@
 """Canonical tool names, so the same task gives the same tool sequence for every agent.
 
 Each CLI names its tools its own way (claude `Write`, codex `apply_patch`, pi `write`); metrics
-and trajectory graders compare `CANONICAL_TOOLS` names instead. The tables here are documented
-in docs/events.md; keep the two in step.
+and trajectory graders compare `CANONICAL_TOOLS` names instead. Each agent's table sits beside
+its stream parser and is registered with the agent (evals_pipeline/agents/); the tables are
+documented in docs/events.md, keep the two in step.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-CLAUDE_TOOLS: dict[str, str] = {
-    "Read": "Read",
-    "NotebookRead": "Read",
-    "Write": "Write",
-    "Edit": "Edit",
-    "MultiEdit": "Edit",
-    "NotebookEdit": "Edit",
-    "Bash": "Bash",
-    "BashOutput": "Bash",
-    "Grep": "Search",
-    # Glob matches file names against a pattern anywhere in the tree: a search, not a listing.
-    "Glob": "Search",
-    "LS": "List",
-    "WebFetch": "Fetch",
-    "WebSearch": "WebSearch",
-    "Task": "Task",
-    "Agent": "Task",
-    "TodoWrite": "Todo",
-    "TodoRead": "Todo",
-    "TaskCreate": "Todo",
-    "TaskGet": "Todo",
-    "TaskList": "Todo",
-    "TaskUpdate": "Todo",
-    "Skill": "Skill",
-    "SlashCommand": "Skill",
-}
-"""Claude Code. `TaskOutput`/`TaskStop` manage background shells and agents, not the task list,
-so they stay `Other` like `mcp__*` tools and the rest."""
 
-CODEX_TOOLS: dict[str, str] = {
-    # apply_patch / file_change are Write or Edit depending on the patch: see `_patch_tool`.
-    "exec_command": "Bash",
-    "write_stdin": "Bash",
-    "shell": "Bash",
-    "shell_command": "Bash",
-    "local_shell": "Bash",
-    "local_shell_call": "Bash",
-    "command_execution": "Bash",
-    "web_search": "WebSearch",
-    "web_search_call": "WebSearch",
-    "view_image": "Read",
-    "update_plan": "Todo",
-    "todo_list": "Todo",
-    "spawn_agent": "Task",
-    "mcp_tool_call": "Other",
-}
-"""Codex CLI: tool names from the rollout and item types from `exec --json`."""
+@dataclass(frozen=True)
+class ToolNames:
+    """One agent's native tool names and their canonical names; `patch_tools` are patches
+    (codex's `apply_patch`) whose canonical name depends on what they change."""
 
-CODEX_PATCH_TOOLS = frozenset({"apply_patch", "file_change"})
+    names: Mapping[str, str]
+    patch_tools: frozenset[str] = field(default_factory=frozenset)
 
-PI_TOOLS: dict[str, str] = {
-    "read": "Read",
-    "write": "Write",
-    "edit": "Edit",
-    "bash": "Bash",
-    "grep": "Search",
-    "find": "Search",
-    "ls": "List",
-}
-"""pi."""
+    def native(self) -> list[str]:
+        """Every native name this table knows."""
+        return [*self.names, *sorted(self.patch_tools)]
 
-_TABLES: dict[str, dict[str, str]] = {
-    "claude-code": CLAUDE_TOOLS,
-    "codex": CODEX_TOOLS,
-    "pi-agent": PI_TOOLS,
-}
+
+NO_TOOLS = ToolNames({})
+"""An agent whose stream names no tools: every call is `Other`."""
 
 _PATCH_HEADER = re.compile(r"^\*\*\* (Add|Update|Delete) File:", re.MULTILINE)
 
 
-def canonical_tool(agent_kind: str, native_name: str, tool_input: Any = None) -> str:
+def canonical_tool(tools: ToolNames, native_name: str, tool_input: Any = None) -> str:
     """The canonical name (one of `CANONICAL_TOOLS`) of a native tool; "Other" when unknown.
 
-    `tool_input` only matters for codex patches: a patch that only adds files is a Write,
-    one that updates or deletes a file is an Edit.
+    `tool_input` only matters for patches: a patch that only adds files is a Write, one that
+    updates or deletes a file is an Edit.
     """
-    if agent_kind == "codex" and native_name in CODEX_PATCH_TOOLS:
+    if native_name in tools.patch_tools:
         return _patch_tool(tool_input)
-    table = _TABLES.get(agent_kind, {})
+    table = tools.names
     return table.get(native_name) or table.get(native_name.lower()) or "Other"
 
 

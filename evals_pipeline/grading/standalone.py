@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals_pipeline.agents.registry import detect_stream_kind
 from evals_pipeline.enrichers import enrich_run
-from evals_pipeline.enrichers.streams import detect_stream_kind
 from evals_pipeline.grading.agentv_trace import summarize, trace_events, transcript, wire_messages
 from evals_pipeline.grading.code_grader.run import parse_grader_output
 from evals_pipeline.grading.evaluation import Evaluation

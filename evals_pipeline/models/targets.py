@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -15,6 +15,9 @@ services included, is reachable."""
 
 class TargetBase(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    agentv_aliases: ClassVar[tuple[str, ...]] = ()
+    """AgentV's other names for this target's provider, accepted as written there."""
 
     name: str = Field(min_length=1)
     use_target: str | None = Field(
@@ -310,6 +313,7 @@ class ClaudeCodeTarget(AgentTarget):
     """Claude Code (`claude -p --output-format stream-json`)."""
 
     provider: Literal["claude-code"]
+    agentv_aliases = ("claude", "claude-cli")
     max_turns: int | None = Field(default=None, ge=1)
     max_budget_usd: float | None = Field(
         default=None, ge=0, description="Accepted as in AgentV, which passes it on to nothing."
@@ -325,6 +329,7 @@ class CodexTarget(AgentTarget):
     """Codex CLI (`codex exec --json`)."""
 
     provider: Literal["codex"]
+    agentv_aliases = ("codex-cli",)
     reasoning_effort: Literal["minimal", "low", "medium", "high", "xhigh"] | None = Field(
         default=None, description="codex's model_reasoning_effort (AgentV's name is accepted)."
     )
@@ -342,6 +347,7 @@ class PiAgentTarget(AgentTarget):
     """pi (`pi --mode json -p`)."""
 
     provider: Literal["pi-agent"]
+    agentv_aliases = ("pi", "pi-coding-agent", "pi-cli")
     api: PiApi = Field(
         default="openai-completions", description="The wire API pi speaks to the model."
     )
@@ -424,6 +430,7 @@ class AzureTarget(LlmTarget):
     AgentV calls it; `model` is the deployment name."""
 
     provider: Literal["azure"]
+    agentv_aliases = ("azure-openai",)
     base_url: str | None = Field(
         default=None,
         description="The resource's URL (AgentV's endpoint, e.g. https://NAME.openai.azure.com) "
@@ -443,6 +450,7 @@ class GeminiTarget(LlmTarget):
     """Google Gemini through its OpenAI-compatible Chat Completions endpoint (`openai` SDK)."""
 
     provider: Literal["gemini"]
+    agentv_aliases = ("google", "google-gemini")
     model: str = Field(default="gemini-2.5-flash", min_length=1, description="AgentV's default.")
 
 
@@ -474,33 +482,33 @@ TargetSpec = Annotated[
     Field(discriminator="provider"),
 ]
 
-PROVIDERS: tuple[str, ...] = (
-    "cli",
-    "mock",
-    "replay",
-    "claude-code",
-    "codex",
-    "pi-agent",
-    "anthropic",
-    "openai",
-    "azure",
-    "gemini",
-    "openrouter",
+
+def provider_of(model: type[TargetBase]) -> str:
+    """The `provider:` a target model is chosen by (its discriminator's one value)."""
+    (provider,) = get_args(model.model_fields["provider"].annotation)
+    return str(provider)
+
+
+def _members(union: Any) -> tuple[type[TargetBase], ...]:
+    (members, _field) = get_args(union)
+    return get_args(members)
+
+
+RUNNABLE_TARGETS: tuple[type[TargetBase], ...] = tuple(
+    model for model in _members(TargetSpec) if model not in (DelegateTarget, UnsupportedTarget)
 )
-LLM_PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "azure", "gemini", "openrouter")
+"""The target models a run can use, one per provider; each agent of the registry
+(evals_pipeline/agents/) names one of these."""
+
+PROVIDERS: tuple[str, ...] = tuple(provider_of(model) for model in RUNNABLE_TARGETS)
+LLM_TARGETS: tuple[type[TargetBase], ...] = _members(LlmTargetSpec)
+LLM_PROVIDERS: tuple[str, ...] = tuple(provider_of(model) for model in LLM_TARGETS)
 
 PROVIDER_ALIASES: dict[str, str] = {
-    "claude": "claude-code",
-    "claude-cli": "claude-code",
-    "codex-cli": "codex",
-    "pi": "pi-agent",
-    "pi-coding-agent": "pi-agent",
-    "pi-cli": "pi-agent",
-    "azure-openai": "azure",
-    "google": "gemini",
-    "google-gemini": "gemini",
+    alias: provider_of(model) for model in RUNNABLE_TARGETS for alias in model.agentv_aliases
 }
-"""AgentV's names for providers, accepted as they are written there."""
+"""AgentV's names for providers, accepted as they are written there (each model's
+`agentv_aliases`)."""
 
 
 def _renamed(data: Any, renames: dict[str, str | None]) -> Any:

@@ -8,13 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from evals_pipeline.agents.registry import STREAMS, detect_stream_kind, parse_stream
 from evals_pipeline.enrichers.jsonl import iter_jsonl, read_jsonl
-from evals_pipeline.enrichers.streams import (
-    STREAM_PARSERS,
-    detect_stream_format,
-    detect_stream_kind,
-    parse_stream,
-)
+from evals_pipeline.enrichers.streams import detect_stream_format
 
 TRANSCRIPTS = Path(__file__).parent.parent / "fixtures" / "transcripts"
 FIXTURES = {
@@ -150,7 +146,7 @@ def test_odd_field_shapes_do_not_raise(kind: str, line: dict[str, object]) -> No
     assert session.agent_kind == kind
 
 
-@pytest.mark.parametrize("kind", sorted(STREAM_PARSERS))
+@pytest.mark.parametrize("kind", sorted(STREAMS))
 @pytest.mark.parametrize("text", ["", "\n\n", "   \n"])
 def test_empty_stream_is_an_empty_session(kind: str, text: str) -> None:
     session = parse_stream(kind, text)

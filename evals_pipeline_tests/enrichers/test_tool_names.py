@@ -6,16 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from evals_pipeline.agents.registry import STREAMS, agent_tool
 from evals_pipeline.enrichers.claude_code import parse_claude
 from evals_pipeline.enrichers.codex import parse_codex
 from evals_pipeline.enrichers.pi_agent import parse_pi
-from evals_pipeline.enrichers.tool_names import (
-    CLAUDE_TOOLS,
-    CODEX_TOOLS,
-    PI_TOOLS,
-    canonical_tool,
-    patch_kinds,
-)
+from evals_pipeline.enrichers.tool_names import patch_kinds
 from evals_pipeline.models.events import CANONICAL_TOOLS
 
 TRANSCRIPTS = Path(__file__).parent.parent / "fixtures" / "transcripts"
@@ -63,13 +58,13 @@ def test_native_names_differ_where_canonical_ones_agree() -> None:
 
 
 def test_every_table_maps_into_the_canonical_names() -> None:
-    for table in (CLAUDE_TOOLS, CODEX_TOOLS, PI_TOOLS):
-        assert set(table.values()) <= set(CANONICAL_TOOLS)
+    for stream in STREAMS.values():
+        assert set(stream.tool_names.names.values()) <= set(CANONICAL_TOOLS)
 
 
 def test_every_native_name_is_in_the_doc_table() -> None:
     doc = DOC.read_text()
-    for name in [*CLAUDE_TOOLS, *CODEX_TOOLS, *PI_TOOLS, "apply_patch", "file_change"]:
+    for name in [name for stream in STREAMS.values() for name in stream.tool_names.native()]:
         assert f"`{name}`" in doc or f"`{name.removesuffix('_call')}(_call)`" in doc, name
 
 
@@ -110,8 +105,8 @@ def test_every_native_name_is_in_the_doc_table() -> None:
         ("no-such-agent", "Read", "Other"),
     ],
 )
-def test_canonical_tool(kind: str, native: str, expected: str) -> None:
-    assert canonical_tool(kind, native, None) == expected
+def test_agent_tool(kind: str, native: str, expected: str) -> None:
+    assert agent_tool(kind, native, None) == expected
 
 
 ADD = "*** Begin Patch\n*** Add File: a.py\n+x\n*** End Patch\n"
@@ -137,8 +132,8 @@ DELETE = "*** Begin Patch\n*** Delete File: a.py\n*** End Patch\n"
     ],
 )
 def test_codex_patches_are_write_only_when_they_only_add(tool_input: object, expected: str) -> None:
-    assert canonical_tool("codex", "apply_patch", tool_input) == expected
-    assert canonical_tool("codex", "file_change", tool_input) == expected
+    assert agent_tool("codex", "apply_patch", tool_input) == expected
+    assert agent_tool("codex", "file_change", tool_input) == expected
 
 
 def test_patch_kinds() -> None:

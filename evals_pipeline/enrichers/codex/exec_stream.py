@@ -14,6 +14,7 @@ from evals_pipeline.enrichers.builder import SessionBuilder, tolerate
 from evals_pipeline.enrichers.codex.fields import (
     AGENT_KIND,
     ITEM_FAMILY,
+    TOOL_NAMES,
     Family,
     as_list,
     as_str,
@@ -40,7 +41,7 @@ def parse_codex(text: str, rollout: str | None = None) -> EnrichedSession:
 
     A rollout passed as `text` is recognised and parsed as `parse_codex_rollout` would.
     """
-    builder = SessionBuilder(AGENT_KIND)
+    builder = SessionBuilder(AGENT_KIND, TOOL_NAMES)
     lines = list(iter_jsonl(text, builder.warnings))
     if is_rollout([line for _, line in lines]):
         return emit_rollout(builder, read_rollout(lines, builder.warnings))

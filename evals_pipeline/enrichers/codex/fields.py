@@ -7,9 +7,33 @@ import posixpath
 import shlex
 from typing import Any, Literal
 
+from evals_pipeline.enrichers.tool_names import ToolNames
 from evals_pipeline.models.messages import TokenUsage, ToolStatus
 
 AGENT_KIND = "codex"
+
+TOOL_NAMES = ToolNames(
+    {
+        # apply_patch / file_change are Write or Edit depending on the patch: see `_patch_tool`.
+        "exec_command": "Bash",
+        "write_stdin": "Bash",
+        "shell": "Bash",
+        "shell_command": "Bash",
+        "local_shell": "Bash",
+        "local_shell_call": "Bash",
+        "command_execution": "Bash",
+        "web_search": "WebSearch",
+        "web_search_call": "WebSearch",
+        "view_image": "Read",
+        "update_plan": "Todo",
+        "todo_list": "Todo",
+        "spawn_agent": "Task",
+        "mcp_tool_call": "Other",
+    },
+    patch_tools=frozenset({"apply_patch", "file_change"}),
+)
+"""Codex CLI: tool names from the rollout and item types from `exec --json`."""
+
 
 # Which rollout tool calls an `exec --json` item stands for, to pair the two by order.
 Family = Literal["command", "patch", "web_search", "plan", "mcp", "other"]

@@ -17,6 +17,7 @@ from evals_pipeline.enrichers.cli_output import iso_to_ms
 from evals_pipeline.enrichers.codex.fields import (
     AGENT_KIND,
     NATIVE_FAMILY,
+    TOOL_NAMES,
     as_list,
     as_ms,
     as_str,
@@ -39,7 +40,7 @@ _EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code) (-?\d+)")
 
 def parse_codex_rollout(text: str) -> EnrichedSession:
     """Parse a codex rollout file alone (an existing session, without its stdout)."""
-    builder = SessionBuilder(AGENT_KIND)
+    builder = SessionBuilder(AGENT_KIND, TOOL_NAMES)
     lines = list(iter_jsonl(text, builder.warnings))
     return emit_rollout(builder, read_rollout(lines, builder.warnings))
 

@@ -1,0 +1,86 @@
+"""The registry of agents, and the per-agent tables derived from it: the adapter of each
+provider, the stream parser of each agent kind, the agent that wrote each stream format."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from evals_pipeline.adapters.agent_cli import AgentCliAdapter
+from evals_pipeline.adapters.base import Adapter
+from evals_pipeline.agents import claude_code, cli, codex, llm, mock, pi_agent, replay
+from evals_pipeline.agents.kind import AgentKind, AgentStream
+from evals_pipeline.enrichers.streams import StreamFormat, detect_stream_format
+from evals_pipeline.enrichers.tool_names import NO_TOOLS, canonical_tool
+from evals_pipeline.models.events import EnrichedSession
+from evals_pipeline.models.targets import PROVIDER_ALIASES, TargetSpec
+
+
+def detect_stream_kind(text: str) -> str | None:
+    """The agent kind ("claude-code", "codex", "pi-agent") that wrote a stream, or None."""
+    stream_format = detect_stream_format(text)
+    return FORMAT_KINDS[stream_format] if stream_format else None
+
+
+AGENTS: tuple[AgentKind, ...] = (
+    cli.AGENT,
+    mock.AGENT,
+    replay.agent(detect_stream_kind),
+    claude_code.AGENT,
+    codex.AGENT,
+    pi_agent.AGENT,
+    *llm.AGENTS,
+)
+"""Every provider a target can name, in the order suites' messages list them."""
+
+BY_KIND: Mapping[str, AgentKind] = {agent.kind: agent for agent in AGENTS}
+
+ADAPTERS: Mapping[str, Adapter] = {agent.kind: agent.adapter for agent in AGENTS}
+"""The adapter that runs each provider's targets."""
+
+STREAMS: Mapping[str, AgentStream] = {
+    agent.kind: agent.stream for agent in AGENTS if agent.stream is not None
+}
+"""The stream (formats, parser, tool names) of each agent CLI kind."""
+
+FORMAT_KINDS: Mapping[StreamFormat, str] = {
+    stream_format: kind for kind, stream in STREAMS.items() for stream_format in stream.formats
+}
+"""The agent kind that writes each stream format."""
+
+AGENT_CLIS: Mapping[str, AgentCliAdapter] = {
+    agent.kind: agent.cli for agent in AGENTS if agent.cli is not None
+}
+"""The agent CLI adapters by provider: their binary, key variable and login file."""
+
+
+def agent_for(provider: str) -> AgentKind:
+    """The registry entry of a provider as a suite may write it (AgentV's aliases too, any case)."""
+    key = provider.strip().lower()
+    found = BY_KIND.get(PROVIDER_ALIASES.get(key, key))
+    if found is None:
+        raise KeyError(f"no agent {provider!r}; known: {', '.join(BY_KIND)}")
+    return found
+
+
+def cli_adapter(target: TargetSpec) -> AgentCliAdapter | None:
+    """The agent CLI adapter of a target, or None when its provider is no agent CLI."""
+    return AGENT_CLIS.get(target.provider)
+
+
+def parse_stream(kind: str, text: str, *, rollout: str | None = None) -> EnrichedSession:
+    """Parse an agent stream of the given kind; `rollout` is codex's session log, if kept."""
+    stream = STREAMS.get(kind)
+    if stream is None:
+        raise ValueError(f"no stream parser for agent kind {kind!r}; known: {sorted(STREAMS)}")
+    if stream.reads_session_file:
+        return stream.parser(text, rollout)
+    session = stream.parser(text, None)
+    if rollout is not None:
+        session.parse_warnings.append(f"a rollout file only applies to codex, not {kind}: ignored")
+    return session
+
+
+def agent_tool(kind: str, native_name: str, tool_input: object = None) -> str:
+    """The canonical name of an agent kind's native tool ("Other" when unknown)."""
+    stream = STREAMS.get(kind)
+    return canonical_tool(stream.tool_names if stream else NO_TOOLS, native_name, tool_input)

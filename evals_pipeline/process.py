@@ -290,6 +290,35 @@ def run_process(
         if stdout_path:
             stdout_target.close()  # type: ignore[union-attr]
         return ProcessResult(None, b"", "", start, now_ms(), error=f"cannot start {name!r}: {exc}")
+    try:
+        timed_out, streams = _supervise(proc, token, name, stdin, timeout_seconds)
+    finally:
+        if stdout_path:
+            stdout_target.close()  # type: ignore[union-attr]
+    stderr = bytes(streams.stderr).decode("utf-8", "replace")[-STDERR_LIMIT_CHARS:]
+    code = proc.returncode
+    if wrapped is not command:
+        code = _signal_through_bwrap(code)
+    return ProcessResult(
+        exit_code=None if timed_out else code,
+        stdout=bytes(streams.stdout),
+        stderr=stderr,
+        start_ms=start,
+        end_ms=now_ms(),
+        timed_out=timed_out,
+    )
+
+
+def _supervise(
+    proc: subprocess.Popen[bytes],
+    token: str,
+    name: str,
+    stdin: bytes | None,
+    timeout_seconds: float,
+) -> tuple[bool, _Streams]:
+    """Record the started child, feed and read it until its leader exits or the timeout, then kill
+    whatever it left behind; whatever happens, nothing of it is left running or recorded.
+    Returns whether it timed out, and its streams."""
     tree = ChildTree(proc.pid, token)
     record = record_child(proc.pid, token, name)
     with _live_lock:
@@ -317,20 +346,7 @@ def run_process(
         forget_child(record)
         with _live_lock:
             _live.pop(proc.pid, None)
-        if stdout_path:
-            stdout_target.close()  # type: ignore[union-attr]
-    stderr = bytes(streams.stderr).decode("utf-8", "replace")[-STDERR_LIMIT_CHARS:]
-    code = proc.returncode
-    if wrapped is not command:
-        code = _signal_through_bwrap(code)
-    return ProcessResult(
-        exit_code=None if timed_out else code,
-        stdout=bytes(streams.stdout),
-        stderr=stderr,
-        start_ms=start,
-        end_ms=now_ms(),
-        timed_out=timed_out,
-    )
+    return timed_out, streams
 
 
 _live: dict[int, tuple[subprocess.Popen[bytes], ChildTree]] = {}

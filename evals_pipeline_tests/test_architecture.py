@@ -1,10 +1,13 @@
-"""Import contracts of evals_pipeline (issue 37, "Contracts"), checked on a static import graph.
+"""Import and size contracts of evals_pipeline (issue 37, "Contracts"), checked on static source.
 
 The graph is read with `ast` from every module's source, nothing is imported. A package's
 `__init__` is a module of its own, named as the package, and importing `pkg.sub` (or
 `from pkg.sub import name`) imports `pkg` too, so a cycle through an `__init__` that imports its
 submodules eagerly is a cycle here, as it is at runtime. `from pkg import name` imports the
 submodule `pkg.name` when one exists, else only `pkg`.
+
+No function (def or async def) in evals_pipeline/ or its tests spans more than 80 lines, counted
+from `def` to its last line with `ast`; a function holding a nested one counts its whole span.
 
 Imports under `if TYPE_CHECKING:` are left out: they never run, so they make no runtime cycle.
 Imports inside functions count: they run on first call and only hide a cycle, they do not break it.
@@ -21,6 +24,18 @@ from pathlib import Path
 import evals_pipeline
 
 ROOT = Path(evals_pipeline.__file__).resolve().parent
+TESTS_ROOT = Path(__file__).resolve().parent
+MAX_FUNCTION_LINES = 80
+# Being split on branch i37-pipeline (the report writer by a third helper): drop each entry here
+# as its function comes under MAX_FUNCTION_LINES.
+LONG_FUNCTIONS_LEFT = {
+    ("evals_pipeline/cli/run.py", "_run_suites"),
+    ("evals_pipeline/defs/assets.py", "_suite_assets"),
+    ("evals_pipeline/defs/suite_run.py", "_run_jobs"),
+    ("evals_pipeline/layers/agent_runs.py", "run_agents"),
+    ("evals_pipeline/layers/grades.py", "grade_cases"),
+    ("evals_pipeline/reporting/writer.py", "write_report"),
+}
 PACKAGE = "evals_pipeline"
 MODELS = f"{PACKAGE}.models"
 # Left to do (issue 37): the statistics results the report and history records hold
@@ -221,3 +236,47 @@ def test_models_import_only_models() -> None:
         f"done, drop from MODELS_IMPORTS_LEFT: {MODELS_IMPORTS_LEFT - left}"
     )
     assert not wrong, "models/ must import only models/:\n" + "\n".join(wrong)
+
+
+def long_functions(
+    roots: list[Path], limit: int = MAX_FUNCTION_LINES
+) -> dict[tuple[str, str], int]:
+    """Every function over `limit` lines under `roots`, by (path from the roots' parent, name), with
+    its span: `def` (decorators left out) to its last line, nested functions inside it included."""
+    found: dict[tuple[str, str], int] = {}
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            tree = ast.parse(path.read_text(), str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    span = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if span > limit:
+                        name = path.relative_to(root.parent).as_posix()
+                        found[(name, node.name)] = span
+    return found
+
+
+def test_the_length_check_counts_nested_functions_in_their_enclosing_span(tmp_path: Path) -> None:
+    """The checker itself: a short outer function holding a long nested one is long too."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    body = "".join(f"        x{i} = {i}\n" for i in range(4))
+    (pkg / "m.py").write_text(
+        "def outer():\n    async def inner():\n" + body + "    return inner\n"
+        "def short():\n    return 1\n"
+    )
+    assert long_functions([pkg], limit=4) == {("pkg/m.py", "outer"): 7, ("pkg/m.py", "inner"): 5}
+
+
+def test_no_function_over_80_lines() -> None:
+    found = long_functions([ROOT, TESTS_ROOT])
+    left = {key for key in LONG_FUNCTIONS_LEFT if key in found}
+    assert left == LONG_FUNCTIONS_LEFT, (
+        f"done, drop from LONG_FUNCTIONS_LEFT: {sorted(LONG_FUNCTIONS_LEFT - left)}"
+    )
+    wrong = sorted(
+        f"{path}: {name} is {span} lines"
+        for (path, name), span in found.items()
+        if (path, name) not in LONG_FUNCTIONS_LEFT
+    )
+    assert not wrong, f"functions over {MAX_FUNCTION_LINES} lines; split them:\n" + "\n".join(wrong)

@@ -260,6 +260,35 @@ def steps_and_workers(
     return steps, workers
 
 
+def materialize_one_case(
+    home: Path, dagster_home: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """`dagster asset materialize` of one quickstart case's steps up to its grades, on the code
+    location, as the UI launches it."""
+    return subprocess.run(
+        [
+            str(Path(sys.executable).parent / "dagster"),
+            "asset",
+            "materialize",
+            "-m",
+            "evals_pipeline.definitions",
+            "--select",
+            "quickstart/cases,quickstart/agent_runs,quickstart/sessions,quickstart/grades",
+            "--partition",
+            "hasty|add-numbers",
+        ],
+        env={
+            **os.environ,
+            **env,
+            "DAGSTER_HOME": str(dagster_home),
+        },
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 def test_the_quickstart_on_two_celery_workers_matches_the_embedded_run(
     tmp_path: Path,
     postgres_server: Postgres,
@@ -295,28 +324,7 @@ def test_the_quickstart_on_two_celery_workers_matches_the_embedded_run(
 
     # A run of the code location (what the UI and `dagster asset materialize` launch) goes to
     # the workers too; they rebuild the code location from their own environment.
-    materialize = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "dagster"),
-            "asset",
-            "materialize",
-            "-m",
-            "evals_pipeline.definitions",
-            "--select",
-            "quickstart/cases,quickstart/agent_runs,quickstart/sessions,quickstart/grades",
-            "--partition",
-            "hasty|add-numbers",
-        ],
-        env={
-            **os.environ,
-            **celery_env,
-            "DAGSTER_HOME": str(dagster_home),
-        },
-        cwd=home,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    materialize = materialize_one_case(home, dagster_home, celery_env)
     assert materialize.returncode == 0, materialize.stderr[-3000:]
     new_runs = [run.run_id for run in instance.get_runs() if run.run_id not in run_ids]
     assert len(new_runs) == 1

@@ -30,7 +30,7 @@ from evals_pipeline.adapters.sandboxing import run_sandbox
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
-from evals_pipeline.process import child_env, run_process
+from evals_pipeline.process import ProcessResult, child_env, run_process
 from evals_pipeline.secrets import run_redactor
 
 BATCH_FOLDER = ".batch"
@@ -167,22 +167,8 @@ def _run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) ->
     first = cases[0][0]
     target = first.target
     assert isinstance(target, CliTarget)
-    ctx.artifacts.mkdir(parents=True, exist_ok=True)
-    ctx.prompt_path.write_text("")
     output = batch_output_path(ctx)
-    home = run_home(target, ctx.artifacts)
-    try:
-        cwd = Path(target.cwd or first.base_dir)
-        result = run_process(
-            render_batch_command([case for case, _ in cases], target, ctx),
-            cwd=cwd,
-            env=child_env({**home, **target.env, "EVAL_ID": BATCH_EVAL_ID}),
-            timeout_seconds=first.timeout_seconds,
-            stdout_path=ctx.stdout_path,
-            sandbox=run_sandbox(target, first, ctx, home_path(home), runs_in=cwd),
-        )
-    finally:
-        remove_home(home)
+    result = _invoke_batch([case for case, _ in cases], target, ctx)
     warnings = []
     if any(case.workspace is not None for case, _ in cases):
         warnings.append(
@@ -236,3 +222,24 @@ def _run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) ->
             case_ctx.output_path.write_text(json.dumps(document, ensure_ascii=False))
             runs.append(record(case, case_ctx, output_file_path=str(case_ctx.output_path)))
     return runs
+
+
+def _invoke_batch(cases: list[ResolvedCase], target: CliTarget, ctx: RunContext) -> ProcessResult:
+    """The batch command, run once for `cases` in the target's `cwd` (else the eval file's
+    folder), with a home of its own that is removed afterwards."""
+    first = cases[0]
+    ctx.artifacts.mkdir(parents=True, exist_ok=True)
+    ctx.prompt_path.write_text("")
+    home = run_home(target, ctx.artifacts)
+    try:
+        cwd = Path(target.cwd or first.base_dir)
+        return run_process(
+            render_batch_command(cases, target, ctx),
+            cwd=cwd,
+            env=child_env({**home, **target.env, "EVAL_ID": BATCH_EVAL_ID}),
+            timeout_seconds=first.timeout_seconds,
+            stdout_path=ctx.stdout_path,
+            sandbox=run_sandbox(target, first, ctx, home_path(home), runs_in=cwd),
+        )
+    finally:
+        remove_home(home)

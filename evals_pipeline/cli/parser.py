@@ -42,6 +42,7 @@ STRICT_HELP = "make every warning an error (exit 2), e.g. an unknown field or a 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `evals-pipeline` parser: one subparser per command, each built by its own function."""
     parser = argparse.ArgumentParser(
         prog="evals-pipeline",
         description="Evaluate coding agents on your own tasks, as a Dagster asset graph.",
@@ -52,7 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, help="the command (each has its own --help)"
     )
+    _add_run(sub)
+    _add_estimate(sub)
+    _add_history(sub)
+    _add_suite_commands(sub)
+    _add_import(sub)
+    _add_assert(sub)
+    _add_model_server(sub)
+    return parser
 
+
+def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`run`: the suites, which of their tests and targets run, then the rest of its options (split in
+    two, in --help order)."""
     run = sub.add_parser(
         "run", help="run whole suites through the asset graph and print the summary"
     )
@@ -77,6 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the targets file (or a folder holding one), instead of the one found near each "
         "suite (as agentv eval --targets)",
     )
+    _add_run_outputs(run)
+    _add_run_controls(run)
+    run.set_defaults(func=cmd_run)
+
+
+def _add_run_outputs(run: argparse.ArgumentParser) -> None:
+    """`run`'s concurrency, storage, pass threshold, report files and suite tag filters."""
     run.add_argument("--output", metavar="DIR", help="also copy the report files into DIR")
     run.add_argument(
         "--workers",
@@ -121,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TAG",
         help="skip suites whose tags include TAG (repeatable)",
     )
+
+
+def _add_run_controls(run: argparse.ArgumentParser) -> None:
+    """`run`'s controls: spend and provider caps, workspaces, caching, scoring and strictness."""
     run.add_argument(
         "--budget",
         type=_usd,
@@ -160,8 +184,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--verbose", action="store_true", help="accepted for agentv; progress is always printed"
     )
     run.add_argument("--strict", action="store_true", help=STRICT_HELP)
-    run.set_defaults(func=cmd_run)
 
+
+def _add_estimate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`estimate`: the cost and time of a run, from the last runs' figures."""
     estimate = sub.add_parser(
         "estimate",
         help="print what running suites would cost and take, from their last runs' figures, "
@@ -185,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     estimate.set_defaults(func=cmd_estimate)
 
+
+def _add_history(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`runs` and `compare`: the stored reports, listed and compared."""
     runs = sub.add_parser("runs", help="list the reports in the storage root, oldest first")
     runs.add_argument("--suite", metavar="NAME", help="only this suite")
     runs.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
@@ -210,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     compare.set_defaults(func=cmd_compare)
 
+
+def _add_suite_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`validate`, `schema` and `register`: the suite files themselves."""
     validate = sub.add_parser(
         "validate", help="check suite files; errors name file:line:column and the fix"
     )
@@ -231,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     register.add_argument("suites", nargs="+", metavar="SUITE", help=SUITES_HELP)
     register.set_defaults(func=cmd_register)
 
+
+def _add_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`import`: existing agent session files turned into replay recordings."""
     importer = sub.add_parser(
         "import",
         help="turn existing claude, codex or pi session files into recordings a replay target "
@@ -250,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     importer.set_defaults(func=cmd_import)
 
+
+def _add_assert(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`assert`: one grader run without an agent, as `agentv eval assert`."""
     asserter = sub.add_parser(
         "assert",
         help="run one grader without an agent (AgentV's `agentv eval assert`): a grader in "
@@ -279,6 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     asserter.set_defaults(func=cmd_assert)
 
+
+def _add_model_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`model-server`: scripted model turns so the real agent CLIs run offline."""
     server = sub.add_parser(
         "model-server",
         help="serve scripted model turns (Anthropic, OpenAI Responses, Chat Completions) so the "
@@ -289,4 +330,3 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     server.add_argument("--log", metavar="FILE", help="log every request and reply as JSONL")
     server.set_defaults(func=cmd_model_server)
-    return parser

@@ -16,6 +16,7 @@ from evals_pipeline.models.assertions import (
     normalize_assertion_type,
 )
 from evals_pipeline.suites.agentv_compat import SKIPPED_JUDGE_TYPES
+from evals_pipeline.suites.composite_members import MEMBER_IGNORED_KEYS, member_problem
 from evals_pipeline.suites.custom_types import RunnerMissing, find_custom_grader, grader_command
 from evals_pipeline.suites.errors import SuiteIssue
 from evals_pipeline.suites.includes import (
@@ -438,7 +439,7 @@ class _Rewriter:
             return True
         written = len(members)
         at = (*path, "assertions")
-        self._drop_members(members, at, [_member_problem(member) for member in members])
+        self._drop_members(members, at, [member_problem(member) for member in members])
         self.assertion_list(assertion, at)
         left = assertion.get("assertions", [])
         self._drop_members(
@@ -529,44 +530,10 @@ class _Rewriter:
                     self.rename(target, ("targets", index), old, "command")
 
 
-def _member_problem(member: Any) -> tuple[str, str] | None:
-    """Why AgentV 4.42.4 skips this composite member (message, fix), if it does: the member is
-    dropped with the warning, whose fix makes both tools run it."""
-    if isinstance(member, str):
-        return (
-            "a plain sentence inside a composite is skipped, as AgentV 4.42.4 skips it",
-            "write it as a named member: {name: ..., type: rubrics, criteria: [<the sentence>]}",
-        )
-    if not isinstance(member, dict) or is_include(member):
-        return None
-    kind = member.get("type")
-    if not isinstance(kind, str):
-        return None
-    canonical = normalize_assertion_type(kind)
-    if canonical in SKIPPED_JUDGE_TYPES:
-        return None  # skipped with a warning, like anywhere else
-    if canonical != kind and canonical in ASSERTION_TYPES:
-        return (
-            f"composite member type '{kind}' is skipped, as AgentV 4.42.4 skips it (it reads "
-            "member types only in kebab-case)",
-            f"write type: {canonical}",
-        )
-    if canonical not in ASSERTION_TYPES and canonical != "rubric":
-        return (
-            f"composite member type '{kind}' is not a built-in type: skipped, as AgentV 4.42.4 "
-            "skips custom types inside a composite",
-            "use a built-in type, or a code-grader with the grader file as its command",
-        )
-    return None
-
-
 EVALUATOR_IGNORED = (
     "'evaluator' is deprecated and ignored: AgentV 4.42.4 reads it only to pick the grader "
     "of a test without assertions, which is an llm-grader here as there"
 )
-
-MEMBER_IGNORED_KEYS: tuple[str, ...] = ("weight", "required", "min_score", "negate")
-"""Keys AgentV's composite grader never reads on its members."""
 
 CAMEL_CASE_KEYS: dict[str, dict[str, str]] = {
     "llm-grader": {"maxSteps": "max_steps"},

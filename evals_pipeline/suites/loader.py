@@ -35,7 +35,7 @@ from evals_pipeline.suites.consistency import (
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.incomplete_tests import drop_incomplete_tests
 from evals_pipeline.suites.interpolation import interpolate, load_env_files, unset_variables
-from evals_pipeline.suites.preflight import preflight
+from evals_pipeline.suites.preflight import Preflight, preflight
 from evals_pipeline.suites.probes import Probes, environment, recording, resolved
 from evals_pipeline.suites.references import missing_references
 from evals_pipeline.suites.slugs import suite_slug
@@ -179,45 +179,16 @@ def load_suite(path: str | Path) -> LoadedSuite:
 
 
 def _load_suite(file: Path) -> LoadedSuite:
-    doc, warnings, issues = read_suite_document(file)
-    if not isinstance(doc.data, dict):
-        got = "empty" if doc.data is None else "not a mapping"
-        raise SuiteError(
-            [
-                SuiteIssue(
-                    doc.file,
-                    1,
-                    1,
-                    f"the eval file is {got}",
-                    "write the suite as key: value lines with a tests: list, e.g. "
-                    "tests: [{id: my-test, input: Say hello, criteria: Greets the user}]",
-                )
-            ]
-        )
-    if issues and not isinstance(doc.data.get("tests"), list):
-        raise SuiteError(issues)  # the tests file could not be read: nothing to validate
-    issues += duplicate_test_ids(doc)
-
+    """One suite file read, validated and checked against its targets; every problem in one
+    SuiteError."""
+    doc, warnings, issues = _read_suite_mapping(file)
     suite: EvalSuite | None = None
     try:
         suite = validate_leniently(EvalSuite, doc, warnings)
     except SuiteError as exc:
         issues += exc.issues
-
-    catalog: TargetCatalog | None = None
-    targets_file: Path | None = None
-    targets_unreadable = False
-    if suite is not None and suite.targets:
-        catalog = TargetCatalog(doc=doc, specs=suite.targets, base_dir=file.parent, inline=True)
-    elif not doc.data.get("targets"):
-        targets_file = find_targets_file(file)
-        if targets_file is not None:
-            try:
-                catalog = load_targets_file(targets_file)
-            except SuiteError as exc:
-                issues += exc.issues
-                targets_unreadable = True
-
+    catalog, targets_file, catalog_issues, targets_unreadable = _find_catalog(suite, doc, file)
+    issues += catalog_issues
     if suite is None:
         raise SuiteError(issues)
     selection = Selection()
@@ -237,11 +208,7 @@ def _load_suite(file: Path) -> LoadedSuite:
     elif not targets_unreadable:
         # As in AgentV, only a run needs the targets file: `validate` warns.
         run_issues.append(no_targets_file_issue(doc))
-    skipped = {test for problem in graders or [] if problem.skips for test in problem.tests}
-    if skipped:
-        suite.tests = [test for test in suite.tests if test.id not in skipped]
-        if not suite.tests:  # as `agentv eval` fails then, only a run: validate accepts it
-            run_issues += [p.at(doc) for p in graders or [] if p.skips]
+    run_issues += _drop_skipped_tests(suite, doc, graders)
     issues += dependency_issues(suite, doc)
     issues += malformed_tool_calls(suite, doc)
     issues += missing_references(suite, doc, file.parent, warnings)
@@ -253,7 +220,81 @@ def _load_suite(file: Path) -> LoadedSuite:
     for problem in graders or []:
         if not problem.warning:
             checked.cannot_grade(problem.tests, problem.at(doc))
+    return _loaded_suite(
+        file, doc, suite, selection, catalog, targets_file, run_issues, checked, warnings, graders
+    )
 
+
+def _read_suite_mapping(file: Path) -> tuple[YamlDocument, list[SuiteIssue], list[SuiteIssue]]:
+    """The suite document, its warnings and issues; raises when it is no mapping or its tests file
+    could not be read, as there is nothing to validate then."""
+    doc, warnings, issues = read_suite_document(file)
+    if not isinstance(doc.data, dict):
+        got = "empty" if doc.data is None else "not a mapping"
+        raise SuiteError(
+            [
+                SuiteIssue(
+                    doc.file,
+                    1,
+                    1,
+                    f"the eval file is {got}",
+                    "write the suite as key: value lines with a tests: list, e.g. "
+                    "tests: [{id: my-test, input: Say hello, criteria: Greets the user}]",
+                )
+            ]
+        )
+    if issues and not isinstance(doc.data.get("tests"), list):
+        raise SuiteError(issues)  # the tests file could not be read: nothing to validate
+    issues += duplicate_test_ids(doc)
+    return doc, warnings, issues
+
+
+def _find_catalog(
+    suite: EvalSuite | None, doc: YamlDocument, file: Path
+) -> tuple[TargetCatalog | None, Path | None, list[SuiteIssue], bool]:
+    """The suite's targets: inline, else from the targets file found near it. Returns the
+    catalog, that file, its issues, and whether it was there but could not be read."""
+    if suite is not None and suite.targets:
+        catalog = TargetCatalog(doc=doc, specs=suite.targets, base_dir=file.parent, inline=True)
+        return catalog, None, [], False
+    if doc.data.get("targets"):
+        return None, None, [], False
+    targets_file = find_targets_file(file)
+    if targets_file is None:
+        return None, None, [], False
+    try:
+        return load_targets_file(targets_file), targets_file, [], False
+    except SuiteError as exc:
+        return None, targets_file, exc.issues, True
+
+
+def _drop_skipped_tests(
+    suite: EvalSuite, doc: YamlDocument, graders: list[GraderProblem] | None
+) -> list[SuiteIssue]:
+    """Drop the tests a grader problem skips; when none is left, the run issues that say why."""
+    skipped = {test for problem in graders or [] if problem.skips for test in problem.tests}
+    if not skipped:
+        return []
+    suite.tests = [test for test in suite.tests if test.id not in skipped]
+    if suite.tests:
+        return []
+    # as `agentv eval` fails then, only a run: validate accepts it
+    return [p.at(doc) for p in graders or [] if p.skips]
+
+
+def _loaded_suite(
+    file: Path,
+    doc: YamlDocument,
+    suite: EvalSuite,
+    selection: Selection,
+    catalog: TargetCatalog | None,
+    targets_file: Path | None,
+    run_issues: list[SuiteIssue],
+    checked: Preflight,
+    warnings: list[SuiteIssue],
+    graders: list[GraderProblem] | None,
+) -> LoadedSuite:
+    """The loaded suite from a valid file, every warning found on the way sorted by position."""
     return LoadedSuite(
         path=file,
         slug=_slug(suite, doc),

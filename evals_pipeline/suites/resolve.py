@@ -24,7 +24,7 @@ from evals_pipeline.models.assertions import (
 )
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.conversation import Conversation, ConversationTurn
-from evals_pipeline.models.messages import input_file_paths
+from evals_pipeline.models.messages import Message, input_file_paths
 from evals_pipeline.models.suite import (
     EvalSuite,
     ExecutionSpec,
@@ -112,68 +112,88 @@ def _resolve_cases(
         files = test.input_files or ([] if skip else _filled(suite.input_files, test.vars, _FILES))
         messages = builder.expand(suite_input, "user") + builder.with_files(test.input, files)
         workspace = _workspace(_merged_workspace(suite.workspace, test.workspace), base, preflight)
-        test_threshold = test.execution.threshold if test.execution else None
-        for agent in agents_of_test:
-            target = loaded.targets[agent]
-            grader_target = grader_target_of(target, suite, loaded.judges)
-            assertions = _assertions(loaded, test)
-            conversation = _conversation(test, builder, base, grader_target, loaded.judges)
-            if (
-                not assertions
-                and conversation is None
-                and grader_target in loaded.judges
-                and (test.criteria or test.expected_output)
-            ):
-                implicit = LlmGraderAssertion(type="llm-grader")  # AgentV's implicit grader
-                assertions = [_with_preprocessors(implicit, loaded)]
-            turn_graders = (
-                [a for t in conversation.turns for a in t.assertions] if conversation else []
-            )
-            graders = [*assertions, *turn_graders]
-            cases.append(
-                ResolvedCase(
-                    suite=loaded.slug,
-                    suite_path=str(loaded.path),
-                    suite_name=_agentv_suite_name(loaded),
-                    case_key=slugify(test.id),
-                    test_id=test.id,
-                    agent=agent,
-                    target=target,
-                    input=messages,
-                    prompt=render_prompt(messages),
-                    input_files=input_file_paths(messages) + loaded.attached_files.get(test.id, []),
-                    criteria=test.criteria,
-                    expected_output=builder.expand(test.expected_output, "assistant"),
-                    assertions=assertions,
-                    metadata=_merged_metadata(test.metadata, suite_metadata),
-                    threshold=(
-                        # AgentV 4.42.4: the suite's execution.threshold gates the run (its exit
-                        # code), not a test's status; a test's own threshold does.
-                        test_threshold if test_threshold is not None else DEFAULT_THRESHOLD
-                    ),
-                    trials=suite.execution.trials,
-                    depends_on=test.depends_on or [],
-                    on_dependency_failure=test.on_dependency_failure or "skip",
-                    budget_usd=suite.execution.budget_usd,
-                    fail_on_error=suite.execution.fail_on_error,
-                    cache=_reuses_results(test.execution, suite.execution),
-                    conversation_id=test.conversation_id,
-                    timeout_seconds=(
-                        target.timeout_seconds
-                        or suite.execution.timeout_seconds
-                        or DEFAULT_TIMEOUT_SECONDS
-                    ),
-                    workspace=workspace,
-                    target_hooks=loaded.target_hooks.get(agent),
-                    fallbacks=loaded.fallbacks.get(agent, []),
-                    base_dir=str(base),
-                    grader_target=grader_target,
-                    llm_targets=_llm_targets(graders, grader_target, loaded.judges),
-                    conversation=conversation,
-                    cannot_run=loaded.unstartable.get(agent) or loaded.ungradable.get(test.id),
-                )
-            )
+        cases += [
+            _resolved_case(loaded, test, agent, builder, messages, workspace, suite_metadata)
+            for agent in agents_of_test
+        ]
     return cases
+
+
+def _resolved_case(
+    loaded: LoadedSuite,
+    test: TestSpec,
+    agent: str,
+    builder: MessageBuilder,
+    messages: list[Message],
+    workspace: ResolvedWorkspace | None,
+    suite_metadata: dict[str, Any] | None,
+) -> ResolvedCase:
+    """One test on one agent: its graders and judge, limits and workspace, all resolved."""
+    suite = loaded.suite
+    base = loaded.base_dir
+    target = loaded.targets[agent]
+    grader_target = grader_target_of(target, suite, loaded.judges)
+    assertions, conversation = _case_graders(loaded, test, builder, grader_target)
+    turn_graders = [a for t in conversation.turns for a in t.assertions] if conversation else []
+    graders = [*assertions, *turn_graders]
+    test_threshold = test.execution.threshold if test.execution else None
+    return ResolvedCase(
+        suite=loaded.slug,
+        suite_path=str(loaded.path),
+        suite_name=_agentv_suite_name(loaded),
+        case_key=slugify(test.id),
+        test_id=test.id,
+        agent=agent,
+        target=target,
+        input=messages,
+        prompt=render_prompt(messages),
+        input_files=input_file_paths(messages) + loaded.attached_files.get(test.id, []),
+        criteria=test.criteria,
+        expected_output=builder.expand(test.expected_output, "assistant"),
+        assertions=assertions,
+        metadata=_merged_metadata(test.metadata, suite_metadata),
+        threshold=(
+            # AgentV 4.42.4: the suite's execution.threshold gates the run (its exit
+            # code), not a test's status; a test's own threshold does.
+            test_threshold if test_threshold is not None else DEFAULT_THRESHOLD
+        ),
+        trials=suite.execution.trials,
+        depends_on=test.depends_on or [],
+        on_dependency_failure=test.on_dependency_failure or "skip",
+        budget_usd=suite.execution.budget_usd,
+        fail_on_error=suite.execution.fail_on_error,
+        cache=_reuses_results(test.execution, suite.execution),
+        conversation_id=test.conversation_id,
+        timeout_seconds=(
+            target.timeout_seconds or suite.execution.timeout_seconds or DEFAULT_TIMEOUT_SECONDS
+        ),
+        workspace=workspace,
+        target_hooks=loaded.target_hooks.get(agent),
+        fallbacks=loaded.fallbacks.get(agent, []),
+        base_dir=str(base),
+        grader_target=grader_target,
+        llm_targets=_llm_targets(graders, grader_target, loaded.judges),
+        conversation=conversation,
+        cannot_run=loaded.unstartable.get(agent) or loaded.ungradable.get(test.id),
+    )
+
+
+def _case_graders(
+    loaded: LoadedSuite, test: TestSpec, builder: MessageBuilder, grader_target: str | None
+) -> tuple[list[AssertionSpec], Conversation | None]:
+    """The test's assertions and its conversation; with neither, AgentV's implicit llm-grader
+    when there is a judge and something to judge against."""
+    assertions = _assertions(loaded, test)
+    conversation = _conversation(test, builder, loaded.base_dir, grader_target, loaded.judges)
+    if (
+        not assertions
+        and conversation is None
+        and grader_target in loaded.judges
+        and (test.criteria or test.expected_output)
+    ):
+        implicit = LlmGraderAssertion(type="llm-grader")  # AgentV's implicit grader
+        assertions = [_with_preprocessors(implicit, loaded)]
+    return assertions, conversation
 
 
 def _agentv_suite_name(loaded: LoadedSuite) -> str:

@@ -173,7 +173,10 @@ def test_messages_json_copy_is_written_once(
     assert "messages_json_path" not in plain
 
 
-def test_payload_fields(make_case: CaseFactory, make_session: SessionFactory) -> None:
+@pytest.fixture
+def payload(make_case: CaseFactory, make_session: SessionFactory) -> dict[str, Any]:
+    """The payload of a case with a file input, snake-cased expected output and metadata, and a
+    session with one timed tool call, a diff, cost and tokens."""
     case = make_case(
         [{"type": "code-grader", "command": "true", "threshold_lines": 3}],
         input=[
@@ -218,7 +221,10 @@ def test_payload_fields(make_case: CaseFactory, make_session: SessionFactory) ->
         cost_usd=0.5,
         token_usage=TokenUsage(input=10, output=5),
     )
-    payload = build_grader_payload(case, session, _spec(case))
+    return build_grader_payload(case, session, _spec(case))
+
+
+def test_payload_fields(payload: dict[str, Any]) -> None:
     # AgentV's loader keeps the file's text, the path as written and the resolved path.
     assert payload["input"][0]["content"][0] == {
         "type": "file",
@@ -232,6 +238,9 @@ def test_payload_fields(make_case: CaseFactory, make_session: SessionFactory) ->
     assert payload["expected_output"] == [{"role": "assistant", "content": {"answer_value": 42}}]
     assert payload["metadata"] == {"difficulty": "easy", "camel_key": {"inner_key": 1, "Bash": 2}}
     assert payload["config"] == {"threshold_lines": 3}
+
+
+def test_payload_transcript_and_trace(payload: dict[str, Any]) -> None:
     # The transcript: the input as AgentV's prompt, then the agent's messages.
     assert [m["role"] for m in payload["messages"]] == ["user", "assistant", "assistant"]
     assert payload["messages"][0]["content"] == '<file: path="/abs/spec.md">\n\nImplement the spec.'
@@ -263,6 +272,9 @@ def test_payload_fields(make_case: CaseFactory, make_session: SessionFactory) ->
         "final-response",
     ]
     assert trace["metadata"] == {"provider": "mock", "target": "mock", "eval_case_id": "case-1"}
+
+
+def test_payload_time_span_and_session_figures(payload: dict[str, Any]) -> None:
     # A cli-style session: the span comes from the transcript's timestamps.
     assert (payload["start_time"], payload["end_time"]) == (
         "2023-11-14T22:13:20.000Z",

@@ -20,7 +20,7 @@ from evals_pipeline_tests.grading.conftest import (
     only_grader,
     python_grader,
 )
-from evals_pipeline_tests.grading.test_llm_grader import (
+from evals_pipeline_tests.grading.scripted_judges import (
     PASS,
     grade,
     judge,

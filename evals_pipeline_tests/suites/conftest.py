@@ -8,6 +8,7 @@ from textwrap import dedent
 
 import pytest
 
+from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.suites import SuiteError, SuiteIssue, load_suite, resolve_cases
 
 MOCK_TARGETS = """\
@@ -61,3 +62,15 @@ def only(issues: list[SuiteIssue]) -> SuiteIssue:
 def at_line(issues: list[SuiteIssue], line: int) -> SuiteIssue:
     """The single issue reported at `line`."""
     return only([i for i in issues if i.line == line])
+
+
+def cases_of(project: Project, text: str, **kwargs: list[str]) -> list[ResolvedCase]:
+    """The cases of a suite written to evals/s.eval.yaml in `project`."""
+    return resolve_cases(load_suite(project.write("evals/s.eval.yaml", text)), **kwargs)
+
+
+def one_case(project: Project, text: str) -> ResolvedCase:
+    """The single case of such a suite."""
+    cases = cases_of(project, text)
+    assert len(cases) == 1
+    return cases[0]

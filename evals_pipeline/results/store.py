@@ -78,9 +78,12 @@ class ResultStore:
     def of_suite(
         cls, storage_root: Path | StorageRoot, suite: str, run_id: str | None = None
     ) -> ResultStore:
-        if isinstance(storage_root, StorageRoot):
-            return cls(storage_root.local / suite / "results", run_id, storage_root)
-        return cls(storage_root / suite / "results", run_id)
+        root = (
+            storage_root
+            if isinstance(storage_root, StorageRoot)
+            else StorageRoot(str(storage_root))
+        )
+        return cls(root.local / suite / "results", run_id, root)
 
     def run(self, case_key: str, agent: str, key: str) -> AgentRun | None:
         """The stored run under `key`, if it finished without error."""

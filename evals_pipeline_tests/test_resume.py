@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +18,10 @@ import pytest
 
 from evals_pipeline.defs.io_manager import latest_materializations
 from evals_pipeline.defs.partitions import partition_key
+from evals_pipeline.models.session import Session
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
+from evals_pipeline.storage.records import read_records
+from evals_pipeline.storage.root import StorageRoot
 from evals_pipeline_tests.test_cli import cli, printed_report_folder, write
 
 # Appends its prompt to log/invocations.log beside it, sleeps, then answers.
@@ -166,3 +170,32 @@ def test_unchanged_cases_are_reused_and_changed_ones_re_run(tmp_path: Path) -> N
     seen = len(invocations(project))
     assert cli("run", str(path), "--no-cache", home=tmp_path).code == 0
     assert len(ran_since(seen)) == 6
+
+
+def test_a_moved_storage_root_reuses_its_results_with_their_files(tmp_path: Path) -> None:
+    """Stored records keep paths relative to the storage root: after the root's folder moves,
+    the results are reused and the reused sessions name their files where they are now."""
+    project = tmp_path / "project"
+    path = suite(project, ["alpha", "beta"], agents={"one": "m-1"}, sleep=0)
+    first, moved = tmp_path / "first", tmp_path / "moved"
+    first.mkdir()
+    moved.mkdir()
+    assert cli("run", str(path), home=first).code == 0
+
+    shutil.move(first / "storage", moved / "storage")
+    seen = len(invocations(project))
+    done = cli("run", str(path), home=moved)
+
+    assert done.code == 0 and invocations(project, seen) == [], done.explain()
+    assert "2 of 2 results reused from earlier runs" in done.stdout, done.explain()
+    root = StorageRoot(str(moved / "storage"))
+    tables = sorted((root.local / "resume" / "sessions").glob("*/records.parquet"))
+    newest = max(tables, key=lambda p: p.stat().st_mtime)
+    sessions = [
+        Session.model_validate_json(text, context=root.record_context())
+        for _, text in read_records(newest)
+    ]
+    assert len(sessions) == 2 and all(s.reused is not None for s in sessions)
+    for session in sessions:
+        assert Path(session.messages_path).is_relative_to(root.local), session.messages_path
+        assert Path(session.messages_path).is_file(), session.messages_path

@@ -201,7 +201,7 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         # A case's steps need the secrets the suite interpolated into it (its command, a
         # grader's key): where each was scrubbed is kept, to put it back by position on load.
         model = RECORD_MODELS.get(context.asset_key.path[-1])
-        rows = write_records(obj, records, root.export_text, slots=model is ResolvedCase)
+        rows = write_records(obj, records, root.record_context(), slots=model is ResolvedCase)
         # Its records and whatever else the step wrote that no stored result published yet
         # (stored results publish their own trial folders, never the step's folder itself).
         root.publish(folder)
@@ -228,7 +228,7 @@ class RecordsIOManager(dg.ConfigurableIOManager):
             )
         wanted = set(uris)
         root = open_root(self.root)
-        reader = RecordReader(model)
+        reader = RecordReader(model, root.record_context())
         redactor = run_redactor()
         records = LoadedRecords()
         for uri in sorted(set(uris.values())):
@@ -236,15 +236,14 @@ class RecordsIOManager(dg.ConfigurableIOManager):
             root.fetch_file(path)
             for key, text, slots in read_record_slots(path, wanted):
                 if uris[key] == uri and not any(mark in text for mark in skipped):
-                    shown = root.import_text(text)
                     # A stored case's slots say where the suite's interpolated secrets were
                     # scrubbed; the steps that run its command or its graders need them back.
                     # Never a marker found in its text: a suite may write one to steal a key.
-                    record = reader.read(shown, slots if model is ResolvedCase else None)
+                    record = reader.read(text, slots if model is ResolvedCase else None)
                     root.fetch_record(record)  # the files it names, here for this step
                     # Digested as stored, without the secrets; clean when it holds none.
-                    clean = not slots and not redactor.holds_secret(shown)
-                    records.add(record, shown, clean=clean)
+                    clean = not slots and not redactor.holds_secret(text)
+                    records.add(record, text, clean=clean)
         return records
 
 

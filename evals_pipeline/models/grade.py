@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from evals_pipeline.models.events import Milestone
 from evals_pipeline.models.messages import TokenUsage
 from evals_pipeline.models.reuse import Reuse
+from evals_pipeline.models.stored import StoredRecord
 from evals_pipeline.models.usage import LlmUsage
 
 Verdict = Literal["pass", "fail", "error"]
@@ -57,7 +58,7 @@ class GraderResult(BaseModel):
     )
 
 
-class TrialGrade(BaseModel):
+class TrialGrade(StoredRecord):
     """The graded outcome of one trial of one (case, agent)."""
 
     trial: int = 0
@@ -86,7 +87,7 @@ class TrialGrade(BaseModel):
     )
 
 
-class CaseGrade(BaseModel):
+class CaseGrade(StoredRecord):
     """The grades of one (case, agent) partition: its trials and their aggregate."""
 
     case_key: str

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from evals_pipeline.models.stored import StoredRecord
+
 Dimension = Literal["correctness", "completeness", "codeQuality", "minimalDiff", "verification"]
 Verdict = Literal["PASS", "FAIL"]
 """A judge's binary decision; unrelated to the lowercase grader `Verdict` of models.grade."""
@@ -197,7 +199,7 @@ class TrialJudgment(_Frozen):
     judge_input_chars: int = Field(default=0, ge=0, description="Size of what judges were shown.")
 
 
-class CaseJudgment(_Frozen):
+class CaseJudgment(_Frozen, StoredRecord):
     """The `judgments` record of one (case, agent) partition."""
 
     case_key: str
@@ -259,7 +261,7 @@ class PairwiseVerdict(_Frozen):
     judge_cost_usd: float | None = None
 
 
-class CasePairwise(_Frozen):
+class CasePairwise(_Frozen, StoredRecord):
     """The `pairwise_verdicts` record of one case: every pair of the agents that ran it."""
 
     case_key: str

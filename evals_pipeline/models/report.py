@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evals_pipeline.models.history import RunComparison, RunEntry, Trigger
 from evals_pipeline.models.judging import Dimension, FailureBreakdown
 from evals_pipeline.models.pass_rate import PassCounts
+from evals_pipeline.models.stored import StoredRecord
 from evals_pipeline.models.usage import LlmUsage
 from evals_pipeline.statistics import (
     BootstrapResult,
@@ -283,7 +284,7 @@ class CaseVariants(_Frozen):
         return len({lane.verdict for lane in self.lanes.values()}) > 1
 
 
-class EvalReport(BaseModel):
+class EvalReport(StoredRecord):
     suite: str
     created_ms: int
     run_id: str | None = None

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from evals_pipeline.models.conversation import TurnRun
 from evals_pipeline.models.reuse import Reuse
+from evals_pipeline.models.stored import StoredPath, StoredRecord
 from evals_pipeline.models.targets import Pricing
 
 
-class AgentRun(BaseModel):
+class AgentRun(StoredRecord):
     """RawAgentOutput: what the agent process did, stored as it happened."""
 
     case_key: str
     agent: str
     trial: int = 0
-    stdout_path: str | None = Field(default=None, description="Raw stdout, stored as a file.")
-    output_file_path: str | None = Field(
+    stdout_path: StoredPath | None = Field(
+        default=None, description="Raw stdout, stored as a file."
+    )
+    output_file_path: StoredPath | None = Field(
         default=None, description="The agent's {OUTPUT_FILE}, or the recorded session replayed."
     )
     stderr: str = ""
@@ -33,14 +36,14 @@ class AgentRun(BaseModel):
         description="Why the run was never launched (the run budget was spent): no session or "
         "grade follows, and the report counts the case as not run.",
     )
-    workspace_path: str | None = None
+    workspace_path: StoredPath | None = None
     file_changes: str | None = None
     stream_kind: str | None = Field(
         default=None,
         description="The dialect of stdout when it is an agent CLI's JSONL stream "
         "(claude-code, codex, pi-agent); None for AgentV's cli output contract.",
     )
-    side_files: dict[str, str] = Field(
+    side_files: dict[str, StoredPath] = Field(
         default_factory=dict,
         description="Other files the run left, by role: rollout, session_file, transcript, "
         "model_server_log.",

@@ -11,6 +11,7 @@ from evals_pipeline.models.conversation import TurnRun
 from evals_pipeline.models.events import Milestone, SystemPromptInjection
 from evals_pipeline.models.messages import TokenUsage
 from evals_pipeline.models.reuse import Reuse
+from evals_pipeline.models.stored import StoredPath, StoredRecord
 
 SessionStatus = Literal["ok", "agent_error", "timed_out", "setup_error"]
 
@@ -34,7 +35,7 @@ class TraceSummary(BaseModel):
     llm_call_count: int = 0
 
 
-class Session(BaseModel):
+class Session(StoredRecord):
     """One agent run, enriched: messages stored once as Parquet, the rest small and inline."""
 
     case_key: str
@@ -43,10 +44,10 @@ class Session(BaseModel):
     status: SessionStatus = "ok"
     error: str | None = None
     stderr: str = ""
-    messages_path: str = Field(description="Parquet file, one row per message.")
+    messages_path: StoredPath = Field(description="Parquet file, one row per message.")
     message_count: int = 0
     output: str | None = Field(default=None, description="Final answer, when small enough.")
-    output_path: str | None = Field(
+    output_path: StoredPath | None = Field(
         default=None, description="JSON file holding the final answer as a string literal."
     )
     output_chars: int = 0
@@ -56,7 +57,7 @@ class Session(BaseModel):
     duration_ms: int | None = None
     start_ms: int | None = None
     end_ms: int | None = None
-    workspace_path: str | None = None
+    workspace_path: StoredPath | None = None
     file_changes: str | None = None
     parse_warnings: list[str] = Field(default_factory=list)
     result_key: str | None = Field(default=None, description="Its run's result-cache key.")
@@ -71,7 +72,7 @@ class Session(BaseModel):
     agent_version: str | None = Field(
         default=None, description="The agent CLI's version, as its run recorded it."
     )
-    events_path: str | None = Field(
+    events_path: StoredPath | None = Field(
         default=None, description="Parquet file of canonical events, for agent CLI streams."
     )
     milestones: list[Milestone] = Field(default_factory=list)

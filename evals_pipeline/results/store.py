@@ -25,6 +25,7 @@ from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
+from evals_pipeline.models.stored import StoredRecord
 from evals_pipeline.process import now_ms
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.root import StorageRoot
@@ -33,8 +34,9 @@ from evals_pipeline.workspaces.final_state import KeptState, archive_workspace, 
 if TYPE_CHECKING:
     from evals_pipeline.judging.panel import TrialVotes
 
-STORE_FORMAT = 1
-"""The stored envelope's format; records of another format are misses, never misread."""
+STORE_FORMAT = 2
+"""The stored envelope's format (2: the record's paths relative to the storage root; 1 held
+absolute paths or storage URIs, which still resolve). A newer format is a miss, never misread."""
 
 Kind = Literal["run", "session", "grade", "trial", "votes", "state"]
 R = TypeVar("R", AgentRun, Session, CaseGrade)
@@ -49,10 +51,11 @@ def _votes() -> TypeAdapter[TrialVotes]:
     return TypeAdapter(TrialVotes)
 
 
-class StoredResult(BaseModel):
-    """One stored record with where and when it was made."""
+class StoredResult(StoredRecord):
+    """One stored record with where and when it was made. Its format covers the record's too
+    (votes and workspace notes have none of their own); the record keeps its own as well."""
 
-    format_version: int = Field(description="STORE_FORMAT at the time of writing.")
+    format_version: int = Field(default=STORE_FORMAT, description="The envelope's format.")
     key: str = Field(description="The result-cache key the record was computed under.")
     run_id: str | None = Field(default=None, description="The Dagster run that computed it.")
     stored_ms: int
@@ -75,9 +78,12 @@ class ResultStore:
     def of_suite(
         cls, storage_root: Path | StorageRoot, suite: str, run_id: str | None = None
     ) -> ResultStore:
-        if isinstance(storage_root, StorageRoot):
-            return cls(storage_root.local / suite / "results", run_id, storage_root)
-        return cls(storage_root / suite / "results", run_id)
+        root = (
+            storage_root
+            if isinstance(storage_root, StorageRoot)
+            else StorageRoot(str(storage_root))
+        )
+        return cls(root.local / suite / "results", run_id, root)
 
     def run(self, case_key: str, agent: str, key: str) -> AgentRun | None:
         """The stored run under `key`, if it finished without error."""
@@ -99,7 +105,7 @@ class ResultStore:
         if envelope is None:
             return None
         try:
-            trial = TrialGrade.model_validate(envelope.record)
+            trial = TrialGrade.model_validate(envelope.record, context=self.root.record_context())
         except ValidationError:
             return None
         if trial.verdict == "error":
@@ -108,7 +114,7 @@ class ResultStore:
 
     def put_trial(self, case_key: str, agent: str, key: str, trial: TrialGrade) -> None:
         """Store one trial's grade under `key` (CaseKeys.trial_grade)."""
-        self._write("trial", case_key, agent, key, trial.model_dump(mode="json"))
+        self._write("trial", case_key, agent, key, self._dump(trial))
 
     def votes(self, case_key: str, agent: str, key: str) -> TrialVotes | None:
         """Judges' stored votes on one trial under `key` (votes_key)."""
@@ -123,8 +129,7 @@ class ResultStore:
         if record.result_key is None or record.reused is not None:
             return
         self.root.publish_record(record)  # the files it names first: never a dangling record
-        payload = record.model_dump(mode="json")
-        self._write(kind, record.case_key, record.agent, record.result_key, payload)
+        self._write(kind, record.case_key, record.agent, record.result_key, self._dump(record))
 
     def put_votes(self, key: str, votes: TrialVotes) -> None:
         """Store judges' votes on one trial, unless a call failed (that is retried next time)."""
@@ -171,7 +176,7 @@ class ResultStore:
         if envelope is None:
             return None
         try:
-            record = model.model_validate(envelope.record)
+            record = model.model_validate(envelope.record, context=self.root.record_context())
         except ValidationError:
             return None
         self.root.fetch_record(record)
@@ -180,7 +185,6 @@ class ResultStore:
 
     def _write(self, kind: Kind, case_key: str, agent: str, key: str, record: Any) -> None:
         envelope = StoredResult(
-            format_version=STORE_FORMAT,
             key=key,
             run_id=self.run_id,
             stored_ms=now_ms(),
@@ -192,7 +196,7 @@ class ResultStore:
         # Renamed whole, so a crashed process never leaves half an entry; not flushed to disk
         # (~1.6 ms each): one a power cut truncates reads as a miss, and is made again.
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(self.root.export_text(run_redactor().json(envelope.model_dump_json())))
+            handle.write(run_redactor().json(envelope.model_dump_json()))
         os.replace(tmp, path)
         self.root.publish(path)
 
@@ -202,13 +206,16 @@ class ResultStore:
         try:
             # The store decides: another worker may have stored a retry under this key since.
             self.root.fetch_file(path, fresh=True)
-            text = self.root.import_text(path.read_text(encoding="utf-8"))
-            envelope = StoredResult.model_validate_json(text)
-        except (OSError, ValidationError):  # missing, or torn by a crash before the rename
+            envelope = StoredResult.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError):  # missing, torn by a crash, or of a newer format
             return None
-        if envelope.format_version != STORE_FORMAT or envelope.key != key:
+        if envelope.key != key:
             return None
         return envelope
+
+    def _dump(self, record: BaseModel) -> dict[str, Any]:
+        """A record as stored: its paths relative to the storage root."""
+        return record.model_dump(mode="json", context=self.root.record_context())
 
     def _path(self, kind: Kind, case_key: str, agent: str, key: str) -> Path:
         return self.folder / agent / case_key / f"{kind}-{key}.json"

@@ -24,21 +24,22 @@ class RecordReader:
     """Validates the records of one model, one JSON text at a time; for resolved cases, each
     distinct target and grader once per reader (they are frozen or never changed once made)."""
 
-    def __init__(self, model: type[BaseModel]) -> None:
+    def __init__(self, model: type[BaseModel], context: dict[str, Any] | None = None) -> None:
         self._model = model
+        self._context = context  # storage/root.py's `record_context`: where paths resolve
         self._parts: dict[tuple[int, bytes], Any] = {}
 
     def read(self, text: str, slots: list[Slot] | None = None) -> BaseModel:
         """The record of a stored JSON text; `slots` (a resolved case's): the secrets to put
         back where they were scrubbed (secrets.restore_slots)."""
         if self._model is not ResolvedCase:
-            return self._model.model_validate_json(text)
+            return self._model.model_validate_json(text, context=self._context)
         try:
             data = orjson.loads(text)
         except orjson.JSONDecodeError:
             # What orjson refuses (NaN, integers past 64 bits), pydantic reads.
             if not slots:
-                return self._model.model_validate_json(text)
+                return self._model.model_validate_json(text, context=self._context)
             data = json.loads(text)
         if slots:
             restore_slots(data, slots)
@@ -47,7 +48,7 @@ class RecordReader:
                 data["target"] = self._part(_TARGET, data["target"])
             if isinstance(data.get("assertions"), list):
                 data["assertions"] = [self._part(_ASSERTION, a) for a in data["assertions"]]
-        return self._model.model_validate(data)
+        return self._model.model_validate(data, context=self._context)
 
     def _part(self, adapter: TypeAdapter[Any], value: Any) -> Any:
         # Keyed by the adapter too: a target and a grader with the same JSON are not one part.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,13 +39,13 @@ Only written for records whose consumers need the secrets back (resolved cases).
 def write_records(
     records: Iterable[tuple[str, BaseModel]],
     path: Path,
-    export: Callable[[str], str] = str,
+    context: dict[str, Any] | None = None,
     *,
     slots: bool = False,
 ) -> int:
-    """Write (partition key, record) pairs to `path`, secrets scrubbed and each record's text
-    passed through `export` (storage/root.py: local paths as storage URIs); returns the row
-    count. With `slots`, where each named secret was scrubbed is kept too (SLOTS_COLUMN), so a
+    """Write (partition key, record) pairs to `path`, secrets scrubbed and each record
+    serialized with `context` (storage/root.py's `record_context`: paths relative to the
+    storage root); returns the row count. With `slots`, where each named secret was scrubbed is kept too (SLOTS_COLUMN), so a
     reader can put it back by position (read_record_slots)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -59,8 +59,8 @@ def write_records(
     found: list[str | None] = []
     for key, record in records:
         keys.append(key)
-        text, where = redactor.json_slots(record.model_dump_json())
-        texts.append(export(text))
+        text, where = redactor.json_slots(record.model_dump_json(context=context))
+        texts.append(text)
         found.append(json.dumps(where) if where else None)
     columns = [string_array(keys), string_array(texts)]
     schema = records_schema()

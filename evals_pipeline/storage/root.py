@@ -4,7 +4,8 @@ pyarrow.fs knows: `gs://`, `abfs://`, `hdfs://`) that each process mirrors in a 
 Steps always read and write local files (agents, graders and Parquet readers get paths). With an
 object store the local folder is this process's mirror: what a step writes there is published
 (uploaded) when a case's record is stored, and what a record names is fetched (downloaded) the
-first time this process needs it. Stored records hold storage URIs, never a machine's paths.
+first time this process needs it. Stored records hold paths relative to the root, never a
+machine's paths (`reference`, `resolve`).
 The unit of transfer is the folder a record's `*_path` field points into (one trial's folder),
 so a workspace arrives with its baseline beside it.
 """
@@ -19,9 +20,11 @@ import uuid
 from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
+
+from evals_pipeline.models.stored import paths_context
 
 if TYPE_CHECKING:
     import pyarrow.fs as pafs
@@ -80,13 +83,26 @@ class StorageRoot:
             return Path(str(self.local) + ref[len(self.url) :])
         return Path(ref)
 
-    def export_text(self, text: str) -> str:
-        """Stored text: this process's local paths under the root as storage URIs."""
-        return text.replace(str(self.local) + "/", self.url + "/") if self.remote else text
+    def reference(self, path: str) -> str:
+        """`path` as a stored record keeps it: relative to the root when under this process's
+        folder (so any process, and a moved root, resolves it), else as it is."""
+        local = str(self.local)
+        if path.startswith(local + "/"):
+            return path[len(local) + 1 :]
+        return path
 
-    def import_text(self, text: str) -> str:
-        """Stored text with its storage URIs as paths in this process's local folder."""
-        return text.replace(self.url + "/", str(self.local) + "/") if self.remote else text
+    def resolve(self, ref: str) -> str:
+        """The path in this process of a stored reference: one relative to the root, or an
+        older record's absolute path or storage URI (models/stored.py's `StoredPath`)."""
+        if self.remote and ref.startswith(self.url + "/"):
+            return str(self.local) + ref[len(self.url) :]
+        if is_url(ref) or Path(ref).is_absolute():
+            return ref
+        return str(self.local / ref)
+
+    def record_context(self) -> dict[str, Any]:
+        """The context a record is validated or serialized with, its paths against this root."""
+        return paths_context(self)
 
     def _key(self, path: Path) -> str:
         """The object-store path (for `self.fs`) of a local path under the mirror."""

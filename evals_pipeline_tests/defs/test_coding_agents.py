@@ -14,6 +14,7 @@ from evals_pipeline.defs.suite_run import SuiteRun, run_suite
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.storage.events import read_events
 from evals_pipeline.storage.records import read_records
+from evals_pipeline.storage.root import StorageRoot
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.agent_clis import require_agent
 from evals_pipeline_tests.defs.conftest import REPO
@@ -38,7 +39,8 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> tuple[SuiteRun, Path]:
 
 def agent_runs(storage: Path) -> list[AgentRun]:
     files = sorted((storage / "coding_agents" / "agent_runs").glob("*/records.parquet"))
-    return [AgentRun.model_validate_json(r) for _, r in read_records(files[-1])]
+    context = StorageRoot(str(storage)).record_context()  # its paths, against the root
+    return [AgentRun.model_validate_json(r, context=context) for _, r in read_records(files[-1])]
 
 
 def served_tokens(runs: list[AgentRun]) -> tuple[int, int]:

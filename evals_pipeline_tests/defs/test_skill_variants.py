@@ -16,6 +16,7 @@ import pytest
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.storage.records import read_records
+from evals_pipeline.storage.root import StorageRoot
 from evals_pipeline_tests.agent_clis import require_agent
 from evals_pipeline_tests.defs.conftest import REPO
 
@@ -60,7 +61,8 @@ def report_of(home: Path) -> EvalReport:
 
 def agent_runs(home: Path) -> list[AgentRun]:
     [records] = (home / "storage" / "skill_variants" / "agent_runs").glob("*/records.parquet")
-    return [AgentRun.model_validate_json(r) for _, r in read_records(records)]
+    context = StorageRoot(str(home / "storage")).record_context()  # its paths, against the root
+    return [AgentRun.model_validate_json(r, context=context) for _, r in read_records(records)]
 
 
 def test_the_skill_lanes_pass_what_the_baseline_fails(

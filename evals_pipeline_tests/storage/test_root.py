@@ -1,10 +1,12 @@
 """The storage root on a real S3-compatible server (moto's server mode on 127.0.0.1): what one
-process writes and stores, another with its own local folder finds by URI, and a local root is
-left exactly as it was."""
+process writes and stores, another with its own local folder finds, and a local root keeps its
+records' paths relative to it, so the folder can move."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,15 +60,73 @@ def test_urls_and_folders_are_told_apart() -> None:
     assert not is_url(".evals/storage")
 
 
-def test_a_local_root_changes_nothing(tmp_path: Path) -> None:
+def test_a_local_root_publishes_nothing(tmp_path: Path) -> None:
     root = StorageRoot(str(tmp_path / "storage"))
     folder = trial_folder(root)
-    text = agent_run(folder).model_dump_json()
     assert not root.remote and root.local == tmp_path / "storage"
-    assert root.export_text(text) == text == root.import_text(text)
     assert root.uri(folder) == str(folder)
     root.publish(folder)
     assert not (folder / SYNCED).exists()
+
+
+def test_a_moved_local_root_still_resolves_its_records(tmp_path: Path) -> None:
+    root = StorageRoot(str(tmp_path / "storage"))
+    ResultStore.of_suite(root, "suite", "run-1").put("run", agent_run(trial_folder(root)))
+    stored = json.loads((root.local / "suite/results/agent/case/run-k1.json").read_text())
+    assert stored["record"]["stdout_path"] == "suite/agent_runs/run-1/agent/case/trial-0/stdout.txt"
+
+    shutil.move(tmp_path / "storage", tmp_path / "moved")
+    found = ResultStore.of_suite(StorageRoot(str(tmp_path / "moved")), "suite").run(
+        "case", "agent", "k1"
+    )
+
+    assert found is not None and found.stdout_path is not None
+    assert Path(found.stdout_path).read_text() == "hello\n"
+    assert found.workspace_path == str(
+        tmp_path / "moved" / Path(stored["record"]["workspace_path"])
+    )
+
+
+def test_a_result_of_the_previous_format_still_loads(tmp_path: Path, s3_env: S3) -> None:
+    """A format-1 envelope, as stored before paths were relative: its record unversioned, its
+    paths storage URIs. Another process reads it, its paths in its own mirror."""
+    writer = StorageRoot(s3_env.url("previous"), cache=tmp_path / "writer")
+    folder = trial_folder(writer)
+    writer.publish(folder)
+    trial = f"{writer.url}/suite/agent_runs/run-1/agent/case/trial-0"
+    previous = {
+        "format_version": 1,
+        "key": "k1",
+        "run_id": "run-1",
+        "stored_ms": 5,
+        "record": {
+            "case_key": "case",
+            "agent": "agent",
+            "trial": 0,
+            "stdout_path": f"{trial}/stdout.txt",
+            "workspace_path": f"{trial}/workspace",
+            "side_files": {"transcript": f"{trial}/stdout.txt"},
+            "exit_code": 0,
+            "start_ms": 1,
+            "end_ms": 2,
+            "result_key": "k1",
+        },
+    }
+    assert writer.fs is not None
+    with writer.fs.open_output_stream(
+        f"{s3_env.bucket}/previous/suite/results/agent/case/run-k1.json"
+    ) as out:
+        out.write(json.dumps(previous).encode())
+    reader = StorageRoot(s3_env.url("previous"), cache=tmp_path / "reader")
+
+    found = ResultStore.of_suite(reader, "suite").run("case", "agent", "k1")
+
+    assert found is not None and found.reused is not None and found.reused.stored_ms == 5
+    assert found.format_version == 1  # upgraded from the unversioned record
+    mirrored = reader.local / "suite/agent_runs/run-1/agent/case/trial-0"
+    assert found.stdout_path == str(mirrored / "stdout.txt")
+    assert found.side_files == {"transcript": str(mirrored / "stdout.txt")}
+    assert Path(found.stdout_path).read_text() == "hello\n"
 
 
 def test_a_stored_result_is_found_by_another_process_with_its_own_folder(
@@ -78,12 +138,12 @@ def test_a_stored_result_is_found_by_another_process_with_its_own_folder(
 
     ResultStore.of_suite(writer, "suite", "run-1").put("run", run)
 
-    # In the store: the record names storage URIs, never the writer's folder.
+    # In the store: the record names paths relative to the root, never the writer's folder.
     assert writer.fs is not None
     stored = writer.fs.open_input_stream(
         f"{s3_env.bucket}/stored/suite/results/agent/case/run-k1.json"
     ).read()
-    assert b"s3://evals/stored/suite/agent_runs/run-1/agent/case/trial-0/stdout.txt" in stored
+    assert b'"suite/agent_runs/run-1/agent/case/trial-0/stdout.txt"' in stored
     assert str(tmp_path).encode() not in stored
     found = ResultStore.of_suite(reader, "suite").run("case", "agent", "k1")
     assert found is not None and found.reused is not None

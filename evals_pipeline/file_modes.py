@@ -13,6 +13,8 @@ import os
 import stat
 from pathlib import Path
 
+from evals_pipeline.settings import Settings
+
 UMASK_ENV = "EVALS_PIPELINE_UMASK"
 DEFAULT_UMASK = 0o077
 
@@ -23,7 +25,7 @@ class UmaskSettingError(ValueError):
 
 def configured_umask() -> int:
     """The umask EVALS_PIPELINE_UMASK names (octal, e.g. 022), else 077."""
-    text = os.environ.get(UMASK_ENV, "").strip()
+    text = (Settings.from_env().umask or "").strip()
     if not text:
         return DEFAULT_UMASK
     try:

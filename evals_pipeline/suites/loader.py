@@ -95,6 +95,11 @@ class LoadedSuite(BaseModel):
         description="The targets file used (found as AgentV finds it, or run --targets); None "
         "for inline targets or when there is none.",
     )
+    targets_given: Path | None = Field(
+        default=None,
+        description="The targets file the load was given (run --targets), which every reload of "
+        "the suite for the same run is given too; None when it was found as AgentV finds it.",
+    )
     attached_files: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Test id → absolute paths given to its agent ({FILES}) and graders "
@@ -168,17 +173,18 @@ def _may_hold_placeholders(data: Any) -> bool:
         return True
 
 
-def load_suite(path: str | Path) -> LoadedSuite:
+def load_suite(path: str | Path, targets_file: Path | None = None) -> LoadedSuite:
     """Load and check one eval file; raises SuiteError listing every problem found. The suite
-    keeps what the load read (`inputs_hold`)."""
+    keeps what the load read (`inputs_hold`). `targets_file` (`run --targets`) is the targets
+    file of a suite without inline targets, instead of the one AgentV would find."""
     with gc_paused(kept=True), recording() as done:
-        loaded = _load_suite(resolved(Path(path).expanduser()))
+        loaded = _load_suite(resolved(Path(path).expanduser()), targets_file)
         environment()  # as the load left it: `.env` files fill what the shell did not set
     loaded._inputs = done[0]
     return loaded
 
 
-def _load_suite(file: Path) -> LoadedSuite:
+def _load_suite(file: Path, targets_given: Path | None) -> LoadedSuite:
     doc, warnings, issues = read_suite_document(file)
     if not isinstance(doc.data, dict):
         got = "empty" if doc.data is None else "not a mapping"
@@ -210,7 +216,7 @@ def _load_suite(file: Path) -> LoadedSuite:
     if suite is not None and suite.targets:
         catalog = TargetCatalog(doc=doc, specs=suite.targets, base_dir=file.parent, inline=True)
     elif not doc.data.get("targets"):
-        targets_file = find_targets_file(file)
+        targets_file = find_targets_file(file, targets_given)
         if targets_file is not None:
             try:
                 catalog = load_targets_file(targets_file)
@@ -265,6 +271,7 @@ def _load_suite(file: Path) -> LoadedSuite:
         agent_of=selection.agent_of,
         fallbacks=selection.fallbacks,
         targets_file=targets_file,
+        targets_given=targets_given,
         attached_files=attached_files(suite) if is_agent_skills_file(file) else {},
         run_issues=selection.run_issues + run_issues,
         ungradable=checked.ungradable,

@@ -27,7 +27,7 @@ def storage_url(args: argparse.Namespace) -> str:
     """The storage root a command uses: `--storage`, else $EVALS_PIPELINE_STORAGE or the default."""
     from evals_pipeline.storage_env import storage_root, storage_root_from_env
 
-    return storage_root(args.storage) if args.storage else storage_root_from_env()
+    return storage_root(args.storage) if args.storage else storage_root_from_env(args.settings)
 
 
 def storage_folder(args: argparse.Namespace, suites: list[str] | None = None) -> Path:

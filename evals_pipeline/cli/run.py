@@ -48,11 +48,10 @@ def _run_command(args: argparse.Namespace) -> int:
     from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
     from evals_pipeline.made_ahead import close_unclaimed
     from evals_pipeline.provider_limits import use_limits
-    from evals_pipeline.settings import Settings
     from evals_pipeline.storage_env import storage_root, storage_root_from_env
     from evals_pipeline.suites.target_catalog import explicit_targets_file
 
-    settings = Settings.from_env()  # read once; what the run needs of it is passed on
+    settings: Settings = args.settings  # read once (cli/entry.py); what the run needs is passed on
     chosen = None
     if args.targets:
         chosen = explicit_targets_file(args.targets)

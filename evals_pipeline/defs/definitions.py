@@ -104,7 +104,7 @@ def definitions_from_env() -> dg.Definitions:
     the environment read once (settings.py). Its process (a code server, a run worker loading
     it) writes privately (file_modes.py)."""
     settings = Settings.from_env()
-    apply_umask()
+    apply_umask(settings)
     return build_definitions(
         load_suites(suite_paths_from_env(settings)),
         storage_root_from_env(settings),

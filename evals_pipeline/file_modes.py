@@ -13,6 +13,8 @@ import os
 import stat
 from pathlib import Path
 
+from evals_pipeline.settings import Settings
+
 UMASK_ENV = "EVALS_PIPELINE_UMASK"
 DEFAULT_UMASK = 0o077
 
@@ -21,9 +23,9 @@ class UmaskSettingError(ValueError):
     """EVALS_PIPELINE_UMASK is not an octal umask."""
 
 
-def configured_umask() -> int:
+def configured_umask(settings: Settings | None = None) -> int:
     """The umask EVALS_PIPELINE_UMASK names (octal, e.g. 022), else 077."""
-    text = os.environ.get(UMASK_ENV, "").strip()
+    text = ((settings or Settings.from_env()).umask or "").strip()
     if not text:
         return DEFAULT_UMASK
     try:
@@ -38,9 +40,10 @@ def configured_umask() -> int:
     return value
 
 
-def apply_umask() -> int:
-    """Set this process's umask to the configured one (its children inherit it); the umask."""
-    value = configured_umask()
+def apply_umask(settings: Settings | None = None) -> int:
+    """Set this process's umask to the one `settings` (default: this process's) configure (its
+    children inherit it); the umask."""
+    value = configured_umask(settings)
     os.umask(value)
     return value
 

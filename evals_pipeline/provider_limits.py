@@ -11,12 +11,12 @@ runs at once), the step-level Dagster pools hold (defs/pools.py).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from evals_pipeline.models.targets import LlmTarget, TargetSpec
+from evals_pipeline.settings import Settings
 
 LIMITS_ENV = "EVALS_PIPELINE_PROVIDER_LIMITS"
 
@@ -44,8 +44,26 @@ def parse_limits(text: str, source: str = LIMITS_ENV) -> dict[str, int]:
 
 
 def configured_limits(environ: Mapping[str, str] | None = None) -> dict[str, int]:
-    """The limits the deployment set in EVALS_PIPELINE_PROVIDER_LIMITS (none when unset)."""
-    return parse_limits((os.environ if environ is None else environ).get(LIMITS_ENV, ""))
+    """The limits this process was given (`use_limits`), else those the deployment set in
+    EVALS_PIPELINE_PROVIDER_LIMITS of `environ` (default: this process's; none when unset)."""
+    if environ is None and _given is not None:
+        return dict(_given)
+    return parse_limits(Settings.from_env(environ).provider_limits or "")
+
+
+_given: dict[str, int] | None = None
+
+
+@contextmanager
+def use_limits(limits: Mapping[str, int]) -> Iterator[None]:
+    """This process's limits while the body runs (`run --limit` over the setting), instead of
+    the setting's: how a command hands its limits to the steps it runs in this process."""
+    global _given
+    before, _given = _given, dict(limits)
+    try:
+        yield
+    finally:
+        _given = before
 
 
 _registry: dict[tuple[str, int], threading.BoundedSemaphore] = {}

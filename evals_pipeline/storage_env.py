@@ -4,18 +4,20 @@ without importing it (~2 s)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from evals_pipeline.settings import Settings
 from evals_pipeline.storage.root import is_url
 
 DEFAULT_STORAGE = ".evals/storage"
 
 
-def storage_root_from_env() -> str:
-    """EVALS_PIPELINE_STORAGE (a folder or a URL such as `s3://bucket/prefix`), else
-    `.evals/storage` under the working directory; folders made absolute."""
-    return storage_root(os.environ.get("EVALS_PIPELINE_STORAGE", DEFAULT_STORAGE))
+def storage_root_from_env(settings: Settings | None = None) -> str:
+    """EVALS_PIPELINE_STORAGE of `settings` (default: this process's; a folder or a URL such as
+    `s3://bucket/prefix`), else `.evals/storage` under the working directory; folders made
+    absolute."""
+    value = (settings or Settings.from_env()).storage
+    return storage_root(DEFAULT_STORAGE if value is None else value)
 
 
 def storage_root(value: str) -> str:

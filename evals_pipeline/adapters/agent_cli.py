@@ -29,6 +29,7 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import AgentTarget
 from evals_pipeline.process import ProcessSpawner, child_env, now_ms, run_process
 from evals_pipeline.secrets import Redactor, run_redactor
+from evals_pipeline.settings import Settings
 
 ERROR_TAIL_CHARS = 2_000
 STREAM_TAIL_LINES = 50
@@ -67,7 +68,8 @@ class Endpoint:
 
 def installed_executable(binary: str) -> str | None:
     """The pinned install of `binary` ($EVALS_PIPELINE_AGENTS_DIR, then ./agents), else PATH."""
-    folders = [Path(os.environ[AGENTS_DIR_ENV])] if os.environ.get(AGENTS_DIR_ENV) else []
+    agents_dir = Settings.from_env().agents_dir
+    folders = [Path(agents_dir)] if agents_dir else []
     folders.append(PROJECT_AGENTS_DIR)
     for folder in folders:
         candidate = folder / "node_modules" / ".bin" / binary

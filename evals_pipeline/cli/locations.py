@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,10 +13,13 @@ DEFAULT_DAGSTER_HOME = ".evals/dagster"
 
 
 def cli_instance() -> DagsterInstance:
-    """The local Dagster instance: DAGSTER_HOME, else `.evals/dagster` (created on first use)."""
+    """The local Dagster instance: DAGSTER_HOME, else `.evals/dagster` (created on first use).
+    The folder is handed to the instance, not written to the environment: the steps get the
+    instance from the run (the suite parse cache finds the same default, suites/parse_cache.py)."""
     from evals_pipeline.instance.local import local_instance
+    from evals_pipeline.settings import Settings
 
-    home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(DEFAULT_DAGSTER_HOME).resolve())))
+    home = Path(Settings.from_env().dagster_home or DEFAULT_DAGSTER_HOME).resolve()
     return local_instance(home)
 
 
@@ -25,7 +27,7 @@ def storage_url(args: argparse.Namespace) -> str:
     """The storage root a command uses: `--storage`, else $EVALS_PIPELINE_STORAGE or the default."""
     from evals_pipeline.storage_env import storage_root, storage_root_from_env
 
-    return storage_root(args.storage) if args.storage else storage_root_from_env()
+    return storage_root(args.storage) if args.storage else storage_root_from_env(args.settings)
 
 
 def storage_folder(args: argparse.Namespace, suites: list[str] | None = None) -> Path:

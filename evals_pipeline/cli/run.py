@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import shutil
 import sys
 import uuid
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
     from evals_pipeline.models.report import EvalReport
     from evals_pipeline.models.run import AgentRun
     from evals_pipeline.progress import Progress
+    from evals_pipeline.settings import Settings
     from evals_pipeline.suites import LoadedSuite, RunOptions
 
 
@@ -47,9 +47,12 @@ def _run_command(args: argparse.Namespace) -> int:
     # Dagster is loaded once the first suite's agents have started (_start_agents).
     from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
     from evals_pipeline.made_ahead import close_unclaimed
-    from evals_pipeline.storage_env import storage_root_from_env
-    from evals_pipeline.suites.target_catalog import TARGETS_ENV, explicit_targets_file
+    from evals_pipeline.provider_limits import use_limits
+    from evals_pipeline.storage_env import storage_root, storage_root_from_env
+    from evals_pipeline.suites.target_catalog import explicit_targets_file
 
+    settings: Settings = args.settings  # read once (cli/entry.py); what the run needs is passed on
+    chosen = None
     if args.targets:
         chosen = explicit_targets_file(args.targets)
         if chosen is None:
@@ -58,26 +61,25 @@ def _run_command(args: argparse.Namespace) -> int:
                 "give a targets YAML file, or a folder holding targets.yaml or "
                 ".agentv/targets.yaml"
             )
-        # In the environment, so every process of the run (Dagster steps, workers) loads with it.
-        os.environ[TARGETS_ENV] = str(chosen)
-    loaded = load_suites(args.suites, strict=getattr(args, "strict", False))
+    # Each suite keeps the chosen file (LoadedSuite.targets_given): every step that reads the
+    # suite again, here or in a worker rebuilding the job (defs/suite_run.py), is given it.
+    loaded = load_suites(args.suites, strict=getattr(args, "strict", False), targets_file=chosen)
     if isinstance(loaded, int):
         return loaded
     try:
-        executor_name()
+        in_process = executor_name(settings) == "in_process"
     except ExecutorSettingError as exc:
         return usage_error(str(exc))
     auth_failed = _check_auth(loaded, args.target)
     if auth_failed:
         return auth_failed
-    limits = _set_provider_limits(args.limit)
+    limits = _provider_limits(settings, args.limit)
     if isinstance(limits, str):
         return usage_error(limits)
-    if args.storage:
-        os.environ["EVALS_PIPELINE_STORAGE"] = args.storage
-    storage = storage_root_from_env()
+    storage = storage_root(args.storage) if args.storage else storage_root_from_env(settings)
     try:
-        return _run_suites(args, loaded, storage, in_process=executor_name() == "in_process")
+        with use_limits(limits):
+            return _run_suites(args, loaded, storage, in_process=in_process)
     finally:
         close_unclaimed()  # the first suite's agents, when its run failed before taking them
 
@@ -294,19 +296,17 @@ def _instance(say: Callable[[str], None]) -> DagsterInstance:
     return instance
 
 
-def _set_provider_limits(given: list[str]) -> dict[str, int] | str:
-    """`--limit PROVIDER=N` laid over $EVALS_PIPELINE_PROVIDER_LIMITS, written back to it so
-    every step of the run (and any process it starts) holds them; the error text when one does
+def _provider_limits(settings: Settings, given: list[str]) -> dict[str, int] | str:
+    """`--limit PROVIDER=N` laid over EVALS_PIPELINE_PROVIDER_LIMITS of `settings`, which the
+    run's steps in this process hold (provider_limits.use_limits); the error text when one does
     not parse."""
-    from evals_pipeline.provider_limits import LIMITS_ENV, LimitsError, parse_limits
+    from evals_pipeline.provider_limits import LimitsError, parse_limits
 
     try:
-        limits = parse_limits(os.environ.get(LIMITS_ENV, ""))
+        limits = parse_limits(settings.provider_limits or "")
         limits.update(parse_limits(" ".join(given), source="--limit"))
     except LimitsError as exc:
         return str(exc)
-    if limits:
-        os.environ[LIMITS_ENV] = ",".join(f"{p}={n}" for p, n in limits.items())
     return limits
 
 

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from evals_pipeline.cli.exits import EXIT_USAGE, usage_error
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.suites import LoadedSuite
 
@@ -35,12 +37,17 @@ def suite_files(paths: Sequence[str]) -> list[str] | int:
 
 
 def load_suites(
-    paths: Sequence[str], *, to_run: bool = True, strict: bool = False
+    paths: Sequence[str],
+    *,
+    to_run: bool = True,
+    strict: bool = False,
+    targets_file: Path | None = None,
 ) -> list[LoadedSuite] | int:
     """Load the suites `paths` name (files, or folders holding them: suite_files), printing
     their errors and warnings. `to_run`: the targets must resolve too (every command but
     `validate`, which, as `agentv validate`, checks the files only). `strict` (`--strict`):
-    every warning is an error, for teams that want typos to fail CI."""
+    every warning is an error, for teams that want typos to fail CI. `targets_file`: the
+    targets file of `run --targets`."""
     # The suite models load with the command that reads a suite, not with every command (~1 s).
     from evals_pipeline.suites import SuiteError, load_suite
 
@@ -50,7 +57,7 @@ def load_suites(
     loaded, failed = [], False
     for path in files:
         try:
-            suite = load_suite(path)
+            suite = load_suite(path, targets_file)
             if suite.run_issues and to_run:
                 raise SuiteError(suite.run_issues)
         except SuiteError as exc:

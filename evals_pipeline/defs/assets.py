@@ -138,7 +138,9 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
         (with the run's options, e.g. `--threshold`, laid over it)."""
         options = RunOptions(**config.model_dump())
         try:
-            resolved = {(c.case_key, c.agent): c for c in run_cases(path, options)}
+            resolved = {
+                (c.case_key, c.agent): c for c in run_cases(path, options, loaded.targets_given)
+            }
         except SuiteError as exc:
             raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
         tests = {case_key for case_key, _ in resolved}

@@ -3,17 +3,19 @@ whenever grades change."""
 
 from __future__ import annotations
 
-import os
-
 import dagster as dg
+
+from evals_pipeline.settings import Settings
 
 DEFAULT_NIGHTLY_CRON = "0 2 * * *"
 AUTOMATION_SENSOR = "nightly_evals"
 """The sensor's name on the Automation page; its runs carry it as `dagster/sensor_name`."""
 
 
-def nightly_cron() -> str:
-    return os.environ.get("EVALS_PIPELINE_NIGHTLY_CRON", DEFAULT_NIGHTLY_CRON)
+def nightly_cron(settings: Settings | None = None) -> str:
+    """EVALS_PIPELINE_NIGHTLY_CRON of `settings` (default: this process's), else 02:00 UTC."""
+    value = (settings or Settings.from_env()).nightly_cron
+    return DEFAULT_NIGHTLY_CRON if value is None else value
 
 
 def nightly_label(cron: str) -> str:

@@ -16,9 +16,11 @@ from evals_pipeline.defs.executor import executor_from_env
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.defs.sensors import build_cases_sensor
+from evals_pipeline.defs.settings_resource import SETTINGS_KEY, settings_resource
 from evals_pipeline.defs.translator import EvalSuiteTranslator, translated
 from evals_pipeline.file_modes import apply_umask
 from evals_pipeline.gc_pause import freeze_at_exit
+from evals_pipeline.settings import Settings
 from evals_pipeline.storage_env import storage_root_from_env
 from evals_pipeline.suites import LoadedSuite, SuiteError, discover_suites, load_suite
 from evals_pipeline.suites.resolution import resolve_recorded
@@ -26,10 +28,11 @@ from evals_pipeline.suites.resolution import resolve_recorded
 DEFAULT_SUITES = "examples"
 
 
-def suite_paths_from_env() -> list[str]:
-    """EVALS_PIPELINE_SUITES: files or folders, separated by the OS path separator."""
-    value = os.environ.get("EVALS_PIPELINE_SUITES", DEFAULT_SUITES)
-    return [p for p in value.split(os.pathsep) if p]
+def suite_paths_from_env(settings: Settings | None = None) -> list[str]:
+    """EVALS_PIPELINE_SUITES of `settings` (default: this process's): files or folders,
+    separated by the OS path separator."""
+    value = (settings or Settings.from_env()).suites
+    return [p for p in (DEFAULT_SUITES if value is None else value).split(os.pathsep) if p]
 
 
 def load_suites(paths: Iterable[str | Path]) -> list[LoadedSuite]:
@@ -80,6 +83,7 @@ def storage_resources(storage_root: str) -> dict[str, Any]:
     return {
         IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
         "storage": EvalStorage(root=storage_root),
+        SETTINGS_KEY: settings_resource(),
     }
 
 
@@ -102,7 +106,13 @@ def build_definitions(
 
 
 def definitions_from_env() -> dg.Definitions:
-    """The code location: suites from EVALS_PIPELINE_SUITES, storage from EVALS_PIPELINE_STORAGE.
-    Its process (a code server, a run worker loading it) writes privately (file_modes.py)."""
-    apply_umask()
-    return build_definitions(load_suites(suite_paths_from_env()), storage_root_from_env())
+    """The code location: suites from EVALS_PIPELINE_SUITES, storage from EVALS_PIPELINE_STORAGE,
+    the environment read once (settings.py). Its process (a code server, a run worker loading
+    it) writes privately (file_modes.py)."""
+    settings = Settings.from_env()
+    apply_umask(settings)
+    return build_definitions(
+        load_suites(suite_paths_from_env(settings)),
+        storage_root_from_env(settings),
+        executor_from_env(settings),
+    )

@@ -4,10 +4,11 @@ so the steps run on worker processes, on this host or others (docs/scale-out.md)
 from __future__ import annotations
 
 import functools
-import os
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
+
+from evals_pipeline.settings import Settings
 
 if TYPE_CHECKING:  # Dagster loads only when an executor is made: the CLI reads the setting first
     import dagster as dg
@@ -22,14 +23,16 @@ class ExecutorSettingError(ValueError):
     """EVALS_PIPELINE_EXECUTOR (or the broker it needs) is not set right; the message says how."""
 
 
-def executor_name() -> str:
-    """EVALS_PIPELINE_EXECUTOR: `in_process` (default) or `celery`."""
-    name = os.environ.get(EXECUTOR_ENV, "").strip() or "in_process"
+def executor_name(settings: Settings | None = None) -> str:
+    """EVALS_PIPELINE_EXECUTOR of `settings` (default: this process's): `in_process` (the
+    default) or `celery`."""
+    settings = settings or Settings.from_env()
+    name = (settings.executor or "").strip() or "in_process"
     if name not in EXECUTORS:
         raise ExecutorSettingError(
             f"{EXECUTOR_ENV}={name!r} names no executor: use one of {', '.join(EXECUTORS)}"
         )
-    if name == "celery" and not os.environ.get(BROKER_ENV):
+    if name == "celery" and not settings.celery_broker:
         raise ExecutorSettingError(
             f"{EXECUTOR_ENV}=celery needs {BROKER_ENV}, the broker the workers listen on "
             "(e.g. redis://127.0.0.1:6379/0); see docs/scale-out.md"
@@ -37,11 +40,12 @@ def executor_name() -> str:
     return name
 
 
-def executor_from_env() -> dg.ExecutorDefinition:
+def executor_from_env(settings: Settings | None = None) -> dg.ExecutorDefinition:
     """The executor EVALS_PIPELINE_EXECUTOR names. The celery executor reads its broker and
     result backend from the environment of each process that uses them (`{env: ...}`), so a
     broker password is never stored in a run's config or a job snapshot."""
-    if executor_name() == "in_process":
+    settings = settings or Settings.from_env()
+    if executor_name(settings) == "in_process":
         return in_process_executor()
     from celery.exceptions import DuplicateTaskNameWarning
     from dagster_celery import celery_executor
@@ -49,7 +53,7 @@ def executor_from_env() -> dg.ExecutorDefinition:
     # dagster-celery registers its step task again for every step it sends; harmless, and not
     # the user's to act on.
     warnings.filterwarnings("ignore", category=DuplicateTaskNameWarning)
-    backend = BACKEND_ENV if os.environ.get(BACKEND_ENV) else BROKER_ENV
+    backend = BACKEND_ENV if settings.celery_backend else BROKER_ENV
     return celery_executor.configured(
         {"broker": {"env": BROKER_ENV}, "backend": {"env": backend}}, name="celery"
     )
@@ -102,11 +106,12 @@ def celery_app_args() -> dict[str, object]:
     executor's (EVALS_PIPELINE_CELERY_BROKER, EVALS_PIPELINE_CELERY_BACKEND)."""
     from dagster_celery.executor import CeleryExecutor
 
-    broker = os.environ.get(BROKER_ENV)
+    settings = Settings.from_env()
+    broker = settings.celery_broker
     if not broker:
         raise ExecutorSettingError(
             f"a celery worker needs {BROKER_ENV}, the broker the executor sends steps to "
             "(e.g. redis://127.0.0.1:6379/0); see docs/scale-out.md"
         )
-    backend = os.environ.get(BACKEND_ENV) or broker
+    backend = settings.celery_backend or broker
     return dict(CeleryExecutor.for_cli(broker=broker, backend=backend).app_args())

@@ -5,7 +5,6 @@ that pool holds across runs for that provider alone; a last op turns the votes i
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import itertools
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -35,12 +34,13 @@ def llm_pool(provider: str) -> str:
     return f"evals_llm_{provider}"
 
 
-def reload_suite(path: Path) -> LoadedSuite:
-    """The suite as it is now on disk (judges and their settings may change between runs)."""
+def reload_suite(loaded: LoadedSuite) -> LoadedSuite:
+    """The suite as it is now on disk (judges and their settings may change between runs),
+    with the targets file it was loaded with, when one was given (`run --targets`)."""
     try:
-        return load_suite(path)
+        return load_suite(loaded.path, loaded.targets_given)
     except SuiteError as exc:
-        raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
+        raise dg.Failure(f"{loaded.path} no longer loads:\n{exc}") from exc
 
 
 def panel_providers(loaded: LoadedSuite) -> list[str]:
@@ -66,7 +66,7 @@ def grader_pool(loaded: LoadedSuite, cases: list[ResolvedCase] | None = None) ->
 def build_judgments(loaded: LoadedSuite, layer: Mapping[str, Any]) -> dg.AssetsDefinition:
     """`judgments`: without a panel one plain step; with one, a vote op per provider in that
     provider's pool, then the op that blends the votes with heuristics and attributes failures."""
-    suite, path = loaded.slug, loaded.path
+    suite = loaded.slug
     workers = loaded.suite.execution.workers
     providers = panel_providers(loaded)
     ins = {name: records_in([suite, name]) for name in ("cases", "sessions", "grades")}
@@ -82,7 +82,7 @@ def build_judgments(loaded: LoadedSuite, layer: Mapping[str, Any]) -> dg.AssetsD
         grades: list[CaseGrade],
         votes: list[TrialVotes],
     ) -> Records:
-        current = reload_suite(path)
+        current = reload_suite(loaded)
         _check_providers(current, providers)
         judged = judge_cases(
             cases,
@@ -130,7 +130,7 @@ def build_judgments(loaded: LoadedSuite, layer: Mapping[str, Any]) -> dg.AssetsD
 
 
 def _votes_op(loaded: LoadedSuite, provider: str) -> dg.OpDefinition:
-    suite, path = loaded.slug, loaded.path
+    suite = loaded.slug
     workers = loaded.suite.execution.workers
 
     @dg.op(name=f"{suite}__{provider}_votes", pool=llm_pool(provider))
@@ -142,7 +142,7 @@ def _votes_op(loaded: LoadedSuite, provider: str) -> dg.OpDefinition:
         grades: list[CaseGrade],
     ) -> list[TrialVotes]:
         """The panel's judges of one provider on every dimension of every trial."""
-        judging, judges = _panel_of(reload_suite(path), provider)
+        judging, judges = _panel_of(reload_suite(loaded), provider)
         if judging is None:
             return []
         return collect_votes(
@@ -178,7 +178,7 @@ def build_pairwise_verdicts(loaded: LoadedSuite) -> dg.AssetsDefinition:
         readings: list[list[PairReadings]],
     ) -> Records:
         """Each pair's verdict overall and per dimension, a win only when both orders agree."""
-        current = reload_suite(path)
+        current = reload_suite(loaded)
         _check_providers(current, providers)
         judging = current.suite.judging
         if judging is None:
@@ -204,7 +204,7 @@ def build_pairwise_verdicts(loaded: LoadedSuite) -> dg.AssetsDefinition:
 
 
 def _readings_op(loaded: LoadedSuite, provider: str) -> dg.OpDefinition:
-    suite, path = loaded.slug, loaded.path
+    suite = loaded.slug
 
     @dg.op(name=f"{suite}__{provider}_readings", pool=llm_pool(provider))
     def readings(
@@ -214,7 +214,7 @@ def _readings_op(loaded: LoadedSuite, provider: str) -> dg.OpDefinition:
         sessions: list[Session],
     ) -> list[PairReadings]:
         """The panel's judges of one provider on every pair of agents, in both orders."""
-        judging, judges = _panel_of(reload_suite(path), provider)
+        judging, judges = _panel_of(reload_suite(loaded), provider)
         if judging is None:
             return []
         folder = dg.AssetKey([suite, "pairwise_verdicts"])

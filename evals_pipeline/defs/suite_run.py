@@ -117,12 +117,17 @@ def run_definitions(
 
 
 def reconstruct_run_job(
-    suite_path: str, storage_root: str, job_name: str, workers: int | None = None
+    suite_path: str,
+    storage_root: str,
+    job_name: str,
+    workers: int | None = None,
+    targets_file: str | None = None,
 ) -> dg.JobDefinition:
     """One of `run_suite`'s jobs rebuilt from its suite file: what another process (a celery
     worker, perhaps on another host) runs; its progress lines go to that process's stderr.
-    `workers` carries a `--workers` override, which lives in the caller's memory only."""
-    suite = load_suite(suite_path)
+    `workers` carries a `--workers` override and `targets_file` a `--targets`, which live in
+    the caller's memory only."""
+    suite = load_suite(suite_path, Path(targets_file) if targets_file else None)
     if workers:
         suite.suite.execution.workers = workers
     return run_definitions(suite, storage_root).resolve_job_def(job_name)
@@ -157,6 +162,7 @@ def _execute(
             "storage_root": storage_root,
             "job_name": job_name,
             "workers": suite.suite.execution.workers,
+            "targets_file": str(suite.targets_given) if suite.targets_given else None,
         },
     )
     with dg.execute_job(

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evals_pipeline.models.grade import Verdict
 from evals_pipeline.models.pass_rate import PassCounts
-from evals_pipeline.statistics import BootstrapResult, McNemarResult
+from evals_pipeline.models.statistics import BootstrapResult, McNemarResult
 
 Trigger = Literal["cli", "nightly", "sensor", "ui", "unknown"]
 CaseChangeKind = Literal["regressed", "fixed", "new", "removed"]

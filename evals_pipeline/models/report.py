@@ -14,9 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evals_pipeline.models.history import RunComparison, RunEntry, Trigger
 from evals_pipeline.models.judging import Dimension, FailureBreakdown
 from evals_pipeline.models.pass_rate import PassCounts
-from evals_pipeline.models.stored import StoredRecord
-from evals_pipeline.models.usage import LlmUsage
-from evals_pipeline.statistics import (
+from evals_pipeline.models.statistics import (
     BootstrapResult,
     Calibration,
     CorrectedRate,
@@ -24,6 +22,8 @@ from evals_pipeline.statistics import (
     PositionBias,
     RepeatedTrials,
 )
+from evals_pipeline.models.stored import StoredRecord
+from evals_pipeline.models.usage import LlmUsage
 
 
 class AgentSummary(PassCounts):

@@ -26,6 +26,7 @@ from evals_pipeline.reaping.proc_table import (
     environ_value,
     read_stat,
 )
+from evals_pipeline.settings import Settings
 
 STATE_DIR_VAR = "EVALS_PIPELINE_STATE_DIR"
 SWEEP_WAIT_SECONDS = 2.0
@@ -35,8 +36,9 @@ MARKER_FILE = "marker"
 def state_dir() -> Path:
     """Where evals-pipeline keeps per-user machine state: $EVALS_PIPELINE_STATE_DIR, else
     $XDG_STATE_HOME/evals-pipeline, else ~/.local/state/evals-pipeline."""
-    if os.environ.get(STATE_DIR_VAR):
-        return Path(os.environ[STATE_DIR_VAR])
+    chosen = Settings.from_env().state_dir
+    if chosen:
+        return Path(chosen)
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "evals-pipeline"
 

@@ -4,11 +4,12 @@ run unsandboxed."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 import threading
+
+from evals_pipeline.settings import Settings
 
 SANDBOX_VAR = "EVALS_PIPELINE_SANDBOX"
 OFF_VALUES = ("off", "0", "false", "no")
@@ -21,7 +22,7 @@ _warned = False
 
 def sandbox_disabled() -> bool:
     """Whether the user switched the sandbox off (EVALS_PIPELINE_SANDBOX=off)."""
-    return os.environ.get(SANDBOX_VAR, "").strip().lower() in OFF_VALUES
+    return (Settings.from_env().sandbox or "").strip().lower() in OFF_VALUES
 
 
 def bubblewrap() -> str | None:

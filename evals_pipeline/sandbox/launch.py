@@ -16,6 +16,7 @@ from pathlib import Path
 from evals_pipeline.sandbox.bubblewrap import NEVER_BOUND, bwrap_argv
 from evals_pipeline.sandbox.hidden import hidden_paths
 from evals_pipeline.sandbox.policy import SandboxPolicy
+from evals_pipeline.settings import Settings
 
 WRITABLE_VAR = "EVALS_PIPELINE_SANDBOX_WRITABLE"
 """Folders (os.pathsep-separated) every sandboxed child may also write: a package cache shared
@@ -24,7 +25,7 @@ by graders (`~/.cache/uv`), a log folder a test harness reads."""
 
 def shared_writable(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
     """The existing folders of EVALS_PIPELINE_SANDBOX_WRITABLE."""
-    value = (os.environ if env is None else env).get(WRITABLE_VAR, "")
+    value = Settings.from_env(env).sandbox_writable or ""
     return tuple(Path(p) for p in value.split(os.pathsep) if p and os.path.isdir(p))
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         allocate_labels,
         calibrate,
         calibrate_by_dimension,
+        calibration_from_counts,
         cohen_kappa,
         wilson_interval,
     )
@@ -90,6 +91,7 @@ _MODULES = {
     "blend_dimensions": "blending",
     "bootstrap_from_indices": "paired",
     "calibrate": "calibration",
+    "calibration_from_counts": "calibration",
     "calibrate_by_dimension": "calibration",
     "cohen_kappa": "calibration",
     "combine_pairwise": "panel",
@@ -142,6 +144,7 @@ __all__ = [
     "bootstrap_from_indices",
     "calibrate",
     "calibrate_by_dimension",
+    "calibration_from_counts",
     "cohen_kappa",
     "combine_pairwise",
     "corrected_rate",

@@ -12,48 +12,12 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
+from evals_pipeline.models.statistics import Calibration
 from evals_pipeline.statistics.distributions import Z95
 from evals_pipeline.statistics.labels import Verdict, is_pass
 
 MAX_PILOT_RATE: Final = 0.99
 """Ceiling on pilot TPR/TNR in the label allocation; at 1 the ratio rho is 0 or infinite."""
-
-
-class Calibration(BaseModel):
-    """A judge's confusion matrix against human labels and the rates derived from it.
-
-    Rates are None when their class (or, for κ, the chance agreement) leaves them undefined.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    tp: int
-    fn: int
-    tn: int
-    fp: int
-    m1: int
-    m0: int
-    tpr: float | None
-    tnr: float | None
-    youden: float | None
-    cohen_kappa: float | None
-    tpr_ci95: tuple[float, float]
-    tnr_ci95: tuple[float, float]
-
-    @classmethod
-    def from_counts(cls, tp: int, fn: int, tn: int, fp: int, *, z: float = Z95) -> Calibration:
-        """Build from the four cells: tp/fn split the human-PASS items, tn/fp the human-FAIL ones."""
-        if min(tp, fn, tn, fp) < 0:
-            raise ValueError(f"counts must be ≥ 0, got tp={tp} fn={fn} tn={tn} fp={fp}")
-        m1, m0 = tp + fn, tn + fp
-        tpr = tp / m1 if m1 else None
-        tnr = tn / m0 if m0 else None
-        return cls(
-            tp=tp, fn=fn, tn=tn, fp=fp, m1=m1, m0=m0, tpr=tpr, tnr=tnr,
-            youden=tpr + tnr - 1 if tpr is not None and tnr is not None else None,
-            cohen_kappa=cohen_kappa(tp, fn, tn, fp),
-            tpr_ci95=wilson_interval(tp, m1, z=z), tnr_ci95=wilson_interval(tn, m0, z=z),
-        )  # fmt: skip
 
 
 class LabelAllocation(BaseModel):
@@ -67,6 +31,21 @@ class LabelAllocation(BaseModel):
     m0: int
 
 
+def calibration_from_counts(tp: int, fn: int, tn: int, fp: int, *, z: float = Z95) -> Calibration:
+    """Build from the four cells: tp/fn split the human-PASS items, tn/fp the human-FAIL ones."""
+    if min(tp, fn, tn, fp) < 0:
+        raise ValueError(f"counts must be ≥ 0, got tp={tp} fn={fn} tn={tn} fp={fp}")
+    m1, m0 = tp + fn, tn + fp
+    tpr = tp / m1 if m1 else None
+    tnr = tn / m0 if m0 else None
+    return Calibration(
+        tp=tp, fn=fn, tn=tn, fp=fp, m1=m1, m0=m0, tpr=tpr, tnr=tnr,
+        youden=tpr + tnr - 1 if tpr is not None and tnr is not None else None,
+        cohen_kappa=cohen_kappa(tp, fn, tn, fp),
+        tpr_ci95=wilson_interval(tp, m1, z=z), tnr_ci95=wilson_interval(tn, m0, z=z),
+    )  # fmt: skip
+
+
 def calibrate(pairs: Iterable[tuple[Verdict | bool, Verdict | bool]]) -> Calibration:
     """Calibration from (judge verdict, human verdict) pairs; PASS is the positive class (§0)."""
     tp = fn = tn = fp = 0
@@ -76,7 +55,7 @@ def calibrate(pairs: Iterable[tuple[Verdict | bool, Verdict | bool]]) -> Calibra
             tp, fn = tp + judged_pass, fn + (not judged_pass)
         else:
             tn, fp = tn + (not judged_pass), fp + judged_pass
-    return Calibration.from_counts(tp, fn, tn, fp)
+    return calibration_from_counts(tp, fn, tn, fp)
 
 
 def calibrate_by_dimension(

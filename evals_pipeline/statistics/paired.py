@@ -12,8 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
-
+from evals_pipeline.models.statistics import BootstrapResult, McNemarResult, PairedTable
 from evals_pipeline.statistics.distributions import (
     Z95,
     chi2_sf_df1,
@@ -23,56 +22,6 @@ from evals_pipeline.statistics.distributions import (
 
 if TYPE_CHECKING:
     import numpy as np
-
-
-class PairedTable(BaseModel):
-    """The 2x2 table of per-case outcomes: a both pass, b A only, c B only, d both fail."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    a: int
-    b: int
-    c: int
-    d: int
-
-
-class McNemarResult(BaseModel):
-    """McNemar exact and mid-p, the asymptotic χ² tests, and the paired difference Δ with its Wald CI.
-
-    χ² fields are None with no discordant pairs; sd, se and the Wald bounds are None for N < 2.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    table: PairedTable
-    n: int
-    n_discordant: int
-    statistic: int
-    p_exact: float
-    p_mid: float
-    chi2: float | None
-    chi2_p: float | None
-    chi2_cc: float | None
-    chi2_cc_p: float | None
-    delta: float | None
-    sd: float | None
-    se: float | None
-    wald_low: float | None
-    wald_high: float | None
-
-
-class BootstrapResult(BaseModel):
-    """Percentile interval of mean_A - mean_B over case resamples, and P(Δ* ≤ 0)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    delta: float
-    ci95_low: float
-    ci95_high: float
-    p_delta_le_zero: float
-    n_cases: int
-    n_resamples: int
-    seed: int | None
 
 
 def paired_table(passed_a: Sequence[bool], passed_b: Sequence[bool]) -> PairedTable:

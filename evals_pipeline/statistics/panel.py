@@ -14,6 +14,7 @@ from typing import Final, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from evals_pipeline.models.statistics import PositionBias
 from evals_pipeline.statistics.distributions import sign_test_p
 from evals_pipeline.statistics.labels import PairwiseVote, SlotReading, Verdict
 
@@ -85,27 +86,6 @@ class PairwiseCombination(BaseModel):
     verdict: PairwiseVote
     bias_detected: bool
     n_valid: int
-
-
-class PositionBias(BaseModel):
-    """One judge's position statistics over a run of N valid swapped pairs (§5).
-
-    Rates are None for N = 0; then nothing can be detected and `bias_detected` is False.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    n: int
-    consistent: int
-    first_first: int
-    second_second: int
-    other: int
-    position_consistency: float | None
-    primacy_rate: float | None
-    recency_rate: float | None
-    positional_preference: float | None
-    binomial_p: float
-    bias_detected: bool
 
 
 def panel_vote(votes: Iterable[PanelVoteLike], *, quorum: int = QUORUM) -> PanelOutcome:

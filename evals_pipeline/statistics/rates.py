@@ -9,41 +9,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Final, Literal
+from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
+from evals_pipeline.models.statistics import CORRECTION_METHOD, CorrectedRate
 from evals_pipeline.statistics.distributions import Z95
 
-METHOD: Final = "rogan_gladen_1978+lang_reiczigel_2014"
+METHOD: Final = CORRECTION_METHOD
 J_WARN: Final = 0.2
 """Youden index below which the correction is reported with a noise warning (§0, a design choice)."""
-
-
-class CorrectedRate(BaseModel):
-    """A pass rate corrected for judge error, with its 95% interval and guard flags (§1, §8).
-
-    `reason` says why `correction_valid` is False ("" otherwise); `warnings` holds "low-youden"
-    (0 < J < J_WARN: noise amplified by 1/J) and "interval-undefined" (J > 0 but J̃ ≤ 0, tiny m).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    dimension: str | None = None
-    n: int
-    observed_rate: float | None
-    corrected_rate: float | None
-    tpr: float | None
-    tnr: float | None
-    m1: int
-    m0: int
-    ci95_low: float
-    ci95_high: float
-    correction_valid: bool
-    clipped: bool = False
-    reason: str = ""
-    warnings: tuple[str, ...] = ()
-    method: Literal["rogan_gladen_1978+lang_reiczigel_2014"] = METHOD
 
 
 class LangReiczigelTerms(BaseModel):

@@ -10,18 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
-
-class RepeatedTrials(BaseModel):
-    """Suite pass@k and pass^k at one k, over `n_cases` cases."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    k: int
-    pass_at_k: float
-    pass_hat_k: float
-    n_cases: int
+from evals_pipeline.models.statistics import RepeatedTrials
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

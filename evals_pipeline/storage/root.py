@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from evals_pipeline.models.stored import paths_context
+from evals_pipeline.settings import Settings
 
 if TYPE_CHECKING:
     import pyarrow.fs as pafs
@@ -59,7 +60,8 @@ class StorageRoot:
         self.base = base.rstrip("/")
         scheme = url.split("://", 1)[0]
         self.url = f"{scheme}://{self.base}"
-        cache = cache or Path(os.environ.get("EVALS_PIPELINE_STORAGE_CACHE", DEFAULT_CACHE))
+        setting = Settings.from_env().storage_cache
+        cache = cache or Path(DEFAULT_CACHE if setting is None else setting)
         self.local = cache.resolve() / scheme / self.base
 
     # -- names ---------------------------------------------------------------------------------

@@ -95,6 +95,11 @@ class LoadedSuite(BaseModel):
         description="The targets file used (found as AgentV finds it, or run --targets); None "
         "for inline targets or when there is none.",
     )
+    targets_given: Path | None = Field(
+        default=None,
+        description="The targets file the load was given (run --targets), which every reload of "
+        "the suite for the same run is given too; None when it was found as AgentV finds it.",
+    )
     attached_files: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Test id → absolute paths given to its agent ({FILES}) and graders "
@@ -168,17 +173,19 @@ def _may_hold_placeholders(data: Any) -> bool:
         return True
 
 
-def load_suite(path: str | Path) -> LoadedSuite:
+def load_suite(path: str | Path, targets_file: Path | None = None) -> LoadedSuite:
     """Load and check one eval file; raises SuiteError listing every problem found. The suite
-    keeps what the load read (`inputs_hold`)."""
+    keeps what the load read (`inputs_hold`). `targets_file` (`run --targets`) is the targets
+    file of a suite without inline targets, instead of the one AgentV would find."""
     with gc_paused(kept=True), recording() as done:
-        loaded = _load_suite(resolved(Path(path).expanduser()))
+        loaded = _load_suite(resolved(Path(path).expanduser()), targets_file)
+        loaded.targets_given = targets_file
         environment()  # as the load left it: `.env` files fill what the shell did not set
     loaded._inputs = done[0]
     return loaded
 
 
-def _load_suite(file: Path) -> LoadedSuite:
+def _load_suite(file: Path, targets_given: Path | None) -> LoadedSuite:
     """One suite file read, validated and checked against its targets; every problem in one
     SuiteError."""
     doc, warnings, issues = _read_suite_mapping(file)
@@ -187,7 +194,8 @@ def _load_suite(file: Path) -> LoadedSuite:
         suite = validate_leniently(EvalSuite, doc, warnings)
     except SuiteError as exc:
         issues += exc.issues
-    catalog, targets_file, catalog_issues, targets_unreadable = _find_catalog(suite, doc, file)
+    found = _find_catalog(suite, doc, file, targets_given)
+    catalog, targets_file, catalog_issues, targets_unreadable = found
     issues += catalog_issues
     if suite is None:
         raise SuiteError(issues)
@@ -250,7 +258,7 @@ def _read_suite_mapping(file: Path) -> tuple[YamlDocument, list[SuiteIssue], lis
 
 
 def _find_catalog(
-    suite: EvalSuite | None, doc: YamlDocument, file: Path
+    suite: EvalSuite | None, doc: YamlDocument, file: Path, targets_given: Path | None
 ) -> tuple[TargetCatalog | None, Path | None, list[SuiteIssue], bool]:
     """The suite's targets: inline, else from the targets file found near it. Returns the
     catalog, that file, its issues, and whether it was there but could not be read."""
@@ -259,7 +267,7 @@ def _find_catalog(
         return catalog, None, [], False
     if doc.data.get("targets"):
         return None, None, [], False
-    targets_file = find_targets_file(file)
+    targets_file = find_targets_file(file, targets_given)
     if targets_file is None:
         return None, None, [], False
     try:

@@ -20,6 +20,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from evals_pipeline.settings import Settings
+
 MIN_CHARS = 256 * 1024
 """Smaller files parse in a few milliseconds: not worth a hash and a file."""
 _FILES_IN_MEMORY = 8
@@ -77,7 +79,7 @@ def _remember(key: str, file: str, blob: bytes) -> None:
 
 
 def _path(file: str) -> Path | None:
-    home = Path(os.environ.get("DAGSTER_HOME") or _DEFAULT_INSTANCE)
+    home = Path(Settings.from_env().dagster_home or _DEFAULT_INSTANCE)
     if not home.is_dir():
         return None  # no instance yet: a parse is no reason to make one
     name = hashlib.sha256(file.encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -80,8 +80,11 @@ def with_run_options(cases: Iterable[ResolvedCase], options: RunOptions) -> list
     return [c.model_copy(update=update) for c in cases] if update else list(cases)
 
 
-def run_cases(path: Path, options: RunOptions) -> list[ResolvedCase]:
+def run_cases(
+    path: Path, options: RunOptions, targets_file: Path | None = None
+) -> list[ResolvedCase]:
     """A run's cases (every agent's) as its `cases` step makes them: the suite read again from
-    its file, which stays the one spec, with `options` laid over it."""
-    loaded = apply_run_options(load_suite(path), options)
+    its file (with the run's `targets_file`, `run --targets`), which stays the one spec, with
+    `options` laid over it."""
+    loaded = apply_run_options(load_suite(path, targets_file), options)
     return with_run_options(resolve_cases(loaded, targets=options.targets), options)

@@ -5,7 +5,6 @@ nothing runs is never reported (AgentV validates only the targets a run selects)
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from evals_pipeline.models.targets import (
     TargetSpec,
     canonical_target,
 )
+from evals_pipeline.settings import Settings
 from evals_pipeline.suites.aliases import rewrite_target_aliases
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.interpolation import interpolate, unset_variables
@@ -101,10 +101,10 @@ def targets_search_dirs(eval_file: Path) -> list[Path]:
 
 
 @probed  # a targets file made nearer later is the one found
-def find_targets_file(eval_file: Path) -> Path | None:
-    """The targets file AgentV would use for `eval_file`: `$EVALS_PIPELINE_TARGETS` (set by
-    `run --targets`), else the first of TARGETS_FILE_CANDIDATES in targets_search_dirs."""
-    chosen = os.environ.get(TARGETS_ENV)
+def find_targets_file(eval_file: Path, chosen: str | Path | None = None) -> Path | None:
+    """The targets file AgentV would use for `eval_file`: `chosen` (`run --targets`), else
+    `$EVALS_PIPELINE_TARGETS`, else the first of TARGETS_FILE_CANDIDATES in targets_search_dirs."""
+    chosen = chosen or Settings.from_env().targets
     if chosen:
         return Path(chosen)
     for folder in targets_search_dirs(eval_file):

@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from evals_pipeline.file_modes import clamp_tree
+from evals_pipeline.settings import Settings
 
 MAX_MB_VAR = "EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB"
 DEFAULT_MAX_MB = 256.0
@@ -44,7 +45,7 @@ class KeptState(BaseModel):
 
 def max_state_bytes() -> int:
     """The cap on a kept state's files (EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB, default 256)."""
-    text = os.environ.get(MAX_MB_VAR, "").strip()
+    text = (Settings.from_env().workspace_state_max_mb or "").strip()
     if not text:
         return int(DEFAULT_MAX_MB * 1024 * 1024)
     try:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from evals_pipeline.statistics.calibration import (
-    Calibration,
     allocate_labels,
     calibrate,
     calibrate_by_dimension,
+    calibration_from_counts,
     cohen_kappa,
     wilson_interval,
 )
@@ -60,7 +60,7 @@ def test_section7_wilson(successes: int, trials: int, low: float, high: float) -
 
 def test_calibration_carries_wilson_intervals_for_tpr_and_tnr() -> None:
     # §7 W1/W2 on the K1 matrix
-    cal = Calibration.from_counts(46, 4, 44, 6)
+    cal = calibration_from_counts(46, 4, 44, 6)
     assert abs(cal.tpr_ci95[0] - 0.8116) < TOL4 and abs(cal.tnr_ci95[1] - 0.9438) < TOL4
 
 
@@ -148,4 +148,4 @@ def test_calibrate_by_dimension_keeps_judges_apart() -> None:
 
 def test_negative_counts_raise() -> None:
     with pytest.raises(ValueError):
-        Calibration.from_counts(-1, 0, 0, 0)
+        calibration_from_counts(-1, 0, 0, 0)

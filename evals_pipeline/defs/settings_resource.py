@@ -1,0 +1,58 @@
+"""The runner's settings (settings.py) as the code location's one resource, `settings`: each
+variable the environment sets is a `dg.EnvVar`, so the UI shows where a value comes from and
+Dagster reads it in the process that uses it (a run worker, a celery worker)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+
+import dagster as dg
+
+from evals_pipeline.settings import Settings
+
+SETTINGS_KEY = "settings"
+
+
+class EvalsSettings(dg.ConfigurableResource):
+    """One field per setting, named as Settings names it; None where the variable is unset."""
+
+    suites: str | None = None
+    storage: str | None = None
+    storage_cache: str | None = None
+    dagster_home: str | None = None
+    nightly_cron: str | None = None
+    executor: str | None = None
+    celery_broker: str | None = None
+    celery_backend: str | None = None
+    targets: str | None = None
+    provider_limits: str | None = None
+    agents_dir: str | None = None
+    sandbox: str | None = None
+    sandbox_writable: str | None = None
+    workspace_state_max_mb: str | None = None
+    umask: str | None = None
+    state_dir: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> EvalsSettings:
+        """The resource over the variables `environ` (default: this process's) sets."""
+        source = os.environ if environ is None else environ
+        return cls(
+            **{
+                field: dg.EnvVar(Settings.env_name(field))
+                for field in Settings.model_fields
+                if Settings.env_name(field) in source
+            }
+        )
+
+    def settings(self) -> Settings:
+        """The settings as domain code takes them, as arguments."""
+        return Settings.model_validate({f: getattr(self, f) for f in Settings.model_fields})
+
+
+@functools.cache
+def settings_resource() -> EvalsSettings:
+    """This process's resource, made once: the environment's settings are read once."""
+    return EvalsSettings.from_env()

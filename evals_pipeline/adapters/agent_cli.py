@@ -23,6 +23,7 @@ from evals_pipeline.adapters.auth import (
 )
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.adapters.sandboxing import run_sandbox
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.model_server import ModelServer, ScriptError, load_script
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
@@ -41,7 +42,7 @@ AGENTS_DIR_ENV = "EVALS_PIPELINE_AGENTS_DIR"
 PROJECT_AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
 
 
-class AgentSetupError(Exception):
+class AgentSetupError(EvalsPipelineError):
     """The run cannot start: no executable, no API key, no login. Recorded as the run's error."""
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from evals_pipeline.enrichers import enrich_run
 from evals_pipeline.enrichers.streams import detect_stream_kind
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.grading.agentv_trace import summarize, trace_events, transcript, wire_messages
 from evals_pipeline.grading.code_grader.run import parse_grader_output
 from evals_pipeline.grading.evaluation import Evaluation
@@ -33,7 +34,7 @@ PASS_SCORE = 0.5  # `agentv eval assert` exits 0 at score >= 0.5
 TIMEOUT_SECONDS = 60.0
 
 
-class AssertInputError(ValueError):
+class AssertInputError(ValueError, EvalsPipelineError):
     """Bad input to `assert`: an unknown grader, an unreadable file, a test that is not there."""
 
 

@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.grading.context import LlmClientSource
 from evals_pipeline.llm.client import LlmCallError, LlmConfigError, LlmRequest
 from evals_pipeline.llm.usage import LlmUsage, usage_of
@@ -36,7 +37,7 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 BATCH_WORKERS = 4
 
 
-class _Refused(Exception):
+class _Refused(EvalsPipelineError):
     """A request answered with an error status and `{"error": message}`."""
 
     def __init__(self, status: HTTPStatus, message: str) -> None:

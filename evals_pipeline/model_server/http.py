@@ -85,6 +85,11 @@ class ScriptedHTTPServer(ThreadingHTTPServer):
             return  # a client dropping its keep-alive connection is routine
         super().handle_error(request, client_address)
 
+    def server_close(self) -> None:
+        """Drop the open connections first, so handler threads waiting on keep-alive end now."""
+        self.close_connections()
+        super().server_close()
+
     def close_connections(self) -> None:
         """Shut every open connection, so handler threads waiting on keep-alive end now."""
         with self._connections_lock:

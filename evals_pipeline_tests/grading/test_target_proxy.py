@@ -112,8 +112,8 @@ def test_info_and_invoke(clients: LlmClients) -> None:
 
 def test_it_listens_on_loopback_only(clients: LlmClients) -> None:
     with proxy_for(clients) as proxy:
-        assert proxy._server is not None
-        assert proxy._server.server_address[0] == "127.0.0.1"
+        assert proxy._served is not None
+        assert proxy._served.server.server_address[0] == "127.0.0.1"
         assert proxy.env() == {URL_ENV: proxy.url, TOKEN_ENV: proxy.token}
         assert len(proxy.token) >= 32
     with proxy_for(clients) as second:

@@ -21,6 +21,7 @@ from evals_pipeline.grading.code_grader.run import parse_grader_output
 from evals_pipeline.grading.evaluation import Evaluation
 from evals_pipeline.models.assertions import AssertionBase, CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
@@ -234,14 +235,16 @@ def grade_suite_assertion(case: ResolvedCase, spec: AssertionBase, answer: Answe
             trial = grade_trial(single, session)
     grade = trial.graders[0] if trial.graders else None
     if grade is None:
-        return Verdict(spec.display_name(), Evaluation.failed(trial.error or "not graded"))
+        return Verdict(
+            spec.display_name(), Evaluation.failed(message_of(trial.error) or "not graded")
+        )
     return Verdict(
         grade.name,
         Evaluation(
             score=grade.score,
             assertions=list(grade.assertions),
             details=grade.details,
-            error=grade.error,
+            error=message_of(grade.error),
             stderr=grade.stderr,
         ),
     )

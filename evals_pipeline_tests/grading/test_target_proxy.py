@@ -19,6 +19,7 @@ from evals_pipeline.grader import TargetClient, TargetProxyError
 from evals_pipeline.grading import grade_trial
 from evals_pipeline.grading.code_grader.target_proxy import TOKEN_ENV, URL_ENV, TargetProxy
 from evals_pipeline.llm import LlmClients
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline_tests.grading.conftest import (
     CaseFactory,
@@ -277,7 +278,9 @@ def test_the_proxy_needs_a_grader_target(
     result = only_grader(grade_trial(case, make_session()))
     assert result.verdict == "error"
     assert result.error is not None
-    assert "uses the target proxy (target: true) but there is no grader target" in result.error
+    assert "uses the target proxy (target: true) but there is no grader target" in message_of(
+        result.error
+    )
 
 
 def test_a_grader_without_target_gets_no_proxy(

@@ -8,6 +8,7 @@ import json
 
 from evals_pipeline.models.errors import RecordError
 from evals_pipeline.models.grade import CaseGrade
+from evals_pipeline.models.judging import DimensionJudgment
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.case_lines import failure_reason
@@ -84,3 +85,12 @@ def test_a_typed_error_is_stored_whole_and_read_back_the_same() -> None:
         "stderr_tail": "",
     }
     assert CaseGrade.model_validate(stored) == grade
+
+
+def test_old_judge_errors_load_typed() -> None:
+    judged = DimensionJudgment.model_validate(
+        {"dimension": "correctness", "errors": ["judge-a: HTTP 500"], "weight_heuristic": 0.5}
+    )
+    assert judged.errors == (
+        RecordError(stage="judge", kind="failed", message="judge-a: HTTP 500"),
+    )

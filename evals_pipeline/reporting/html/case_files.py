@@ -109,7 +109,7 @@ def _judgment(trial: TrialJudgment) -> dict[str, Any]:
                 "heuristic_reason": d.heuristic_reason,
                 "passed": d.passed,
                 "no_majority": d.no_majority,
-                "errors": list(d.errors),
+                "errors": [e.message for e in d.errors],
                 "votes": [_vote(v) for v in d.votes],
             }
             for d in trial.dimensions

@@ -150,7 +150,8 @@ def test_a_model_error_is_an_error_whatever_the_exit_code(tmp_path: Path, kind: 
     # pi exits 0 on a model error; only its stream says what happened.
     assert run.exit_code == (0 if kind == "pi-agent" else 1)
     assert run.error is not None and "scripted refusal" in message_of(run.error)
-    assert session.status == "agent_error"
+    assert (run.error.stage, run.error.kind) == ("agent", "provider")
+    assert session.status == "agent_error" and session.error == run.error
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -284,6 +285,7 @@ def test_a_hanging_agent_is_killed_with_its_whole_process_group(tmp_path: Path) 
     run, session = run_and_enrich(tmp_path, case)
     assert run.timed_out and run.exit_code is None
     assert run.error is not None and "timed out after 1 s" in message_of(run.error)
+    assert run.error.kind == "timeout"
     assert session.status == "timed_out"
     assert _processes_with(marker) == []
 
@@ -298,6 +300,7 @@ def test_a_missing_cli_is_a_clear_run_error(tmp_path: Path) -> None:
         and "no-such-pi" in message_of(run.error)
         and "executable" in message_of(run.error)
     )
+    assert run.error.kind == "crashed"
     assert session.status == "agent_error"
     assert not (tmp_path / "run" / "home").exists()
 

@@ -141,12 +141,18 @@ def test_garbage_output_is_an_error(
     assert grade.verdict == "error"
     assert grade.score is None
     assert (message_of(grade.error) or "").startswith(reason), message_of(grade.error)
+    assert grade.error is not None
+    assert (grade.error.stage, grade.error.kind) == (
+        "grade",
+        "exit_code" if reason.startswith("exited") else "parse",
+    )
 
 
 def test_spawn_error(make_case: CaseFactory, make_session: SessionFactory) -> None:
     grade = _run(make_case, make_session, ["/nonexistent/grader"])
     assert grade.verdict == "error"
     assert "cannot start" in (message_of(grade.error) or "")
+    assert grade.error is not None and grade.error.kind == "crashed"
 
 
 def _gone(pid: int) -> bool:
@@ -171,6 +177,7 @@ def test_hang_past_timeout_kills_the_grader_and_its_children(
     assert time.monotonic() - started < 10
     assert grade.verdict == "error"
     assert message_of(grade.error) == "timed out after 1 s"
+    assert grade.error is not None and grade.error.kind == "timeout"
     recorded = [int(line) for line in pids.read_text().split()]
     assert len(recorded) == 2
     deadline = time.monotonic() + 5

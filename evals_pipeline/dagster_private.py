@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from dagster.version import __version__ as DAGSTER_VERSION
 
+from evals_pipeline.errors import EvalsPipelineError
+
 SUPPORTED = ((1, 13), (1, 14))
 """The Dagster releases these names were checked against: at least the first, below the second
 (pyproject.toml pins the same range)."""
 
 
-class UnsupportedDagsterError(ImportError):
+class UnsupportedDagsterError(ImportError, EvalsPipelineError):
     """The installed Dagster is outside the range whose private names were checked."""
 
 

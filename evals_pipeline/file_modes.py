@@ -13,13 +13,14 @@ import os
 import stat
 from pathlib import Path
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.settings import Settings
 
 UMASK_ENV = "EVALS_PIPELINE_UMASK"
 DEFAULT_UMASK = 0o077
 
 
-class UmaskSettingError(ValueError):
+class UmaskSettingError(ValueError, EvalsPipelineError):
     """EVALS_PIPELINE_UMASK is not an octal umask."""
 
 

@@ -35,6 +35,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from evals_pipeline.errors import EvalsPipelineError
+
 if TYPE_CHECKING:
     from evals_pipeline.models.messages import Message
 
@@ -215,7 +217,7 @@ PROXY_URL_ENV = "AGENTV_TARGET_PROXY_URL"
 PROXY_TOKEN_ENV = "AGENTV_TARGET_PROXY_TOKEN"
 
 
-class TargetProxyError(RuntimeError):
+class TargetProxyError(RuntimeError, EvalsPipelineError):
     """The target proxy refused or failed a call: `status` is the HTTP status (None: no answer)."""
 
     def __init__(self, message: str, status: int | None = None) -> None:

@@ -15,13 +15,14 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.models.targets import LlmTarget, TargetSpec
 from evals_pipeline.settings import Settings
 
 LIMITS_ENV = "EVALS_PIPELINE_PROVIDER_LIMITS"
 
 
-class LimitsError(ValueError):
+class LimitsError(ValueError, EvalsPipelineError):
     """A limits setting that does not parse; the message says what to write instead."""
 
 

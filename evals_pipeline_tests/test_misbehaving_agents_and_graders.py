@@ -158,6 +158,32 @@ def test_grader_stderr_is_kept_with_its_error(run: Run) -> None:
     assert "KeyError: 'expected_output'" in crashed["stderr"]
 
 
+# test id → the typed error its stored grade keeps: (stage, kind, a part of the stderr tail)
+TYPED_ERRORS = {
+    "agent-exit-stderr": ("agent", "exit_code", "fatal: the disk is full"),
+    "agent-hang": ("agent", "timeout", ""),
+    "grader-garbage": ("grade", "parse", ""),
+    "grader-exit-stderr": ("grade", "exit_code", "KeyError: 'expected_output'"),
+    "grader-hang": ("grade", "timeout", ""),
+    "grader-signal": ("grade", "crashed", ""),
+}
+
+
+@pytest.mark.parametrize("test_id", TYPED_ERRORS)
+def test_a_stored_grade_keeps_a_typed_error_whose_message_the_report_shows(
+    test_id: str, run: Run, cases: dict[str, dict[str, object]]
+) -> None:
+    stage, kind, stderr_part = TYPED_ERRORS[test_id]
+    stored = run.project.parent / "storage" / "misbehaving" / "results" / "agent" / test_id
+    (path,) = stored.glob("grade-*.json")
+    grade = json.loads(path.read_text())["record"]
+    error = grade["error"]
+    assert (error["stage"], error["kind"]) == (stage, kind), error
+    assert stderr_part in error["stderr_tail"], error
+    assert grade["trials"][0]["error"] == error  # one trial: the case's error is the trial's
+    assert cases[test_id]["error"] == error["message"]  # cases.parquet: the text, as before
+
+
 def test_warnings_show_in_the_summary_and_the_html_report(run: Run) -> None:
     summary = (run.report / "summary.md").read_text()
     section = summary.split("## Warnings\n", 1)[1].split("\n## ", 1)[0]

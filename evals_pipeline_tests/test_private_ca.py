@@ -10,7 +10,6 @@ import shutil
 import ssl
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from evals_pipeline.process import child_env, run_process
+from evals_pipeline.served import LOOPBACK, ServedOnThread
 
 # The grader takes its rubric from the package index, as a grader installing its packages would.
 GRADER = """
@@ -97,15 +97,10 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]
     (pages / "rubric-1.0.json").write_text(json.dumps({"word": "hello"}))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(folder)))
+    server = ThreadingHTTPServer(LOOPBACK, partial(_Quiet, directory=str(folder)))
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://127.0.0.1:{server.server_address[1]}/simple/", ca
-    finally:
-        server.shutdown()
-        server.server_close()
+    with ServedOnThread(server, name="private-index", scheme="https") as served:
+        yield f"{served.url}/simple/", ca
 
 
 def _runner_env(url: str, ca: Path | None) -> dict[str, str]:

@@ -23,8 +23,10 @@ from evals_pipeline.adapters.auth import (
 )
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.adapters.sandboxing import run_sandbox
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.model_server import ModelServer, ScriptError, load_script
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import ErrorKind, RecordError, stderr_tail
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import AgentTarget
 from evals_pipeline.process import ProcessSpawner, child_env, now_ms, run_process
@@ -42,7 +44,7 @@ AGENTS_DIR_ENV = "EVALS_PIPELINE_AGENTS_DIR"
 PROJECT_AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
 
 
-class AgentSetupError(Exception):
+class AgentSetupError(EvalsPipelineError):
     """The run cannot start: no executable, no API key, no login. Recorded as the run's error."""
 
 
@@ -205,22 +207,34 @@ class AgentCliAdapter:
         redactor.file(ctx.stdout_path)
         redactor.file(ctx.artifacts / "model_server.jsonl")
         error = result.error
+        kind: ErrorKind = "crashed"  # a process that never started, or died without a code
         if result.timed_out:
             error = f"timed out after {case.timeout_seconds:g} s; the process group was killed"
+            kind = "timeout"
         elif error is None:
-            error = self.stream_error(stream_tail(ctx.stdout_path))
+            error, kind = self.stream_error(stream_tail(ctx.stdout_path)), "provider"  # the model's
             if error is None and result.exit_code != 0:
                 detail = result.stderr.strip()[-ERROR_TAIL_CHARS:]
                 error = f"{self.binary} exited with code {result.exit_code}: {detail}"
+                kind = "exit_code"
         if ctx.stdout_path.exists() and ctx.stdout_path.stat().st_size == 0 and error is None:
             error = f"{self.binary} exited 0 but printed no events: {result.stderr.strip()}"
+            kind = "parse"
+        stderr = redactor.text(result.stderr)
         return self._record(
             case,
             ctx,
             start=result.start_ms,
             end=result.end_ms,
-            error=redactor.text(error) if error else None,
-            stderr=redactor.text(result.stderr),
+            error=RecordError(
+                stage="agent",
+                kind=kind,
+                message=redactor.text(error),
+                stderr_tail=stderr_tail(stderr),
+            )
+            if error
+            else None,
+            stderr=stderr,
             exit_code=result.exit_code,
             timed_out=result.timed_out,
             side_files=kept,
@@ -233,7 +247,7 @@ class AgentCliAdapter:
         *,
         start: int,
         end: int,
-        error: str | None,
+        error: RecordError | str | None,
         stderr: str = "",
         exit_code: int | None = None,
         timed_out: bool = False,

@@ -22,6 +22,7 @@ from evals_pipeline.llm import LlmCallError, LlmClients, LlmConfigError
 from evals_pipeline.model_server import ScriptError
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.conversation import History, TurnRun, content_text, windowed
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.messages import Message, TokenUsage
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
@@ -137,7 +138,7 @@ def _asker(case: ResolvedCase, ctx: RunContext, adapter: Adapter, stack: ExitSta
         session = enrich_run(run, folder / "session")
         return Reply(
             answer=_answer(session),
-            error=run.error or session.error,
+            error=message_of(run.error or session.error),
             token_usage=session.token_usage,
             cost_usd=session.cost_usd,
         )

@@ -17,10 +17,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evals_pipeline.errors import EvalsPipelineError
+
 SCHEMA_VERSION = "agentv.trace.v1"
 
 
-class TraceError(ValueError):
+class TraceError(ValueError, EvalsPipelineError):
     """A trace file that cannot be read, or an envelope replay cannot use."""
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.adapters.execution_traces import TraceError, read_traces, replayed_output
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import ReplayTarget
@@ -34,7 +35,7 @@ def recording_for(sessions_dir: Path, test_id: str) -> Path | None:
 FIXTURE_SCHEMA = "agentv.replay_fixture.v1"
 
 
-class FixtureError(ValueError):
+class FixtureError(ValueError, EvalsPipelineError):
     """A fixtures file that cannot be read, or a lookup with no single matching record."""
 
 

@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.settings import Settings
 
 if TYPE_CHECKING:  # Dagster loads only when an executor is made: the CLI reads the setting first
@@ -19,7 +20,7 @@ BACKEND_ENV = "EVALS_PIPELINE_CELERY_BACKEND"
 EXECUTORS = ("in_process", "celery")
 
 
-class ExecutorSettingError(ValueError):
+class ExecutorSettingError(ValueError, EvalsPipelineError):
     """EVALS_PIPELINE_EXECUTOR (or the broker it needs) is not set right; the message says how."""
 
 

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import dagster as dg
 
 from evals_pipeline.defs.partitions import partition_key
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
@@ -52,7 +53,7 @@ def _reuse(marks: Sequence[Reuse | None]) -> Metadata:
 def run_metadata(runs: Sequence[AgentRun]) -> Metadata:
     """One partition's agent runs (one per trial): duration, exit code, timeouts, the error, or
     why it was not run."""
-    errors = [r.error for r in runs if r.error]
+    errors = [r.error.message for r in runs if r.error]
     not_run = [r.not_run for r in runs if r.not_run]
     last = runs[-1]
     return _figures(
@@ -70,7 +71,7 @@ def run_metadata(runs: Sequence[AgentRun]) -> Metadata:
 def session_metadata(sessions: Sequence[Session]) -> Metadata:
     """One partition's sessions: status, tokens, cost, duration, messages and tool calls."""
     usages = [s.token_usage for s in sessions if s.token_usage is not None]
-    errors = [s.error for s in sessions if s.error]
+    errors = [s.error.message for s in sessions if s.error]
     statuses = {s.status for s in sessions}
     return _figures(
         status=", ".join(sorted(statuses)),
@@ -96,7 +97,7 @@ def grade_metadata(grade: CaseGrade) -> Metadata:
         duration_s=_seconds([t.duration_ms for t in grade.trials]),
         trials=len(grade.trials) if len(grade.trials) > 1 else None,
         reason=failure_reason(grade) if grade.verdict != "pass" else None,
-        error=first_line(grade.error) if grade.verdict == "error" else None,
+        error=first_line(message_of(grade.error)) if grade.verdict == "error" else None,
         **_reuse([grade.reused]),
     )
 

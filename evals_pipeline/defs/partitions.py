@@ -17,6 +17,7 @@ from dagster import (
 )
 
 from evals_pipeline.dagster_private import DynamicPartitionsStore, PartitionLoadingContext
+from evals_pipeline.errors import EvalsPipelineError
 
 if TYPE_CHECKING:
     from evals_pipeline.suites import LoadedSuite
@@ -48,7 +49,9 @@ def register_cases(
     return list(instance.get_dynamic_partitions(name))
 
 
-class UnregisteredPartitionError(DagsterInvalidSubsetError, click.ClickException):
+class UnregisteredPartitionError(
+    DagsterInvalidSubsetError, click.ClickException, EvalsPipelineError
+):
     """A partition key that is not one of the suite's registered case x agent pairs. Also a
     click error, so `dagster asset materialize` prints it as "Error: ..." without a traceback."""
 

@@ -21,6 +21,7 @@ from evals_pipeline.enrichers.cli_output import (
 )
 from evals_pipeline.enrichers.milestones import compute_milestones
 from evals_pipeline.gc_pause import gc_paused
+from evals_pipeline.models.errors import RecordError, stderr_tail
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import Message, PlainMessages, TokenUsage, final_answer
 from evals_pipeline.models.run import AgentRun
@@ -132,7 +133,12 @@ def enriched_run(run: AgentRun, session_dir: Path) -> Enriched:
                 "the output of %s/%s could not be read", run.case_key, run.agent, exc_info=True
             )
             unreadable = f"its output could not be read: {type(exc).__name__}: {exc}"
-            error = f"{run.error}; {unreadable}" if run.error else unreadable
+            error = RecordError(
+                stage="enrich",
+                kind="parse",
+                message=f"{run.error}; {unreadable}" if run.error else unreadable,
+                stderr_tail=stderr_tail(run.stderr),
+            )
             unread = run.model_copy(update={"error": error, "stream_kind": None})
             return _enrich(unread, session_dir)
 
@@ -168,7 +174,7 @@ def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) ->
         session_dir,
         enriched.messages,
         answer=enriched.final_answer,
-        error=run.error or enriched.error,
+        error=run.error or _stream_error(run, enriched.error),
         token_usage=enriched.token_usage,
         cost_usd=cost,
         duration_ms=enriched.duration_ms,
@@ -200,13 +206,22 @@ def milestone_origin(run: AgentRun, enriched: EnrichedSession) -> int | None:
     return first
 
 
+def _stream_error(run: AgentRun, error: str | None) -> RecordError | None:
+    """The error an agent CLI's stream reported (the model API's, even on exit 0)."""
+    if error is None:
+        return None
+    return RecordError(
+        stage="agent", kind="provider", message=error, stderr_tail=stderr_tail(run.stderr)
+    )
+
+
 def _session(
     run: AgentRun,
     session_dir: Path,
     messages: Sequence[Message],
     *,
     answer: str,
-    error: str | None,
+    error: RecordError | None,
     token_usage: TokenUsage | None,
     cost_usd: float | None,
     duration_ms: int | None,

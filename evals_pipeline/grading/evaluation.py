@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from evals_pipeline.models.errors import ErrorKind
 from evals_pipeline.models.grade import AssertionOutcome, GraderResult
 
 PREVIEW_CHARS = 200
@@ -22,6 +23,8 @@ class Evaluation:
     assertions: list[AssertionOutcome] = field(default_factory=list)
     details: dict[str, Any] | None = None
     error: str | None = None
+    error_kind: ErrorKind = "failed"
+    """What kind of failure `error` is (a timeout, an exit code, unreadable output)."""
     stderr: str | None = None
     passed: bool | None = None
     """The verdict when the evaluator decides it (a threshold composite); None: score ≥ 0.8."""
@@ -31,9 +34,11 @@ class Evaluation:
     """Why the score stands but is doubtful (a code grader scored by its exit code alone)."""
 
     @classmethod
-    def failed(cls, error: str, stderr: str | None = None) -> Evaluation:
+    def failed(
+        cls, error: str, stderr: str | None = None, kind: ErrorKind = "failed"
+    ) -> Evaluation:
         """The evaluator could not judge (crash, garbage, timeout): no score at all."""
-        return cls(score=None, error=error, stderr=stderr or None)
+        return cls(score=None, error=error, error_kind=kind, stderr=stderr or None)
 
     @classmethod
     def check(cls, passed: bool, text: str, evidence: str | None = None) -> Evaluation:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.grading.grader_process import run_grader
 from evals_pipeline.models.assertions import PreprocessorSpec, normalize_media_type
@@ -64,7 +65,7 @@ def preprocessed_answer(ctx: GradingContext, preprocessors: list[PreprocessorSpe
     return "\n".join(part for part in ["\n".join(parts), *warnings] if part)
 
 
-class _Unreadable(Exception):
+class _Unreadable(EvalsPipelineError):
     """Why a file block gave no text; it becomes a warning line in the answer."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.grading.code_grader.payload import stdin_payload
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.grading.grader_process import run_grader
@@ -21,7 +22,7 @@ PROMPT_TEMPLATE_TIMEOUT_SECONDS = 60.0
 STDERR_TAIL_CHARS = 4_000
 
 
-class PromptTemplateError(Exception):
+class PromptTemplateError(EvalsPipelineError):
     """The template program failed; `stderr` is the end of what it wrote there."""
 
     def __init__(self, reason: str, stderr: str = "") -> None:

@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 from evals_pipeline.grading.evaluation import Evaluation
 from evals_pipeline.models.assertions import AssertionBase
-from evals_pipeline.models.grade import AssertionOutcome, GraderResult, Verdict
+from evals_pipeline.models.errors import RecordError, stderr_tail
+from evals_pipeline.models.grade import NO_SCORE, AssertionOutcome, GraderResult, Verdict
 from evals_pipeline.process import now_ms
 
 GRADER_PASS_SCORE = 0.8
@@ -79,7 +80,7 @@ def finalize(
         gate=spec.gate(threshold),
         assertions=assertions,
         details=evaluation.details,
-        error=(evaluation.error or "the grader produced no score") if verdict == "error" else None,
+        error=grader_error(evaluation) if verdict == "error" else None,
         stderr=evaluation.stderr,
         scores=evaluation.children,
         warnings=warnings,
@@ -125,3 +126,13 @@ def trial_score(graders: list[GraderResult]) -> float:
     if total_weight <= 0:
         return 0.0
     return sum(score * g.weight for score, g in scored) / total_weight
+
+
+def grader_error(evaluation: Evaluation) -> RecordError:
+    """Why a grader gave no score: its own reason with its stderr's tail, or that it gave none."""
+    if evaluation.error is None:
+        return RecordError(stage="grade", kind="no_score", message=NO_SCORE)
+    tail = stderr_tail(evaluation.stderr)
+    return RecordError(
+        stage="grade", kind=evaluation.error_kind, message=evaluation.error, stderr_tail=tail
+    )

@@ -15,11 +15,13 @@ from typing import Any
 
 from evals_pipeline.agents.registry import detect_stream_kind
 from evals_pipeline.enrichers import enrich_run
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.grading.agentv_trace import summarize, trace_events, transcript, wire_messages
 from evals_pipeline.grading.code_grader.run import parse_grader_output
 from evals_pipeline.grading.evaluation import Evaluation
 from evals_pipeline.models.assertions import AssertionBase, CodeGraderAssertion
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
@@ -33,7 +35,7 @@ PASS_SCORE = 0.5  # `agentv eval assert` exits 0 at score >= 0.5
 TIMEOUT_SECONDS = 60.0
 
 
-class AssertInputError(ValueError):
+class AssertInputError(ValueError, EvalsPipelineError):
     """Bad input to `assert`: an unknown grader, an unreadable file, a test that is not there."""
 
 
@@ -233,14 +235,16 @@ def grade_suite_assertion(case: ResolvedCase, spec: AssertionBase, answer: Answe
             trial = grade_trial(single, session)
     grade = trial.graders[0] if trial.graders else None
     if grade is None:
-        return Verdict(spec.display_name(), Evaluation.failed(trial.error or "not graded"))
+        return Verdict(
+            spec.display_name(), Evaluation.failed(message_of(trial.error) or "not graded")
+        )
     return Verdict(
         grade.name,
         Evaluation(
             score=grade.score,
             assertions=list(grade.assertions),
             details=grade.details,
-            error=grade.error,
+            error=message_of(grade.error),
             stderr=grade.stderr,
         ),
     )

@@ -13,7 +13,9 @@ from evals_pipeline.grading.registry import evaluate
 from evals_pipeline.grading.scoring import agentv_scored, meets, trial_score
 from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import RecordError
 from evals_pipeline.models.grade import (
+    NO_SCORE,
     CaseGrade,
     ExecutionStatus,
     FailureStage,
@@ -46,9 +48,10 @@ def grade_trial(
     """
     if session.status != "ok":
         stage: FailureStage = "setup" if session.status == "setup_error" else "agent"
-        return _trial_grade(
-            session, trial, *_ERROR, stage=stage, error=session.error or session.status
+        error = session.error or RecordError(
+            stage="setup" if stage == "setup" else "agent", kind="failed", message=session.status
         )
+        return _trial_grade(session, trial, *_ERROR, stage=stage, error=error)
     if case.conversation is not None:
         # AgentV classifies a conversation by its aggregated score alone.
         score, turns = grade_conversation(case, session, llm)
@@ -56,7 +59,8 @@ def grade_trial(
             session, trial, *_quality(score, case.threshold), score=score, graders=turns
         )
     if not case.assertions:
-        return _trial_grade(session, trial, *_ERROR, stage="grader", error=NO_GRADERS)
+        no_graders = RecordError(stage="grade", kind="setup", message=NO_GRADERS)
+        return _trial_grade(session, trial, *_ERROR, stage="grader", error=no_graders)
     ctx = ctx or GradingContext(case, session, llm)
     graders = [
         grade_assertion(spec, partial(evaluate, spec, ctx), threshold=case.threshold)
@@ -69,7 +73,10 @@ def grade_trial(
         ]
     failed = [g for g in graders if g.verdict == "error"]
     if failed:
-        error = "; ".join(f"grader {g.name!r} failed: {g.error}" for g in failed)
+        first = failed[0].error or RecordError(stage="grade", kind="no_score", message=NO_SCORE)
+        error = first.with_message(
+            "; ".join(f"grader {g.name!r} failed: {g.error}" for g in failed)
+        )
         return _trial_grade(session, trial, *_ERROR, stage="grader", error=error, graders=graders)
     score = trial_score(graders)
     return _trial_grade(
@@ -176,7 +183,7 @@ def _trial_grade(
     *,
     score: float = 0.0,
     stage: FailureStage | None = None,
-    error: str | None = None,
+    error: RecordError | None = None,
     graders: list[GraderResult] | None = None,
 ) -> TrialGrade:
     return TrialGrade(
@@ -207,7 +214,7 @@ def _case_grade(
     *,
     score: float = 0.0,
     stage: FailureStage | None = None,
-    error: str | None = None,
+    error: RecordError | None = None,
 ) -> CaseGrade:
     # Graders see the case's secrets and the workspace; what they said is stored and logged.
     return run_redactor().model(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.history.entries import read_entry, suite_entries, suites_in
 from evals_pipeline.models.history import RunEntry
 
 
-class HistoryError(Exception):
+class HistoryError(EvalsPipelineError):
     """A run that cannot be found or chosen; the message says what to give instead."""
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import CaseGrade, Verdict
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def outcomes_from_grades(grades: Iterable[CaseGrade]) -> list[CaseOutcome]:
             test_id=g.test_id,
             verdict=g.verdict,
             score=g.score,
-            error=g.error,
+            error=message_of(g.error),
         )
         for g in grades
     ]

@@ -32,6 +32,7 @@ from evals_pipeline.dagster_private import (
     LaunchRunContext,
     WorkerStatus,
 )
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.instance.warm_workers import server_argv, server_env
 from evals_pipeline.reaping.proc_table import read_stat
 
@@ -44,7 +45,7 @@ ANSWER_TIMEOUT_SECONDS = 30.0
 log = logging.getLogger(__name__)
 
 
-class WorkerServerError(Exception):
+class WorkerServerError(EvalsPipelineError):
     """The fork server could not start a worker."""
 
 

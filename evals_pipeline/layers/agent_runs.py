@@ -197,7 +197,7 @@ def run_agents(
                 age = age_text(now_ms() - run.reused.stored_ms)
                 status, outcome = f"reused, stored {age} ago", "reused"
             elif run.error:
-                status = f"error: {run.error.splitlines()[0][:120]} in {run.duration_ms} ms"
+                status = f"error: {run.error.message.splitlines()[0][:120]} in {run.duration_ms} ms"
                 outcome = "error"
             else:
                 status, outcome = f"ok in {run.duration_ms} ms", "ok"

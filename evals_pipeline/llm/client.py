@@ -10,6 +10,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evals_pipeline.errors import EvalsPipelineError
+
 
 class LlmMessage(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -55,7 +57,7 @@ class LlmReply(BaseModel):
     duration_ms: int = Field(default=0, ge=0)
 
 
-class LlmCallError(Exception):
+class LlmCallError(EvalsPipelineError):
     """A call that failed after the SDK's retries: HTTP status (if any) and the API's message."""
 
     def __init__(self, target: str, message: str, status: int | None = None) -> None:
@@ -66,7 +68,7 @@ class LlmCallError(Exception):
         super().__init__(f"LLM target {target!r}: {where}{message}")
 
 
-class LlmConfigError(ValueError):
+class LlmConfigError(ValueError, EvalsPipelineError):
     """A target that cannot be called as configured (no API key): fix the target or the env."""
 
 

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.llm.client import LlmCallError, LlmClient, LlmReply, LlmRequest
 from evals_pipeline.llm.usage import LlmUsage, usage_of
 
@@ -47,7 +48,7 @@ class StructuredReply(Generic[T]):
         return self.value is not None
 
 
-class ReplyProblem(ValueError):
+class ReplyProblem(ValueError, EvalsPipelineError):
     """Why a reply's text is not a valid object, phrased to be sent back to the model."""
 
 

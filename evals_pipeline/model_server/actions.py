@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.model_server.exchange import ToolKind
 from evals_pipeline.model_server.script import RawCall, RunBash, WriteFile
 
@@ -24,7 +25,7 @@ WRITE_TOOLS = ("Write", "write", "apply_patch")
 DEFAULT_BASH_DESCRIPTION = "Run command"
 
 
-class Unresolvable(Exception):
+class Unresolvable(EvalsPipelineError):
     """The request declares no tool that can carry out a scripted action."""
 
 

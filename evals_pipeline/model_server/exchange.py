@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from evals_pipeline.errors import EvalsPipelineError
+
 if TYPE_CHECKING:
     from evals_pipeline.model_server.replies import ApiError, Reply
 
@@ -31,7 +33,7 @@ _CWD_PATTERNS = (
 )
 
 
-class BadRequest(Exception):
+class BadRequest(EvalsPipelineError):
     """A request body the server cannot act on; answered with HTTP 400 in the API's shape."""
 
 

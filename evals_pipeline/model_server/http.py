@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.model_server import anthropic, chat, responses
 from evals_pipeline.model_server.actions import Unresolvable
 from evals_pipeline.model_server.exchange import (
@@ -39,7 +40,7 @@ CODECS: dict[str, ApiCodec] = {
 }
 
 
-class _BodyError(Exception):
+class _BodyError(EvalsPipelineError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
@@ -83,6 +84,11 @@ class ScriptedHTTPServer(ThreadingHTTPServer):
         if isinstance(sys.exc_info()[1], ConnectionError):
             return  # a client dropping its keep-alive connection is routine
         super().handle_error(request, client_address)
+
+    def server_close(self) -> None:
+        """Drop the open connections first, so handler threads waiting on keep-alive end now."""
+        self.close_connections()
+        super().server_close()
 
     def close_connections(self) -> None:
         """Shut every open connection, so handler threads waiting on keep-alive end now."""

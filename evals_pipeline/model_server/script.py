@@ -18,6 +18,8 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from evals_pipeline.errors import EvalsPipelineError
+
 # The error `type` each API reports for a status when the script does not name one.
 DEFAULT_ERROR_TYPES: dict[int, str] = {
     400: "invalid_request_error",
@@ -225,7 +227,7 @@ class ModelScript(_Strict):
         return None, self.turns, self.model
 
 
-class ScriptError(Exception):
+class ScriptError(EvalsPipelineError):
     """A script file that cannot be used: names the file, each problem and its fix."""
 
     def __init__(self, path: Path | str, problems: list[str]) -> None:

@@ -13,6 +13,7 @@ from evals_pipeline.model_server.http import ScriptedHTTPServer, ServerState
 from evals_pipeline.model_server.log import RequestLog
 from evals_pipeline.model_server.replies import DEFAULT_MODEL, Responder
 from evals_pipeline.model_server.script import ModelScript, load_script
+from evals_pipeline.served import ServedOnThread
 
 
 class ModelServer:
@@ -35,15 +36,14 @@ class ModelServer:
         self._requested_port = port
         self._log_path = log_path
         self._echo = echo
-        self._http: ScriptedHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._served: ServedOnThread[ScriptedHTTPServer] | None = None
 
     @property
     def port(self) -> int:
         """The bound port (known once started)."""
-        if self._http is None:
+        if self._served is None:
             raise RuntimeError("the model server is not started")
-        return int(self._http.server_address[1])
+        return self._served.port
 
     @property
     def base_url(self) -> str:
@@ -52,35 +52,24 @@ class ModelServer:
 
     def start(self) -> ModelServer:
         """Bind the port and serve on a daemon thread; returns self."""
-        if self._http is not None:
+        if self._served is not None:
             raise RuntimeError("the model server is already started")
         state = ServerState(
             responder=Responder(self.script, DEFAULT_MODEL),
             log=RequestLog(self._log_path, self._echo),
             model=self.script.model or DEFAULT_MODEL,
         )
-        self._http = ScriptedHTTPServer((self.host, self._requested_port), state)
-        self._thread = threading.Thread(
-            target=self._http.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"model-server-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
+        http = ScriptedHTTPServer((self.host, self._requested_port), state)
+        self._served = ServedOnThread(http, name="model-server").start()
         return self
 
     def stop(self) -> None:
         """Stop serving, drop open connections and close the log; safe to call twice."""
-        http, thread = self._http, self._thread
-        if http is None:
+        served, self._served = self._served, None
+        if served is None:
             return
-        http.shutdown()
-        http.close_connections()
-        http.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-        http.state.log.close()
-        self._http = self._thread = None
+        served.stop()
+        served.server.state.log.close()
 
     def __enter__(self) -> ModelServer:
         return self.start()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from evals_pipeline.models.errors import ErrorKind, ErrorStage, RecordError, upgraded
 from evals_pipeline.models.events import Milestone
 from evals_pipeline.models.messages import TokenUsage
 from evals_pipeline.models.reuse import Reuse
@@ -15,6 +16,21 @@ from evals_pipeline.models.usage import LlmUsage
 Verdict = Literal["pass", "fail", "error"]
 ExecutionStatus = Literal["ok", "quality_failure", "execution_error"]
 FailureStage = Literal["setup", "agent", "grader"]
+NO_SCORE = "the grader produced no score"
+_ERROR_STAGES: dict[str | None, ErrorStage] = {
+    "setup": "setup",
+    "agent": "agent",
+    "grader": "grade",
+}
+
+
+def _typed_failure(data: Any) -> Any:
+    """A trial's or case's plain-string error (a grade from before RecordError), typed by its
+    failure stage."""
+    if isinstance(data, dict) and isinstance(data.get("error"), str):
+        stage = _ERROR_STAGES.get(data.get("failure_stage"), "grade")
+        data = {**data, "error": upgraded(data["error"], stage=stage, kind="failed")}
+    return data
 
 
 class AssertionOutcome(BaseModel):
@@ -38,7 +54,7 @@ class GraderResult(BaseModel):
     gate: float | None = Field(default=None, description="Required-grader gate, when required.")
     assertions: list[AssertionOutcome] = Field(default_factory=list)
     details: dict[str, Any] | None = None
-    error: str | None = None
+    error: RecordError | None = None
     stderr: str | None = None
     duration_ms: int = 0
     start_ms: int | None = None
@@ -57,6 +73,16 @@ class GraderResult(BaseModel):
         "its exit code alone, a score out of [0, 1] or NaN that was clamped.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_error(cls, data: Any) -> Any:
+        """A plain-string error (a grade from before RecordError): the grader's own failure."""
+        if isinstance(data, dict) and isinstance(data.get("error"), str):
+            kind: ErrorKind = "no_score" if data["error"] == NO_SCORE else "failed"
+            error = upgraded(data["error"], stage="grade", kind=kind, stderr=data.get("stderr"))
+            data = {**data, "error": error}
+        return data
+
 
 class TrialGrade(StoredRecord):
     """The graded outcome of one trial of one (case, agent)."""
@@ -66,7 +92,7 @@ class TrialGrade(StoredRecord):
     verdict: Verdict
     execution_status: ExecutionStatus
     failure_stage: FailureStage | None = None
-    error: str | None = None
+    error: RecordError | None = None
     graders: list[GraderResult] = Field(default_factory=list)
     token_usage: TokenUsage | None = None
     cost_usd: float | None = None
@@ -86,6 +112,11 @@ class TrialGrade(StoredRecord):
         "about the answer (an output file that looks like truncated JSON).",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_error(cls, data: Any) -> Any:
+        return _typed_failure(data)
+
 
 class CaseGrade(StoredRecord):
     """The grades of one (case, agent) partition: its trials and their aggregate."""
@@ -98,7 +129,7 @@ class CaseGrade(StoredRecord):
     verdict: Verdict
     execution_status: ExecutionStatus
     failure_stage: FailureStage | None = None
-    error: str | None = None
+    error: RecordError | None = None
     trials: list[TrialGrade]
     result_key: str | None = Field(
         default=None, description="The result-cache key of the case, its graders and its runs."
@@ -109,6 +140,11 @@ class CaseGrade(StoredRecord):
     warnings: list[str] = Field(
         default_factory=list, description="The counted trials' warnings, each once."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_error(cls, data: Any) -> Any:
+        return _typed_failure(data)
 
     def best_trial(self) -> TrialGrade:
         """The trial that speaks for the case: the highest-scoring one that did not error."""

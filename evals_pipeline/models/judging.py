@@ -9,11 +9,23 @@ grounding" keep their defaults until `evals_pipeline.judging.grounding` has chec
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from evals_pipeline.models.errors import RecordError, upgraded
 from evals_pipeline.models.stored import StoredRecord
+
+
+def _judge_errors(value: Any) -> Any:
+    """Judges' failures as stored before RecordError, `judge: reason` strings, typed."""
+    if isinstance(value, list | tuple):
+        return tuple(upgraded(v, stage="judge", kind="failed") for v in value)
+    return value
+
+
+JudgeErrors = Annotated[tuple[RecordError, ...], BeforeValidator(_judge_errors)]
+"""Judges whose call failed (after retries), each `judge: reason`; a plain string is typed."""
 
 Dimension = Literal["correctness", "completeness", "codeQuality", "minimalDiff", "verification"]
 Verdict = Literal["PASS", "FAIL"]
@@ -99,7 +111,7 @@ class CategoryCheck(_Frozen):
     """The panel's one-vs-rest check of a failed trial's primary category (§9.2): does it fit?"""
 
     votes: tuple[JudgeVerdict, ...] = Field(description="PASS: the category fits the trial.")
-    errors: tuple[str, ...] = ()
+    errors: JudgeErrors = ()
     n_valid: int = Field(ge=0)
     confirmed: bool | None = Field(
         description="The panel's majority; None below the quorum or without a majority."
@@ -172,7 +184,7 @@ class DimensionJudgment(_Frozen):
 
     dimension: Dimension
     votes: tuple[JudgeVerdict, ...] = ()
-    errors: tuple[str, ...] = Field(
+    errors: JudgeErrors = Field(
         default=(), description="Judges whose call failed (after retries), with the reason."
     )
     n_valid: int = Field(default=0, ge=0)
@@ -254,7 +266,7 @@ class PairwiseVerdict(_Frozen):
     overall: PairwiseDimension
     per_dimension: tuple[PairwiseDimension, ...] = ()
     bias_detected: bool
-    errors: tuple[str, ...] = ()
+    errors: JudgeErrors = ()
     judge_calls: int = 0
     judge_input_tokens: int = 0
     judge_output_tokens: int = 0

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import Field, model_validator
 
 from evals_pipeline.models.conversation import TurnRun
+from evals_pipeline.models.errors import ErrorKind, ErrorStage, RecordError, upgraded
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.stored import StoredPath, StoredRecord
 from evals_pipeline.models.targets import Pricing
@@ -27,7 +30,7 @@ class AgentRun(StoredRecord):
     start_ms: int
     end_ms: int
     timed_out: bool = False
-    error: str | None = Field(default=None, description="Why the run failed, when it did.")
+    error: RecordError | None = Field(default=None, description="Why the run failed, when it did.")
     setup_failed: bool = Field(
         default=False, description="The workspace could not be prepared; the agent never ran."
     )
@@ -75,6 +78,17 @@ class AgentRun(StoredRecord):
         default=None, description="Set when this run was taken from the result store, not run."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_error(cls, data: Any) -> Any:
+        """A plain-string error (a record from before RecordError, or an adapter that gives the
+        message) typed by what the run itself says: set up, timed out, exit code."""
+        if isinstance(data, dict) and isinstance(data.get("error"), str):
+            stage, kind = run_failure(data)
+            error = upgraded(data["error"], stage=stage, kind=kind, stderr=data.get("stderr"))
+            data = {**data, "error": error}
+        return data
+
     @property
     def duration_ms(self) -> int:
         return self.end_ms - self.start_ms
@@ -82,3 +96,15 @@ class AgentRun(StoredRecord):
     @property
     def failed(self) -> bool:
         return self.error is not None
+
+
+def run_failure(run: dict[str, Any]) -> tuple[ErrorStage, ErrorKind]:
+    """The stage and kind of a failed run, from its record's fields."""
+    if run.get("setup_failed"):
+        return "setup", "setup"
+    if run.get("timed_out"):
+        return "agent", "timeout"
+    exit_code = run.get("exit_code")
+    if exit_code is None:
+        return "agent", "crashed"
+    return "agent", "exit_code" if exit_code != 0 else "failed"

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from evals_pipeline.models.conversation import TurnRun
+from evals_pipeline.models.errors import ErrorKind, ErrorStage, RecordError, upgraded
 from evals_pipeline.models.events import Milestone, SystemPromptInjection
 from evals_pipeline.models.messages import TokenUsage
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.stored import StoredPath, StoredRecord
 
 SessionStatus = Literal["ok", "agent_error", "timed_out", "setup_error"]
+_SESSION_FAILURES: dict[str, tuple[ErrorStage, ErrorKind]] = {
+    "setup_error": ("setup", "setup"),
+    "timed_out": ("agent", "timeout"),
+}
 
 # AgentV's FILE_BACKED_OUTPUT_THRESHOLD: a final answer whose JSON encoding is longer goes to
 # graders by path (`output_path`), not inline.
@@ -42,7 +47,7 @@ class Session(StoredRecord):
     agent: str
     trial: int = 0
     status: SessionStatus = "ok"
-    error: str | None = None
+    error: RecordError | None = None
     stderr: str = ""
     messages_path: StoredPath = Field(description="Parquet file, one row per message.")
     message_count: int = 0
@@ -85,3 +90,13 @@ class Session(StoredRecord):
     def milestone(self, name: str) -> Milestone | None:
         """The milestone called `name`, if the session reached it."""
         return next((m for m in self.milestones if m.name == name), None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_error(cls, data: Any) -> Any:
+        """A plain-string error (a session from before RecordError) typed by its status."""
+        if isinstance(data, dict) and isinstance(data.get("error"), str):
+            stage, kind = _SESSION_FAILURES.get(data.get("status", "ok"), ("agent", "failed"))
+            error = upgraded(data["error"], stage=stage, kind=kind, stderr=data.get("stderr"))
+            data = {**data, "error": error}
+        return data

@@ -4,6 +4,7 @@ loading the report's judging and statistics."""
 
 from __future__ import annotations
 
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.report import CaseFailure, CaseWarning
 
@@ -11,7 +12,7 @@ from evals_pipeline.models.report import CaseFailure, CaseWarning
 def failure_reason(grade: CaseGrade) -> str:
     """An error's stage and first line, or a failure's score and the graders that did not pass."""
     if grade.verdict == "error":
-        first_line = (grade.error or "").strip().splitlines()[:1]
+        first_line = (message_of(grade.error) or "").strip().splitlines()[:1]
         return f"error in {grade.failure_stage}: {first_line[0] if first_line else 'unknown'}"[:300]
     failing = [r.name for t in grade.trials for r in t.graders if r.verdict != "pass"]
     graders = ", ".join(dict.fromkeys(failing)) or "no grader failed; the weighted score is too low"

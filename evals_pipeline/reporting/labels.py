@@ -19,6 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.models.judging import DIMENSIONS, Dimension, Verdict
 from evals_pipeline.suites.slugs import slugify
 
@@ -32,7 +33,7 @@ _DIMENSION_KEYS: dict[str, Dimension] = {re.sub(r"[\W_]", "", d.lower()): d for 
 _SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 
 
-class LabelFileError(ValueError):
+class LabelFileError(ValueError, EvalsPipelineError):
     """A calibration file that cannot be read; the message names the file, the line and the fix."""
 
 

@@ -21,7 +21,7 @@ def _grader_entry(result: GraderResult) -> dict[str, object]:
         "verdict": AGENTV_VERDICTS[result.verdict],
         "assertions": [a.model_dump(exclude_none=True) for a in result.assertions],
         "duration_ms": result.duration_ms,
-        **({"error": result.error} if result.error else {}),
+        **({"error": result.error.message} if result.error else {}),
         **({"scores": [_grader_entry(child) for child in result.scores]} if result.scores else {}),
     }
 
@@ -42,7 +42,7 @@ def result_line(suite: str, grade: CaseGrade, created_ms: int) -> dict[str, obje
         "duration_ms": best.duration_ms,
     }
     if grade.error:
-        row["error"] = grade.error
+        row["error"] = grade.error.message
         row["failure_stage"] = grade.failure_stage
     if len(grade.trials) > 1:
         row["trials"] = [

@@ -10,6 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.events import MILESTONE_NAMES
 from evals_pipeline.models.grade import CaseGrade, GraderResult
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
@@ -144,7 +145,7 @@ def cases_table(
                 "verdict": g.verdict,
                 "execution_status": g.execution_status,
                 "failure_stage": g.failure_stage,
-                "error": g.error,
+                "error": message_of(g.error),
                 "threshold": g.threshold,
                 "trials": len(g.trials),
                 "input_tokens": usage.input if usage else None,
@@ -181,7 +182,7 @@ def graders_table(suite: str, grades: list[CaseGrade]) -> pa.Table:
             "score": r.score,
             "verdict": r.verdict,
             "weight": r.weight,
-            "error": r.error,
+            "error": message_of(r.error),
             "stderr": r.stderr,
             "assertions_json": json.dumps([a.model_dump() for a in r.assertions]),
             "duration_ms": r.duration_ms,

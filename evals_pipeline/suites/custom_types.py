@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.suites.probes import probed, which
 
 ASSERTION_DIRS: tuple[str, ...] = (".agentv/assertions",)
@@ -18,7 +19,7 @@ SCRIPT_SUFFIXES: tuple[str, ...] = (".ts", ".js", ".mts", ".mjs", ".py")
 _TYPESCRIPT = (".ts", ".mts")
 
 
-class RunnerMissing(ValueError):
+class RunnerMissing(ValueError, EvalsPipelineError):
     """The grader file exists but nothing here can run it."""
 
 

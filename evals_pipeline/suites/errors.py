@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evals_pipeline.errors import EvalsPipelineError
+
 
 @dataclass(frozen=True)
 class SuiteIssue:
@@ -19,7 +21,7 @@ class SuiteIssue:
         return f"{self.file}:{self.line}:{self.column}: {self.message}\n    fix: {self.fix}"
 
 
-class SuiteError(Exception):
+class SuiteError(EvalsPipelineError):
     """A suite that cannot be run, with every issue found (not just the first)."""
 
     def __init__(self, issues: list[SuiteIssue]) -> None:

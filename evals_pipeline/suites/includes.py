@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.suites.errors import SuiteError
 from evals_pipeline.suites.interpolation import interpolate
 from evals_pipeline.suites.paths import absolute, search_dirs
@@ -21,7 +22,7 @@ from evals_pipeline.suites.yaml_positions import read_yaml_file
 MAX_INCLUDE_DEPTH = 3
 
 
-class IncludeError(ValueError):
+class IncludeError(ValueError, EvalsPipelineError):
     """A template that cannot be found or read, with the fix to show next to it."""
 
     def __init__(self, message: str, fix: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.suites import parse_cache
 from evals_pipeline.suites.errors import SuiteError, SuiteIssue
 from evals_pipeline.suites.probes import read_utf8
@@ -422,7 +423,7 @@ def _parse_data(text: str, file: str) -> YamlDocument | None:
     return YamlDocument(file=file, data=data, positions=_KeptPositions(text, file))
 
 
-class _NeedsPositions(Exception):
+class _NeedsPositions(EvalsPipelineError):
     """The data-only build met what parse_yaml reports or handles with positions."""
 
 

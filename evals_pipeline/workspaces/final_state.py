@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.file_modes import clamp_tree
 from evals_pipeline.settings import Settings
 
@@ -30,7 +31,7 @@ MAX_MB_VAR = "EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB"
 DEFAULT_MAX_MB = 256.0
 
 
-class WorkspaceStateSettingError(ValueError):
+class WorkspaceStateSettingError(ValueError, EvalsPipelineError):
     """EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB is not a number of megabytes."""
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.process import child_env, run_process
 
 DEFAULT_TIMEOUT_SECONDS = 120.0
@@ -42,7 +43,7 @@ _CONFIG = (
 _SSH_ENV = ("SSH_AUTH_SOCK",)
 
 
-class GitError(RuntimeError):
+class GitError(RuntimeError, EvalsPipelineError):
     """A git command that failed; the message holds the command and the tail of its stderr."""
 
     def __init__(self, command: Sequence[str], detail: str, exit_code: int | None = None) -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.file_modes import clamp_tree
 from evals_pipeline.models.workspace import (
     CleanupPolicy,
@@ -51,7 +52,7 @@ from evals_pipeline.workspaces.template import create_workspace
 log = logging.getLogger(__name__)
 
 
-class WorkspaceSetupError(RuntimeError):
+class WorkspaceSetupError(RuntimeError, EvalsPipelineError):
     """The workspace could not be prepared: the run is an error at the setup stage."""
 
     def __init__(self, message: str, hook: HookResult | None = None) -> None:

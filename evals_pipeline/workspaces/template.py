@@ -12,13 +12,15 @@ import os
 import shutil
 from pathlib import Path
 
+from evals_pipeline.errors import EvalsPipelineError
+
 # A template's own git history and installed dependencies are not part of the task, and a
 # nested `.git` would make the copy a repository of its own in the baseline.
 IGNORED_NAMES = frozenset({".git", "node_modules", "__pycache__", ".venv"})
 IGNORED_IN_TEMPLATES = shutil.ignore_patterns(*IGNORED_NAMES)
 
 
-class TemplateLinkError(OSError):
+class TemplateLinkError(OSError, EvalsPipelineError):
     """A template holds a symlink that points outside it."""
 
 

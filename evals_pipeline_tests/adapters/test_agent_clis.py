@@ -20,6 +20,7 @@ import pytest
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.enrichers import enrich_run
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.process import ENV_ALLOWLIST, NETWORK_ENV
@@ -148,8 +149,9 @@ def test_a_model_error_is_an_error_whatever_the_exit_code(tmp_path: Path, kind: 
     run, session = run_and_enrich(tmp_path, make_case(tmp_path, kind, script))
     # pi exits 0 on a model error; only its stream says what happened.
     assert run.exit_code == (0 if kind == "pi-agent" else 1)
-    assert run.error is not None and "scripted refusal" in run.error
-    assert session.status == "agent_error"
+    assert run.error is not None and "scripted refusal" in message_of(run.error)
+    assert (run.error.stage, run.error.kind) == ("agent", "provider")
+    assert session.status == "agent_error" and session.error == run.error
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -282,7 +284,8 @@ def test_a_hanging_agent_is_killed_with_its_whole_process_group(tmp_path: Path) 
     case = case.model_copy(update={"timeout_seconds": 1.0})
     run, session = run_and_enrich(tmp_path, case)
     assert run.timed_out and run.exit_code is None
-    assert run.error is not None and "timed out after 1 s" in run.error
+    assert run.error is not None and "timed out after 1 s" in message_of(run.error)
+    assert run.error.kind == "timeout"
     assert session.status == "timed_out"
     assert _processes_with(marker) == []
 
@@ -292,7 +295,12 @@ def test_a_missing_cli_is_a_clear_run_error(tmp_path: Path) -> None:
         tmp_path, "pi-agent", SCRIPTS / "hello.json", executable=str(tmp_path / "no-such-pi")
     )
     run, session = run_and_enrich(tmp_path, case)
-    assert run.error is not None and "no-such-pi" in run.error and "executable" in run.error
+    assert (
+        run.error is not None
+        and "no-such-pi" in message_of(run.error)
+        and "executable" in message_of(run.error)
+    )
+    assert run.error.kind == "crashed"
     assert session.status == "agent_error"
     assert not (tmp_path / "run" / "home").exists()
 

@@ -11,6 +11,7 @@ import pytest
 from evals_pipeline.adapters import RunContext, run_agent
 from evals_pipeline.enrichers import enrich_run
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.messages import Message
 
 
@@ -107,7 +108,9 @@ def test_cli_runs_in_the_workspace_copy_of_the_template(tmp_path: Path) -> None:
 def test_a_command_naming_output_file_must_write_it_as_in_agentv(tmp_path: Path) -> None:
     target = {"name": "a", "provider": "cli", "command": "echo on stdout only # {OUTPUT_FILE}"}
     run = run_agent(make_case(tmp_path, target), ctx(tmp_path))
-    assert run.error is not None and run.error.startswith("Failed to read output file '")
+    assert run.error is not None and message_of(run.error).startswith(
+        "Failed to read output file '"
+    )
     assert enrich_run(run, tmp_path / "session").status == "agent_error"
 
 
@@ -116,7 +119,8 @@ def test_a_command_without_output_file_that_prints_nothing_is_an_error(tmp_path:
         make_case(tmp_path, {"name": "a", "provider": "cli", "command": "true"}), ctx(tmp_path)
     )
     assert (
-        run.error == "exited 0 but wrote nothing on stdout (and its command has no {OUTPUT_FILE})"
+        message_of(run.error)
+        == "exited 0 but wrote nothing on stdout (and its command has no {OUTPUT_FILE})"
     )
 
 
@@ -128,7 +132,11 @@ def test_cli_non_zero_exit_is_an_agent_error_with_stderr(tmp_path: Path) -> None
     }
     run = run_agent(make_case(tmp_path, target), ctx(tmp_path))
     assert run.exit_code == 7
-    assert run.error is not None and "code 7" in run.error and "model overloaded" in run.error
+    assert (
+        run.error is not None
+        and "code 7" in message_of(run.error)
+        and "model overloaded" in message_of(run.error)
+    )
     session = enrich_run(run, tmp_path / "session")
     assert session.status == "agent_error" and session.stderr == "model overloaded\n"
     assert session.message_count == 0 and Path(session.messages_path).exists()
@@ -137,7 +145,7 @@ def test_cli_non_zero_exit_is_an_agent_error_with_stderr(tmp_path: Path) -> None
 def test_cli_hang_is_killed_at_the_timeout_and_recorded(tmp_path: Path) -> None:
     target = {"name": "a", "provider": "cli", "command": "sleep 60"}
     run = run_agent(make_case(tmp_path, target, timeout_seconds=1), ctx(tmp_path))
-    assert run.timed_out and run.error == "timed out after 1 s"
+    assert run.timed_out and message_of(run.error) == "timed out after 1 s"
     assert enrich_run(run, tmp_path / "session").status == "timed_out"
 
 
@@ -170,8 +178,8 @@ def test_healthcheck_failure_stops_the_target(tmp_path: Path) -> None:
     runs = run_agents([make_case(tmp_path, target)], tmp_path / "step", workers=1)
     assert (
         runs[0].error is not None
-        and "healthcheck" in runs[0].error
-        and "no license" in runs[0].error
+        and "healthcheck" in message_of(runs[0].error)
+        and "no license" in message_of(runs[0].error)
     )
 
 
@@ -208,4 +216,4 @@ def test_replay_grades_a_recorded_session(tmp_path: Path) -> None:
 def test_replay_without_a_recording_is_an_error(tmp_path: Path) -> None:
     target = {"name": "r", "provider": "replay", "sessions_dir": str(tmp_path)}
     run = run_agent(make_case(tmp_path, target), ctx(tmp_path))
-    assert run.error is not None and "Case 1.json" in run.error
+    assert run.error is not None and "Case 1.json" in message_of(run.error)

@@ -13,6 +13,7 @@ import pytest
 from evals_pipeline.adapters.cli_batch import output_document, read_records
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.sandbox.detection import SANDBOX_VAR
 from evals_pipeline.suites import load_suite, resolve_cases
 
@@ -166,7 +167,7 @@ def test_one_invocation_routes_every_record_to_its_test(tmp_path: Path) -> None:
 def test_a_missing_record_is_that_tests_error(tmp_path: Path) -> None:
     suite = write_project(tmp_path, "missing")
     runs = by_case(run_agents(cases_of(suite, "batch"), tmp_path / "step", workers=2))
-    assert runs[("batch", "b")].error.startswith(
+    assert message_of(runs[("batch", "b")].error).startswith(
         "batch output has no record with id 'b' (5 records"
     )
     assert [k for k, r in runs.items() if r.error] == [("batch", "b")]
@@ -181,7 +182,7 @@ def test_a_missing_record_is_that_tests_error(tmp_path: Path) -> None:
 def test_a_duplicated_id_is_an_error_for_that_id(tmp_path: Path) -> None:
     suite = write_project(tmp_path, "duplicate")
     runs = by_case(run_agents(cases_of(suite, "batch"), tmp_path / "step", workers=2))
-    assert runs[("batch", "b")].error == (
+    assert message_of(runs[("batch", "b")].error) == (
         "batch output has 2 records with id 'b': ids must be unique"
     )
     assert sum(1 for r in runs.values() if r.error) == 1
@@ -193,7 +194,7 @@ def test_a_crashing_runner_is_every_tests_error_with_its_stderr(tmp_path: Path) 
     batch = [r for r in runs if r.agent == "batch"]
     assert len(batch) == 5 and len(invocations(tmp_path)) == 1
     for run in batch:
-        assert run.error == (
+        assert message_of(run.error) == (
             "batch runner exited with code 3: runner exploded: no database "
             "(one invocation for 5 tests)"
         )
@@ -205,7 +206,7 @@ def test_a_crashing_runner_is_every_tests_error_with_its_stderr(tmp_path: Path) 
 def test_a_hanging_runner_times_out_on_every_test(tmp_path: Path) -> None:
     suite = write_project(tmp_path, "sleep")
     runs = run_agents(cases_of(suite, "batch"), tmp_path / "step", workers=2)
-    assert {r.error for r in runs} == {
+    assert {message_of(r.error) for r in runs} == {
         "batch runner timed out after 5 s (one invocation for 5 tests)"
     }
     assert all(r.timed_out for r in runs)
@@ -218,7 +219,7 @@ def test_a_failed_healthcheck_stops_the_batch_before_the_runner(tmp_path: Path) 
     suite = write_project(tmp_path, target_extra=healthcheck)
     runs = run_agents(cases_of(suite, "batch"), tmp_path / "step", workers=2)
     assert invocations(tmp_path) == []
-    assert {r.error for r in runs} == {"healthcheck of target 'batch' failed: down"}
+    assert {message_of(r.error) for r in runs} == {"healthcheck of target 'batch' failed: down"}
 
 
 def test_a_subset_of_tests_still_runs_the_runner_once_on_the_whole_file(tmp_path: Path) -> None:
@@ -226,7 +227,11 @@ def test_a_subset_of_tests_still_runs_the_runner_once_on_the_whole_file(tmp_path
     subset = [c for c in cases_of(suite, "batch") if c.case_key in {"b", "c", "e"}]
     runs = run_agents(subset, tmp_path / "step", workers=2)
     assert len(invocations(tmp_path)) == 1
-    assert [(r.case_key, r.error) for r in runs] == [("b", None), ("c", None), ("e", None)]
+    assert [(r.case_key, message_of(r.error)) for r in runs] == [
+        ("b", None),
+        ("c", None),
+        ("e", None),
+    ]
     # Only the step's tests get run folders; the other records are ignored.
     assert sorted(p.name for p in (tmp_path / "step" / "batch").iterdir()) == [
         ".batch",
@@ -252,7 +257,7 @@ def test_a_batch_ignores_depends_on_and_fail_on_error_as_agentvs_batch_path_does
     # on it, and the tests after it are not skipped or halted.
     assert len(invocations(tmp_path)) == 1
     assert runs[("batch", "b")].error is not None
-    assert {key: run.error for (_, key), run in runs.items() if key != "b"} == {
+    assert {key: message_of(run.error) for (_, key), run in runs.items() if key != "b"} == {
         "a": None,
         "c": None,
         "d": None,

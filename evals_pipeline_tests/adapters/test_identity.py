@@ -19,6 +19,7 @@ from evals_pipeline.adapters.auth import LOCAL_PLACEHOLDER_KEY
 from evals_pipeline.adapters.identity import agent_version, clear_version_cache, target_auth
 from evals_pipeline.layers import run_agents
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.targets import ClaudeCodeTarget, CodexTarget, PiAgentTarget
 from evals_pipeline_tests.agent_clis import AGENT_BINARIES, require_agent
 
@@ -203,7 +204,7 @@ def test_a_target_without_auth_refuses_its_cases_with_one_reason(
     target = {"name": "codex", "provider": "codex", "executable": str(tmp_path / "never-run")}
     cases = [make_case(tmp_path, target, case_key=f"case-{i}") for i in range(5)]
     runs = run_agents(cases, tmp_path / "runs", workers=2)
-    assert {r.error for r in runs} == {target_auth(cases[0].target).problem}  # type: ignore[union-attr]
+    assert {message_of(r.error) for r in runs} == {target_auth(cases[0].target).problem}  # type: ignore[union-attr]
     assert all(r.exit_code is None for r in runs)
     assert not (tmp_path / "runs" / "codex").exists()  # nothing was started
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline.suites.prompt import DEFAULT_SYSTEM_PROMPT
@@ -122,7 +123,7 @@ def test_an_llm_target_error_is_the_runs_error(project: Path, tmp_path: Path) ->
     )
     grade = run(suite, tmp_path / "out")["t"]
     assert grade.execution_status == "execution_error"
-    assert grade.error is not None and "bad model" in grade.error
+    assert grade.error is not None and "bad model" in message_of(grade.error)
 
 
 CONVERSATION_SCRIPT = """\

@@ -17,6 +17,7 @@ from evals_pipeline.adapters.execution_traces import (
     replayed_output,
 )
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
 
 T0 = 1_795_470_540_714_000_000
@@ -107,7 +108,9 @@ def test_traces_are_graded_by_identity_and_a_missing_one_is_an_error(tmp_path: P
     del envelopes[3]
     found = grades(project(tmp_path / "q", envelopes), tmp_path / "out2")
     assert found["b"].execution_status == "execution_error"
-    assert "Execution trace replay lookup found no record for suite=rp" in (found["b"].error or "")
+    assert "Execution trace replay lookup found no record for suite=rp" in (
+        message_of(found["b"].error) or ""
+    )
 
 
 def test_duplicate_traces_are_an_error(tmp_path: Path) -> None:
@@ -115,7 +118,7 @@ def test_duplicate_traces_are_an_error(tmp_path: Path) -> None:
         tmp_path / "p", [answer("a", "alpha"), answer("a", "alpha"), answer("b", "beta")]
     )
     found = grades(suite, tmp_path / "out")
-    assert "found 2 duplicate records" in (found["a"].error or "")
+    assert "found 2 duplicate records" in (message_of(found["a"].error) or "")
 
 
 def test_chat_spans_become_messages_in_agentv_span_order() -> None:

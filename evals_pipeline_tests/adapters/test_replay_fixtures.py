@@ -11,6 +11,7 @@ import pytest
 
 from evals_pipeline.adapters.replay import FixtureError, read_fixtures
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.suites import SuiteError, load_suite, resolve_cases
 
 
@@ -63,7 +64,9 @@ def test_recorded_outputs_are_graded_and_a_missing_record_is_an_error(tmp_path: 
     assert (found["a"].score, found["a"].execution_status) == (1.0, "ok")
     assert found["a"].trials[0].cost_usd == 0.5
     assert found["b"].execution_status == "execution_error"
-    assert "replay fixture lookup found no record for suite=rp" in (found["b"].error or "")
+    assert "replay fixture lookup found no record for suite=rp" in (
+        message_of(found["b"].error) or ""
+    )
 
 
 def test_the_variant_and_eval_path_pick_the_record(tmp_path: Path) -> None:
@@ -81,7 +84,7 @@ def test_the_variant_and_eval_path_pick_the_record(tmp_path: Path) -> None:
 def test_duplicate_records_are_an_error(tmp_path: Path) -> None:
     suite = project(tmp_path / "p", [record("a", "alpha"), record("a", "alpha")])
     found = grades(suite, tmp_path / "out")
-    assert "found 2 duplicate records" in (found["a"].error or "")
+    assert "found 2 duplicate records" in (message_of(found["a"].error) or "")
 
 
 def test_a_bad_fixtures_line_is_named(tmp_path: Path) -> None:

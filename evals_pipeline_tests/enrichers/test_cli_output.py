@@ -17,6 +17,7 @@ from evals_pipeline.enrichers.cli_output import (
 )
 from evals_pipeline.enrichers.jsonl import LONE_SURROGATES
 from evals_pipeline.enrichers.session import enriched_run
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.messages import (
     Message,
     PlainMessages,
@@ -504,11 +505,11 @@ def test_an_output_the_enricher_cannot_read_is_its_cases_error(tmp_path: Path) -
     session = enrich_run(run, tmp_path / "session")
     assert session.status == "agent_error"
     assert session.error is not None
-    assert session.error.startswith("its output could not be read: IsADirectoryError")
+    assert message_of(session.error).startswith("its output could not be read: IsADirectoryError")
     assert session.stderr == "wrote a folder" and session.message_count == 0
     # A failed run's output is not read: its own error stands alone.
     failed = run.model_copy(update={"error": "exit code 3"})
-    assert enrich_run(failed, tmp_path / "failed").error == "exit code 3"
+    assert message_of(enrich_run(failed, tmp_path / "failed").error) == "exit code 3"
 
 
 def test_a_final_answer_over_50000_characters_goes_to_output_json(tmp_path: Path) -> None:
@@ -550,7 +551,7 @@ def test_a_failed_run_gives_an_empty_session(tmp_path: Path) -> None:
     )
     session = enrich_run(run, tmp_path / "session")
     assert session.status == "agent_error"
-    assert (session.error, session.stderr) == ("agent exited with code 3", "Traceback")
+    assert (message_of(session.error), session.stderr) == ("agent exited with code 3", "Traceback")
     assert session.message_count == 0 and session.output == ""
     assert read_messages(session.messages_path) == []  # the file is written even so
 

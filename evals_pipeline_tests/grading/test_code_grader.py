@@ -13,6 +13,7 @@ import pytest
 
 from evals_pipeline.grading import run_code_grader
 from evals_pipeline.models.assertions import CodeGraderAssertion
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import GraderResult
 from evals_pipeline.sandbox.detection import SANDBOX_VAR
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, python_grader
@@ -115,7 +116,7 @@ def test_crash_with_stderr_is_an_error(
     grade = _run(make_case, make_session, command)
     assert grade.verdict == "error"
     assert grade.score is None
-    assert grade.error == "exited with code 1: ValueError: grader bug"
+    assert message_of(grade.error) == "exited with code 1: ValueError: grader bug"
     assert "Traceback" in (grade.stderr or "")
 
 
@@ -139,13 +140,19 @@ def test_garbage_output_is_an_error(
     grade = _run(make_case, make_session, python_grader(tmp_path, "g.py", script))
     assert grade.verdict == "error"
     assert grade.score is None
-    assert (grade.error or "").startswith(reason), grade.error
+    assert (message_of(grade.error) or "").startswith(reason), message_of(grade.error)
+    assert grade.error is not None
+    assert (grade.error.stage, grade.error.kind) == (
+        "grade",
+        "exit_code" if reason.startswith("exited") else "parse",
+    )
 
 
 def test_spawn_error(make_case: CaseFactory, make_session: SessionFactory) -> None:
     grade = _run(make_case, make_session, ["/nonexistent/grader"])
     assert grade.verdict == "error"
-    assert "cannot start" in (grade.error or "")
+    assert "cannot start" in (message_of(grade.error) or "")
+    assert grade.error is not None and grade.error.kind == "crashed"
 
 
 def _gone(pid: int) -> bool:
@@ -169,7 +176,8 @@ def test_hang_past_timeout_kills_the_grader_and_its_children(
     grade = _run(make_case, make_session, ["bash", str(script)], timeout_seconds=1)
     assert time.monotonic() - started < 10
     assert grade.verdict == "error"
-    assert grade.error == "timed out after 1 s"
+    assert message_of(grade.error) == "timed out after 1 s"
+    assert grade.error is not None and grade.error.kind == "timeout"
     recorded = [int(line) for line in pids.read_text().split()]
     assert len(recorded) == 2
     deadline = time.monotonic() + 5
@@ -248,7 +256,7 @@ def test_a_grader_of_a_docker_workspace_is_an_error(
     assert isinstance(case.assertions[0], CodeGraderAssertion)
     grade = run_code_grader(case.assertions[0], case, make_session())
     assert grade.verdict == "error"
-    assert grade.error is not None and "workspace.docker (python:3.12)" in grade.error
+    assert grade.error is not None and "workspace.docker (python:3.12)" in message_of(grade.error)
 
 
 def test_a_missing_grader_script_is_the_case_error_with_stderr(
@@ -256,7 +264,9 @@ def test_a_missing_grader_script_is_the_case_error_with_stderr(
 ) -> None:
     grade = _run(make_case, make_session, [sys.executable, "graders/missing.py"])
     assert grade.verdict == "error"
-    assert grade.error is not None and "missing.py" in (grade.error + (grade.stderr or ""))
+    assert grade.error is not None and "missing.py" in (
+        message_of(grade.error) + (grade.stderr or "")
+    )
 
 
 @pytest.mark.parametrize("sandbox", ["on", "off"])

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from evals_pipeline.grading import grade_trial
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import GraderResult
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, only_grader
 
@@ -130,7 +131,7 @@ def test_a_broken_code_aggregator_is_a_grader_error(
         [PARIS],
         {"type": "code-grader", "path": _script(tmp_path, body)},
     )
-    assert (grade.verdict, grade.score, grade.error) == ("error", None, error)
+    assert (grade.verdict, grade.score, message_of(grade.error)) == ("error", None, error)
     assert [m.name for m in grade.scores] == ["paris"]
 
 
@@ -141,5 +142,5 @@ def test_a_failing_member_makes_the_composite_an_error(
     crashing = {"name": "crash", "type": "code-grader", "command": ["python3", "crash.py"]}
     grade = _composite(make_case, make_session, [PARIS, crashing], {"type": "weighted_average"})
     assert grade.verdict == "error"
-    assert grade.error is not None and grade.error.startswith("member 'crash' failed: ")
+    assert grade.error is not None and message_of(grade.error).startswith("member 'crash' failed: ")
     assert json.dumps(grade.model_dump(mode="json"))  # the whole tree serialises

@@ -14,6 +14,7 @@ import pytest
 
 from evals_pipeline.grading import grade_trial
 from evals_pipeline.layers import grade_cases
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.messages import Message, TokenUsage, ToolCall
 from evals_pipeline.models.session import TraceSummary
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, only_grader
@@ -274,15 +275,17 @@ def test_malformed_twice_is_a_grader_error_with_the_raw_text(
     grader = trial.graders[0]
     assert (grader.verdict, grader.score) == ("error", None)
     assert grader.error is not None
-    assert "no valid FreeformReply in 2 replies" in grader.error
-    assert 'the model\'s last reply: "Score: high {oops"' in grader.error
+    assert "no valid FreeformReply in 2 replies" in message_of(grader.error)
+    assert 'the model\'s last reply: "Score: high {oops"' in message_of(grader.error)
     assert grader.judge_usage is not None and grader.judge_usage.calls == 2
     assert (trial.verdict, trial.execution_status, trial.failure_stage) == (
         "error",
         "execution_error",
         "grader",
     )
-    assert trial.error is not None and trial.error.startswith("grader 'llm-grader' failed: ")
+    assert trial.error is not None and message_of(trial.error).startswith(
+        "grader 'llm-grader' failed: "
+    )
 
 
 def test_http_500_is_an_error_and_other_cases_go_on(
@@ -295,8 +298,8 @@ def test_http_500_is_an_error_and_other_cases_go_on(
     grades = grade_cases([broken, other], sessions, workers=2, log_dir=tmp_path / "logs")
     failed, passed = grades
     assert (failed.verdict, failed.execution_status) == ("error", "execution_error")
-    assert failed.error is not None and "HTTP 500" in failed.error
-    assert "judge overloaded" in failed.error
+    assert failed.error is not None and "HTTP 500" in message_of(failed.error)
+    assert "judge overloaded" in message_of(failed.error)
     usage = failed.trials[0].graders[0].judge_usage
     assert usage is not None and (usage.calls, usage.errors) == (0, 1)
     assert passed.verdict == "pass"
@@ -307,10 +310,14 @@ def test_an_llm_grader_without_clients_or_target_is_an_error(
 ) -> None:
     no_target = only_grader(grade_trial(make_case([{"type": "llm-grader"}]), make_session()))
     assert no_target.verdict == "error"
-    assert no_target.error is not None and no_target.error.startswith("no grader target: add")
+    assert no_target.error is not None and message_of(no_target.error).startswith(
+        "no grader target: add"
+    )
     no_clients = make_case([{"type": "llm-grader"}], grader_target="judge")
     result = only_grader(grade_trial(no_clients, make_session()))
-    assert result.error is not None and result.error.startswith("no LLM client for target")
+    assert result.error is not None and message_of(result.error).startswith(
+        "no LLM client for target"
+    )
 
 
 # --- the prompt -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from textwrap import dedent
 import pytest
 
 from evals_pipeline.models.assertions import CodeGraderAssertion, LlmGraderAssertion
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.messages import Message
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.grading.conftest import (
@@ -142,7 +143,7 @@ def test_a_failing_template_is_the_graders_error(
     logs = tmp_path / "logs"
     trial = grade(case, make_session(), logs)
     broken, other = trial.graders
-    assert (broken.verdict, broken.score, broken.error) == ("error", None, error)
+    assert (broken.verdict, broken.score, message_of(broken.error)) == ("error", None, error)
     assert (broken.stderr or "").strip() == (stderr or "")
     assert other.verdict == "pass"  # the other graders go on
     assert trial.verdict == "error"
@@ -157,7 +158,7 @@ def test_a_missing_script_fails_the_grader_when_it_runs(
     case = judged_case(make_case, spec, [{"type": "llm-grader", "prompt": {"command": command}}])
     result = only_grader(grade(case, make_session(), tmp_path / "logs"))
     assert result.verdict == "error"
-    assert (result.error or "").startswith(
+    assert (message_of(result.error) or "").startswith(
         "Prompt template execution failed: prompt command file not found: prompts/missing.py"
     )
 

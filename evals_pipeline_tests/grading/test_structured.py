@@ -10,6 +10,7 @@ import pytest
 
 from evals_pipeline.grading import grade_trial
 from evals_pipeline.grading.assertions.structured import parse_date
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import GraderResult
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, only_grader
 
@@ -197,4 +198,4 @@ def test_expected_output_without_json_is_a_grader_error(
     )
     assert grade.verdict == "error"
     assert grade.score is None
-    assert "expected_output" in (grade.error or "")
+    assert "expected_output" in (message_of(grade.error) or "")

@@ -19,6 +19,7 @@ from evals_pipeline.grader import TargetClient, TargetProxyError
 from evals_pipeline.grading import grade_trial
 from evals_pipeline.grading.code_grader.target_proxy import TOKEN_ENV, URL_ENV, TargetProxy
 from evals_pipeline.llm import LlmClients
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline_tests.grading.conftest import (
     CaseFactory,
@@ -112,8 +113,8 @@ def test_info_and_invoke(clients: LlmClients) -> None:
 
 def test_it_listens_on_loopback_only(clients: LlmClients) -> None:
     with proxy_for(clients) as proxy:
-        assert proxy._server is not None
-        assert proxy._server.server_address[0] == "127.0.0.1"
+        assert proxy._served is not None
+        assert proxy._served.server.server_address[0] == "127.0.0.1"
         assert proxy.env() == {URL_ENV: proxy.url, TOKEN_ENV: proxy.token}
         assert len(proxy.token) >= 32
     with proxy_for(clients) as second:
@@ -277,7 +278,9 @@ def test_the_proxy_needs_a_grader_target(
     result = only_grader(grade_trial(case, make_session()))
     assert result.verdict == "error"
     assert result.error is not None
-    assert "uses the target proxy (target: true) but there is no grader target" in result.error
+    assert "uses the target proxy (target: true) but there is no grader target" in message_of(
+        result.error
+    )
 
 
 def test_a_grader_without_target_gets_no_proxy(

@@ -6,6 +6,7 @@ import pytest
 
 from evals_pipeline.grading import grade_trial
 from evals_pipeline.grading.assertions.text import compile_js_regex
+from evals_pipeline.models.errors import message_of
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, only_grader
 
 ANSWER = "  The Answer is 42.\nDone.  "
@@ -77,7 +78,7 @@ def test_invalid_regex_flag_is_a_grader_error(
     trial = grade_trial(make_case([{"type": "regex", "value": "a", "flags": "x"}]), make_session())
     assert trial.verdict == "error"
     assert only_grader(trial).verdict == "error"
-    assert "invalid regex flag 'x'" in (only_grader(trial).error or "")
+    assert "invalid regex flag 'x'" in (message_of(only_grader(trial).error) or "")
 
 
 def test_js_regex_translation() -> None:

@@ -10,6 +10,7 @@ from evals_pipeline.grading import aggregate_trials, grade_trial
 from evals_pipeline.grading.registry import check_registry, evaluators
 from evals_pipeline.grading.trial import NO_GRADERS
 from evals_pipeline.models.assertions import ASSERTION_SPECS, ASSERTION_TYPES, spec_types
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import TrialGrade
 from evals_pipeline.models.messages import TokenUsage
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, python_grader
@@ -108,7 +109,7 @@ def test_failed_grader_makes_the_trial_an_error(
         "execution_error",
         "grader",
     )
-    assert trial.error == "grader 'file-check' failed: exited with code 1: disk on fire"
+    assert message_of(trial.error) == "grader 'file-check' failed: exited with code 1: disk on fire"
     assert trial.score == 0.0
     hit, crashed = trial.graders
     assert (hit.verdict, hit.score) == ("pass", 1.0)
@@ -126,10 +127,10 @@ def test_failed_agent_is_not_graded(
         "execution_error",
         "agent",
     )
-    assert trial.error == "agent timed out after 600 s"
+    assert message_of(trial.error) == "agent timed out after 600 s"
     assert trial.graders == []
     assert not marker.exists()
-    assert grade_trial(case, make_session(status="agent_error")).error == "agent_error"
+    assert message_of(grade_trial(case, make_session(status="agent_error")).error) == "agent_error"
 
 
 def test_no_assertions_is_an_error(make_case: CaseFactory, make_session: SessionFactory) -> None:
@@ -139,7 +140,7 @@ def test_no_assertions_is_an_error(make_case: CaseFactory, make_session: Session
         "execution_error",
         "grader",
     )
-    assert trial.error == NO_GRADERS
+    assert message_of(trial.error) == NO_GRADERS
 
 
 def _trial(index: int, score: float, threshold: float = 0.8) -> TrialGrade:
@@ -199,7 +200,7 @@ def test_mean_counts_an_errored_trial_as_zero(make_case: CaseFactory) -> None:
 def test_all_trials_errored(make_case: CaseFactory) -> None:
     grade = aggregate_trials(make_case([HIT]), [_error(0, "grader"), _error(1, "agent")])
     assert (grade.score, grade.verdict, grade.execution_status) == (0.0, "error", "execution_error")
-    assert (grade.failure_stage, grade.error) == ("grader", "trial 0 broke")
+    assert (grade.failure_stage, message_of(grade.error)) == ("grader", "trial 0 broke")
 
 
 @pytest.mark.parametrize("strategy", ["pass_at_k", "mean"])
@@ -267,8 +268,12 @@ def test_a_bun_graders_missing_module_is_in_the_cases_error(
     trial = grade_trial(case, make_session())
     grade = aggregate_trials(case, [trial])
     assert grade.verdict == "error"
-    assert "Cannot find module './missing-helper'" in (grade.error or ""), grade.error
-    assert grade.error and grade.error.startswith("grader 'ts' failed: exited with code 1: error:")
+    assert "Cannot find module './missing-helper'" in (message_of(grade.error) or ""), message_of(
+        grade.error
+    )
+    assert message_of(grade.error) and message_of(grade.error).startswith(
+        "grader 'ts' failed: exited with code 1: error:"
+    )
     assert "Bun v" in (trial.graders[0].stderr or "")
 
 
@@ -284,7 +289,7 @@ def test_agentv_scoring_scores_a_failed_grader_0_and_keeps_it_flagged(
     assert trial.error is None
     crashed = trial.graders[1]
     assert (crashed.score, crashed.verdict) == (0.0, "fail")
-    assert crashed.error == "exited with code 1: disk on fire"
+    assert message_of(crashed.error) == "exited with code 1: disk on fire"
     assert crashed.stderr == "disk on fire\n"
     assert [a.text for a in crashed.assertions] == [
         "Grader 'file-check' failed: exited with code 1: disk on fire"

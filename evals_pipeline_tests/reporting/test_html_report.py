@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import RecordError
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.history import (
     AgentDelta,
@@ -511,10 +512,8 @@ def test_records_loaded_clean_are_not_scrubbed_again(
 ) -> None:
     """A record the loader found free of secrets is written as it is; any other is scrubbed."""
     monkeypatch.setenv("DEMO_API_KEY", "sk-demo-0123456789abcdef")
-    leaky = [
-        g.model_copy(update={"error": "key sk-demo-0123456789abcdef"}) if g.agent == "codex" else g
-        for g in grades()
-    ]
+    leaked = RecordError(stage="agent", kind="failed", message="key sk-demo-0123456789abcdef")
+    leaky = [g.model_copy(update={"error": leaked}) if g.agent == "codex" else g for g in grades()]
     loaded_clean = {id(g) for g in leaky if g.test_id == "t1"}
     files = write_report(report_of(leaky), leaky, tmp_path, clean=loaded_clean)
     errors = {

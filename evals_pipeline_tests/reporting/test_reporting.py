@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import (
     AssertionOutcome,
     CaseGrade,
@@ -330,7 +331,7 @@ def test_results_jsonl_has_agentv_fields_and_a_grader_error_is_skip() -> None:
 def test_results_jsonl_case_error_and_trials() -> None:
     errored = erroring("a", "t")
     line = result_line("s", errored, created_ms=0)
-    assert line["error"] == errored.error
+    assert line["error"] == message_of(errored.error)
     assert line["failure_stage"] == "agent"
     assert line["scores"] == []
 

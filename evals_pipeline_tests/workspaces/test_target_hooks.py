@@ -6,6 +6,7 @@ from pathlib import Path
 from textwrap import dedent
 
 from evals_pipeline.layers import enrich_runs, grade_cases, run_agents
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.suites import load_suite, resolve_cases
 
 
@@ -85,7 +86,9 @@ def test_a_failing_target_hook_is_a_setup_error(tmp_path: Path) -> None:
     sessions = enrich_runs(run_agents(cases, tmp_path / "r", workers=1), tmp_path / "s")
     [grade] = grade_cases(cases, sessions, workers=1)
     assert (grade.execution_status, grade.failure_stage) == ("execution_error", "setup")
-    assert "target before_each" in (grade.error or "") and "nope" in (grade.error or "")
+    assert "target before_each" in (message_of(grade.error) or "") and "nope" in (
+        message_of(grade.error) or ""
+    )
 
 
 def test_a_failing_target_is_served_by_its_fallback_in_the_same_workspace(tmp_path: Path) -> None:
@@ -119,7 +122,7 @@ def test_a_failing_target_is_served_by_its_fallback_in_the_same_workspace(tmp_pa
     assert (grades["flaky"].score, grades["flaky"].execution_status) == (1.0, "ok")
     # A fallback's own fallbacks are not followed, and the last error is the run's.
     assert grades["broken"].execution_status == "execution_error"
-    assert "exited with code 1" in (grades["broken"].error or "")
+    assert "exited with code 1" in (message_of(grades["broken"].error) or "")
 
 
 def test_a_skill_installed_by_a_target_hook_lands_only_in_its_variants_workspaces(

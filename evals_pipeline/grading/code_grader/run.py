@@ -99,6 +99,7 @@ def evaluate_code_grader(spec: CodeGraderAssertion, ctx: GradingContext) -> Eval
         assertions=evaluation.assertions,
         details=details,
         error=evaluation.error,
+        error_kind=evaluation.error_kind,
         stderr=evaluation.stderr,
         warnings=evaluation.warnings,
         judge_usage=proxy.usage,
@@ -139,18 +140,18 @@ def parse_grader_output(
     """
     stderr = result.stderr[-STDERR_TAIL_CHARS:]
     if result.error is not None:
-        return Evaluation.failed(result.error, stderr)
+        return Evaluation.failed(result.error, stderr, kind="crashed")
     if result.timed_out:
-        return Evaluation.failed(f"timed out after {timeout_seconds:g} s", stderr)
+        return Evaluation.failed(f"timed out after {timeout_seconds:g} s", stderr, kind="timeout")
     stdout = result.stdout.decode("utf-8", "replace").strip()
     structured = stdout.startswith(("{", "["))
     code = result.exit_code
     if code is not None and code < 0:
         # A signal is not an exit code: the grader did not finish, whatever it printed.
-        return Evaluation.failed(_exit_reason(code, stderr), stderr)
+        return Evaluation.failed(_exit_reason(code, stderr), stderr, kind="crashed")
     if code != 0:
         if stderr.strip() or structured:
-            return Evaluation.failed(_exit_reason(code, stderr), stderr)
+            return Evaluation.failed(_exit_reason(code, stderr), stderr, kind="exit_code")
         return Evaluation.check(False, _text(stdout) or f"exit {code}")
     if not structured:
         return replace(
@@ -183,12 +184,12 @@ def _json_result(stdout: str, stderr: str, *, agentv_scoring: bool = False) -> E
         problem = f"stdout is not valid JSON ({exc}): {preview(stdout)}"
         if agentv_scoring:
             return _as_plain_text(stdout, stderr, problem)
-        return Evaluation.failed(problem, stderr)
+        return Evaluation.failed(problem, stderr, kind="parse")
     if not isinstance(data, dict):
         problem = f"stdout is JSON but not an object: {preview(stdout)}"
         if agentv_scoring:
             return _as_plain_text(stdout, stderr, problem)
-        return Evaluation.failed(problem, stderr)
+        return Evaluation.failed(problem, stderr, kind="parse")
     entries = data.get("assertions")
     assertions = [
         AssertionOutcome(text=a["text"], passed=a.get("passed") is True, evidence=_evidence(a))
@@ -202,7 +203,7 @@ def _json_result(stdout: str, stderr: str, *, agentv_scoring: bool = False) -> E
     elif isinstance(score, bool) or not isinstance(score, int | float):
         problem = f"score is not a number: {preview(json.dumps(score))}"
         if not agentv_scoring:
-            return Evaluation.failed(problem, stderr)
+            return Evaluation.failed(problem, stderr, kind="parse")
         score = sum(a.passed for a in assertions) / len(assertions) if assertions else 0.0
         warnings.append(
             f"{problem}: scored {score:g} by its assertions as AgentV does (run --agentv-scoring)"

@@ -25,10 +25,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.grading.context import LlmClientSource
 from evals_pipeline.llm.client import LlmCallError, LlmConfigError, LlmRequest
 from evals_pipeline.llm.usage import LlmUsage, usage_of
 from evals_pipeline.models.assertions import DEFAULT_PROXY_MAX_CALLS
+from evals_pipeline.served import LOOPBACK, ServedOnThread
 
 URL_ENV = "AGENTV_TARGET_PROXY_URL"
 TOKEN_ENV = "AGENTV_TARGET_PROXY_TOKEN"
@@ -36,7 +38,7 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 BATCH_WORKERS = 4
 
 
-class _Refused(Exception):
+class _Refused(EvalsPipelineError):
     """A request answered with an error status and `{"error": message}`."""
 
     def __init__(self, status: HTTPStatus, message: str) -> None:
@@ -70,36 +72,23 @@ class TargetProxy:
         self._lock = threading.Lock()
         self._calls = 0
         self._usage = LlmUsage()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._served: ServedOnThread[ThreadingHTTPServer] | None = None
 
     # --- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> TargetProxy:
-        if self._server is not None:
+        if self._served is not None:
             raise RuntimeError("the target proxy is already started")
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server = ThreadingHTTPServer(LOOPBACK, _Handler)
         server.daemon_threads = True
         server.proxy = self  # type: ignore[attr-defined]
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"target-proxy-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
+        self._served = ServedOnThread(server, name="target-proxy").start()
         return self
 
     def stop(self) -> None:
-        server, thread = self._server, self._thread
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-        self._server = self._thread = None
+        served, self._served = self._served, None
+        if served is not None:
+            served.stop()
 
     def __enter__(self) -> TargetProxy:
         return self.start()
@@ -114,13 +103,13 @@ class TargetProxy:
 
     @property
     def host(self) -> str:
-        return "127.0.0.1"
+        return LOOPBACK[0]
 
     @property
     def port(self) -> int:
-        if self._server is None:
+        if self._served is None:
             raise RuntimeError("the target proxy is not started")
-        return int(self._server.server_address[1])
+        return self._served.port
 
     @property
     def url(self) -> str:

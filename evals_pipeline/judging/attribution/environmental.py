@@ -16,6 +16,7 @@ from evals_pipeline.judging.attribution.signals import (
     provider_signal,
     tool_failed,
 )
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.events import EnrichedEvent
 
 E2_BACKOFF_SHARE = 0.25
@@ -24,16 +25,19 @@ PROVIDER_ERRORS_IN_A_ROW = 3
 
 def _task_environment_defect(t: FailedTrial) -> Firing | None:
     if t.session.status == "setup_error" or t.grade.failure_stage == "setup":
-        detail = t.session.error or t.grade.error or "workspace setup failed"
+        detail = message_of(t.session.error or t.grade.error) or "workspace setup failed"
         return fire("task_environment_defect", "setup_failed", f"setup: {snip(detail)}")
     return None
 
 
 def _llm_provider_error(t: FailedTrial) -> Firing | None:
     s = t.session
-    if s.status == "agent_error" and s.error and provider_signal(s.error):
+    if s.status == "agent_error" and s.error and provider_signal(s.error.message):
         return fire(
-            "llm_provider_error", "terminated", f"session.error: {snip(s.error)}", terminal=True
+            "llm_provider_error",
+            "terminated",
+            f"session.error: {snip(s.error.message)}",
+            terminal=True,
         )
     last = next((e for e in reversed(t.events) if model_call(e)), None)
     if last is not None and provider_error(last):
@@ -67,7 +71,7 @@ def _llm_provider_error(t: FailedTrial) -> Firing | None:
 def _sandbox_infra_failure(t: FailedTrial) -> Firing | None:
     s = t.session
     if s.status == "agent_error":
-        for name, text in (("session.error", s.error or ""), ("stderr", s.stderr)):
+        for name, text in (("session.error", message_of(s.error) or ""), ("stderr", s.stderr)):
             if match := SANDBOX.search(text):
                 return fire(
                     "sandbox_infra_failure",

@@ -8,6 +8,7 @@ import re
 from evals_pipeline.judging.attribution.evidence import cite, snip
 from evals_pipeline.judging.attribution.rule import FailedTrial, Firing, Rule, fire
 from evals_pipeline.judging.attribution.signals import event_text
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.judging import FailureCategory
 
 CONTEXT_FULL_SHARE = 0.95
@@ -28,11 +29,11 @@ _HARNESS_EXIT_124 = re.compile(r"exited with code 124\b")
 
 def _context_window_exhausted(t: FailedTrial) -> Firing | None:
     s = t.session
-    if s.status == "agent_error" and s.error and _CONTEXT.search(s.error):
+    if s.status == "agent_error" and s.error and _CONTEXT.search(s.error.message):
         return fire(
             "context_window_exhausted",
             "terminated",
-            f"session.error: {snip(s.error)}",
+            f"session.error: {snip(s.error.message)}",
             terminal=True,
         )
     for event in t.events:
@@ -60,12 +61,15 @@ def _wall_clock_timeout(t: FailedTrial) -> Firing | None:
         return fire(
             "wall_clock_timeout",
             "timed_out",
-            f"session.status=timed_out: {snip(s.error or '')}",
+            f"session.status=timed_out: {snip(message_of(s.error) or '')}",
             terminal=True,
         )
-    if s.error and _HARNESS_EXIT_124.search(s.error):
+    if s.error and _HARNESS_EXIT_124.search(s.error.message):
         return fire(
-            "wall_clock_timeout", "exit_124", f"session.error: {snip(s.error)}", terminal=True
+            "wall_clock_timeout",
+            "exit_124",
+            f"session.error: {snip(s.error.message)}",
+            terminal=True,
         )
     wall = t.wall_ms
     if t.time_limit_s is not None and wall is not None and wall >= t.time_limit_s * 1000:
@@ -77,8 +81,10 @@ def _wall_clock_timeout(t: FailedTrial) -> Firing | None:
 def _step_or_cost_budget_exhausted(t: FailedTrial) -> Firing | None:
     s = t.session
     category: FailureCategory = "step_or_cost_budget_exhausted"
-    if s.status == "agent_error" and s.error and _BUDGET.search(s.error):
-        return fire(category, "terminated", f"session.error: {snip(s.error)}", terminal=True)
+    if s.status == "agent_error" and s.error and _BUDGET.search(s.error.message):
+        return fire(
+            category, "terminated", f"session.error: {snip(s.error.message)}", terminal=True
+        )
     for event in t.events:
         if event.kind == "error" and _BUDGET.search(event_text(event)):
             return fire(category, "limit_error", cite(event, event_text(event)))

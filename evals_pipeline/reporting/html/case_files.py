@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import message_of
 from evals_pipeline.models.grade import CaseGrade, GraderResult
 from evals_pipeline.models.judging import CaseJudgment, Evidence, JudgeVerdict, TrialJudgment
 from evals_pipeline.models.session import Session
@@ -64,7 +65,7 @@ def _grader(result: GraderResult) -> dict[str, Any]:
         "details": trim(json.dumps(rest, indent=2, ensure_ascii=False), TEXT_LIMIT)
         if rest
         else None,
-        "error": result.error,
+        "error": message_of(result.error),
         "stderr": trim(result.stderr, TOOL_LIMIT) if result.stderr else None,
         "duration_ms": result.duration_ms,
         "warnings": result.warnings,
@@ -108,7 +109,7 @@ def _judgment(trial: TrialJudgment) -> dict[str, Any]:
                 "heuristic_reason": d.heuristic_reason,
                 "passed": d.passed,
                 "no_majority": d.no_majority,
-                "errors": list(d.errors),
+                "errors": [e.message for e in d.errors],
                 "votes": [_vote(v) for v in d.votes],
             }
             for d in trial.dimensions
@@ -135,7 +136,7 @@ def _session(session: Session) -> dict[str, Any]:
         events = {seq: line.replace(prefix, "") for seq, line in events.items()}
     return {
         "status": session.status,
-        "error": session.error,
+        "error": message_of(session.error),
         "stderr": trim(session.stderr, TOOL_LIMIT) if session.stderr else None,
         "model": session.model,
         "agent_kind": session.agent_kind,
@@ -188,7 +189,7 @@ def case_detail(
                 "trial": number,
                 "verdict": graded.verdict if graded else None,
                 "score": graded.score if graded else None,
-                "error": graded.error if graded else None,
+                "error": message_of(graded.error) if graded else None,
                 "failure_stage": graded.failure_stage if graded else None,
                 "cost_usd": graded.cost_usd if graded else None,
                 "tokens": usage.total if usage else None,
@@ -205,7 +206,7 @@ def case_detail(
         "threshold": grade.threshold if grade else None,
         "execution_status": grade.execution_status if grade else None,
         "failure_stage": grade.failure_stage if grade else None,
-        "error": grade.error if grade else None,
+        "error": message_of(grade.error) if grade else None,
         "reused": grade.reused.model_dump(mode="json") if grade and grade.reused else None,
         "warnings": grade.warnings if grade else [],
         "trials": trials,

@@ -149,11 +149,18 @@ def wants_json(assertions: Iterable[AssertionSpec]) -> bool:
     )
 
 
+def _fits(ctx: GradingContext) -> bool:
+    """False when the transcript's text alone is over the inline limit: then neither `messages`
+    nor `trace` is inline, and unless a grader asks for JSON, a 10 MB transcript is not
+    encoded (~0.1 s of CPU a session) only to be measured."""
+    return ctx.agentv_trace.text_chars() <= INLINE_OUTPUT_LIMIT
+
+
 def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
     """`messages` inline when small, else nothing (the Parquet `messages_path` is sent), and
     `messages_json_path` too when a grader of the case asks for JSON."""
     trace = ctx.agentv_trace
-    if json_chars(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
+    if _fits(ctx) and json_chars(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
         return {"messages": trace.wire_messages}
     if wants_json(ctx.case.assertions):
         return {"messages_json_path": str(messages_json_copy(ctx))}
@@ -163,7 +170,7 @@ def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
 def _trace_fields(ctx: GradingContext) -> dict[str, Any]:
     """`trace` inline when small, else null, with `trace_path` when a grader asks for JSON."""
     trace = ctx.agentv_trace
-    if sum(map(json_chars, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
+    if _fits(ctx) and sum(map(json_chars, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
         return {"trace": trace.wire_trace}
     if not wants_json(ctx.case.assertions):
         return {"trace": None}

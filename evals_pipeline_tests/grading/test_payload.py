@@ -315,6 +315,27 @@ def test_messages_and_trace_follow_the_output_threshold(
     assert trace["events"][-1]["message"]["content"] == body
 
 
+def test_a_composite_member_asking_for_json_gets_every_code_grader_of_the_case_the_files(
+    make_case: CaseFactory, make_session: SessionFactory
+) -> None:
+    long = make_session([Message(role="assistant", content="y" * 60_000)])
+    member = {"name": "m", "type": "code-grader", "command": "true", "messages_format": "json"}
+    plain = {"name": "p", "type": "code-grader", "command": "true"}
+    composite = {
+        "name": "c",
+        "type": "composite",
+        "assertions": [member],
+        "aggregator": {"type": "weighted_average"},
+    }
+    case = make_case([plain, composite])
+    payload = build_grader_payload(case, long, _spec(case))
+    assert "messages" not in payload and payload["trace"] is None
+    assert Path(payload["messages_json_path"]).is_file() and Path(payload["trace_path"]).is_file()
+    alone = make_case([plain])
+    payload = build_grader_payload(alone, long, _spec(alone))
+    assert "messages_json_path" not in payload and "trace_path" not in payload
+
+
 def test_the_threshold_counts_characters_not_utf8_bytes(
     make_case: CaseFactory, make_session: SessionFactory
 ) -> None:

@@ -29,7 +29,8 @@ from evals_pipeline.grading.agentv_trace import (
     wire_messages,
 )
 from evals_pipeline.grading.context import GradingContext
-from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion, CompositeAssertion
+from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
+from evals_pipeline.models.assertions.spec import walk_assertions
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.session import INLINE_OUTPUT_LIMIT, Session, fits_inline
@@ -138,14 +139,12 @@ def _transcript_fields(ctx: GradingContext) -> TranscriptFields:
     return ctx.transcript_fields
 
 
-def wants_json(assertions: Iterable[AssertionSpec]) -> bool:
+def wants_json(assertions: list[AssertionSpec]) -> bool:
     """Whether a code grader among `assertions` (composites' members included) asks for the
     transcript as JSON files (`messages_format: json`)."""
     return any(
-        wants_json(a.assertions)
-        if isinstance(a, CompositeAssertion)
-        else isinstance(a, CodeGraderAssertion) and a.messages_format == "json"
-        for a in assertions
+        isinstance(spec, CodeGraderAssertion) and spec.messages_format == "json"
+        for _, spec in walk_assertions(assertions)
     )
 
 

@@ -26,14 +26,19 @@ def main() -> int:
             stamps.write(f"{STARTED}\n")
     with open(args.prompt_file, encoding="utf-8") as handle:
         prompt = handle.read()
+    with open(args.output, "w", encoding="utf-8") as out:
+        json.dump(document(prompt, args.transcript_mb), out)
+    return 0
+
+
+def document(prompt: str, transcript_mb: float) -> dict[str, list[dict[str, str]]]:
+    """The output file's document: `transcript_mb` of steps, then the answer."""
     messages = [
         {"role": "assistant", "content": f"step {i}: {CHUNK}"}
-        for i in range(int(args.transcript_mb * 1000))
+        for i in range(int(transcript_mb * 1000))
     ]
     messages.append({"role": "assistant", "content": f"answer: {len(prompt)}"})
-    with open(args.output, "w", encoding="utf-8") as out:
-        json.dump({"output": messages}, out)
-    return 0
+    return {"output": messages}
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ class Measured:
     peak_mb: float
     output: str = ""
     launched_at: float = 0.0  # epoch seconds, when the command was started
+    written_bytes: int = 0  # what its process tree handed write(2): files, pipes, sockets
 
 
 PF_FORKNOEXEC = 0x40
@@ -99,9 +100,20 @@ def sampling(root: int, *, below: bool = False) -> Iterator[PeakSampler]:
         thread.join()
 
 
+def written_bytes() -> int:
+    """`wchar` of this process (/proc/self/io): the bytes its threads and its reaped children,
+    theirs included, handed write(2). Counted on any file system (tmpfs too), page cache or not."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+    return 0
+
+
 def measure(argv: list[str], *, env: dict[str, str], cwd: Path) -> Measured:
-    """Run `argv` to the end (its output kept); fail with its output if it does not exit 0."""
-    launched_at, start = time.time(), time.perf_counter()
+    """Run `argv` to the end (its output kept); fail with its output if it does not exit 0.
+    Its written bytes are this process's `wchar` before and after: the command is reaped here,
+    and each process of its tree was reaped by its parent, which took on its count."""
+    launched_at, start, wrote = time.time(), time.perf_counter(), written_bytes()
     process = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
@@ -111,4 +123,10 @@ def measure(argv: list[str], *, env: dict[str, str], cwd: Path) -> Measured:
     text = output.decode(errors="replace")
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{text[-3000:]}")
-    return Measured(seconds=seconds, peak_mb=sampler.peak_mb, output=text, launched_at=launched_at)
+    return Measured(
+        seconds=seconds,
+        peak_mb=sampler.peak_mb,
+        output=text,
+        launched_at=launched_at,
+        written_bytes=written_bytes() - wrote,
+    )

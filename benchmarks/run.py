@@ -54,6 +54,12 @@ BENCHES = {
             partial(reporting.reporting, reporting.SUITE),
         ),
         Bench(
+            "W7",
+            "the HTML report of 1,000 cases x 3 agents x 10 MB sessions",
+            partial(reporting.html_report, reporting.HTML_SUITE),
+            default=False,  # its set-up copies 3,000 sessions' records: run it by name
+        ),
+        Bench(
             "W6",
             "a 10-case backfill launched through the Dagster daemon vs the CLI",
             partial(daemon.through_daemon, daemon.SUITE),

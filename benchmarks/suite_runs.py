@@ -48,6 +48,7 @@ def versus_floor(workload: Workload, tmp: Path) -> Outcome:
     figures = {
         "floor_start_s": floor_start,
         "start_s": first_start(tmp / "suite" / STAMPS / STARTED_FILE) - framework.launched_at,
+        **written_figures(workload, bare, framework),
     }
     if workload.start_up:
         figures["dagster_start_s"] = dagster_start(tmp)
@@ -59,6 +60,19 @@ def versus_floor(workload: Workload, tmp: Path) -> Outcome:
         reference="the floor",
         figures=figures,
     )
+
+
+def written_figures(workload: Workload, bare: Measured, framework: Measured) -> dict[str, float]:
+    """The bytes each run wrote (measure.py: files, pipes, its agents' transcripts included),
+    as multiples of the transcripts' bytes; nothing for a workload without transcripts."""
+    transcripts = workload.transcript_bytes() if workload.transcript_mb else 0
+    if not transcripts:
+        return {}
+    return {
+        "transcripts_mb": transcripts / 1e6,
+        "floor_written_x": bare.written_bytes / transcripts,
+        "written_x": framework.written_bytes / transcripts,
+    }
 
 
 def first_start(stamps: Path) -> float:

@@ -3,6 +3,7 @@ the same cases for the floor."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -29,6 +30,19 @@ class Workload:
     workers: int
     default: bool = True  # in the set `make bench` runs without W=
     start_up: bool = False  # also measure Dagster's own start-up beside it (dagster_floor.py)
+    agents: int = 1  # targets `fake-0`.. of the same fake agent, each running every case
+
+    @property
+    def targets(self) -> list[str]:
+        return ["fake"] if self.agents == 1 else [f"fake-{n}" for n in range(self.agents)]
+
+    def transcript_bytes(self) -> int:
+        """The bytes of every output file its agents write (the transcripts; each case's
+        within a few bytes of the first's)."""
+        from benchmarks.fake_agent import document
+
+        one = len(json.dumps(document("Benchmark case 0.", self.transcript_mb)).encode())
+        return one * self.cases * self.agents
 
     def write(self, folder: Path) -> Path:
         """The workload's suite in `folder` (with its agent and grader); returns the eval file."""
@@ -41,8 +55,10 @@ class Workload:
         )
         suite = {
             "name": f"bench-{self.name.lower()}",
-            "execution": {"targets": ["fake"], "workers": self.workers},
-            "targets": [{"name": "fake", "provider": "cli", "command": command}],
+            "execution": {"targets": self.targets, "workers": self.workers},
+            "targets": [
+                {"name": name, "provider": "cli", "command": command} for name in self.targets
+            ],
             "tests": [
                 {
                     "id": f"case-{i}",
@@ -77,6 +93,10 @@ WORKLOADS = {
         Workload("W0", "10 cases, no transcript (the fixed start-up)", 10, 0.0, 4, start_up=True),
         Workload("W1", "200 cases, no transcript, 4 workers", 200, 0.0, 4),
         Workload("W2", "10 cases x 10 MB transcript, 4 workers", 10, 10.0, 4),
+        # W2' of issue 37 (a prime is awkward in `make bench W=...`): ~2 min, run it by name.
+        Workload(
+            "W2p", "W2': 100 cases x 10 MB transcript, 4 workers", 100, 10.0, 4, default=False
+        ),
         # The long one (~15 min here): run it by name, `make bench W=W3`.
         Workload("W3", "200 cases x 10 MB transcript, 1 worker", 200, 10.0, 1, default=False),
     )

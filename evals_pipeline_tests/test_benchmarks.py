@@ -18,9 +18,9 @@ from benchmarks.instance import prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
 from benchmarks.registration import registration
-from benchmarks.reporting import reporting
+from benchmarks.reporting import html_report, reporting
 from benchmarks.run import BENCHES, Bench, main
-from benchmarks.suite_runs import dagster_start
+from benchmarks.suite_runs import dagster_start, ours, written_figures
 from benchmarks.workloads import GRADERS, Workload
 from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.suites import load_suite, resolve_cases
@@ -51,6 +51,26 @@ def test_memory_is_sampled_over_the_whole_process_tree(tmp_path: Path) -> None:
     parent = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {child!r}])"
     measured = measure([sys.executable, "-c", parent], env=dict(os.environ), cwd=tmp_path)
     assert measured.peak_mb > 80 and measured.seconds > 0.5
+
+
+def test_the_bytes_written_are_counted_over_the_whole_process_tree(tmp_path: Path) -> None:
+    out = tmp_path / "out.bin"
+    child = f"open({str(out)!r}, 'wb').write(b'x' * 3_000_000)"
+    parent = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {child!r}])"
+    measured = measure([sys.executable, "-c", parent], env=dict(os.environ), cwd=tmp_path)
+    assert 3_000_000 <= measured.written_bytes < 3_500_000
+
+
+def test_a_run_writes_its_transcripts_and_a_workload_shows_its_bytes_beside_them(
+    tmp_path: Path,
+) -> None:
+    framework = ours(TINY, tmp_path)
+    transcripts = TINY.transcript_bytes()
+    assert transcripts > 200_000 and framework.written_bytes > transcripts
+    bare = Measured(1.0, 1.0, written_bytes=transcripts)
+    figures = written_figures(TINY, bare, framework)
+    assert figures["floor_written_x"] == 1.0 and figures["written_x"] > 1.0
+    assert written_figures(Workload("N", "none", 2, 0.0, 1), bare, framework) == {}
 
 
 def test_a_failing_command_stops_the_benchmark_with_its_output(tmp_path: Path) -> None:
@@ -106,6 +126,22 @@ def test_reporting_reports_every_copied_case_twice_and_compares_the_two(tmp_path
     reports = sorted((tmp_path / "storage" / "bench_t" / "eval_report").glob("*/results.jsonl"))
     assert len(reports) == 3  # the one real case's run, then the two timed ones
     assert [len(r.read_text().splitlines()) for r in reports].count(3) == 2
+
+
+def test_the_html_report_of_every_agents_copied_cases_is_timed(tmp_path: Path) -> None:
+    suite = Workload("T", "3 cases x 2 agents", cases=3, transcript_mb=0.1, workers=2, agents=2)
+    outcome = html_report(suite, tmp_path)
+    assert list(outcome.parts) == ["report"] and outcome.reference == "the 15 s target"
+    [first, timed] = sorted(
+        (tmp_path / "storage" / "bench_t" / "eval_report").glob("*/results.jsonl"),
+        key=lambda p: p.stat().st_mtime,
+    )
+    assert len(first.read_text().splitlines()) == 2  # the one real case, for each agent
+    assert len(timed.read_text().splitlines()) == 6
+    pages = sorted(p.relative_to(timed.parent) for p in timed.parent.glob("cases/*/*.js"))
+    assert [str(p) for p in pages] == [
+        f"cases/fake-{a}/case-{c}.js" for a in range(2) for c in range(3)
+    ]
 
 
 def test_the_daemon_backfills_the_cases_the_cli_ran(tmp_path: Path) -> None:

@@ -216,6 +216,13 @@ class AgentVTrace:
         self.end_ms = session.end_ms if reported else self.summary.end_ms
         self._case, self._session, self._answer = case, session, answer
 
+    def text_chars(self) -> int:
+        """A lower bound on the characters of `messages` as JSON, without encoding it: the
+        length of its text contents (each is in the JSON, quoted, at least as long)."""
+        if isinstance(self.messages, PlainMessages):
+            return sum(len(row["content"]) for row in self.messages.rows)
+        return sum(len(m.content) for m in self.messages if isinstance(m.content, str))
+
     @cached_property
     def wire_messages(self) -> list[dict[str, Any]]:
         """The `messages` field: the transcript as AgentV Message objects, keys snake_case."""

@@ -44,6 +44,19 @@ class ReportFiles:
     dimensions_parquet: Path | None = None
     pairwise_parquet: Path | None = None
 
+    @classmethod
+    def named(cls, folder: Path) -> ReportFiles:
+        """The files every report has, in `folder` (the judged tables not yet known)."""
+        return cls(
+            folder=folder,
+            summary_md=folder / "summary.md",
+            cases_parquet=folder / "cases.parquet",
+            graders_parquet=folder / "graders.parquet",
+            results_jsonl=folder / "results.jsonl",
+            report_json=folder / "report.json",
+            report_html=folder / "report.html",
+        )
+
 
 def write_report(
     report: EvalReport,
@@ -87,15 +100,7 @@ def write_report(
     pairwise = [scrub(p) for p in pairwise]
     sessions = [scrub(s) for s in sessions]
     cases = [scrub(c) for c in cases]
-    files = ReportFiles(
-        folder=folder,
-        summary_md=folder / "summary.md",
-        cases_parquet=folder / "cases.parquet",
-        graders_parquet=folder / "graders.parquet",
-        results_jsonl=folder / "results.jsonl",
-        report_json=folder / "report.json",
-        report_html=folder / "report.html",
-    )
+    files = ReportFiles.named(folder)
     ordered = sorted(grades, key=lambda g: (g.agent, g.test_id))
     costs = case_judge_costs(ordered, judgments, pairwise)
     pq.write_table(
@@ -113,21 +118,31 @@ def write_report(
         previous=previous,
         stored=stored,
     )
-    dimensions = dimensions_table(
-        report.suite, sorted(judgments, key=lambda j: (j.agent, j.test_id))
-    )
-    if dimensions.num_rows:
-        path = folder / "dimensions.parquet"
-        pq.write_table(dimensions, path, compression="zstd")
-        files = replace(files, dimensions_parquet=path)
-    pairs = pairwise_table(report.suite, sorted(pairwise, key=lambda p: p.case_key))
-    if pairs.num_rows:
-        path = folder / "pairwise.parquet"
-        pq.write_table(pairs, path, compression="zstd")
-        files = replace(files, pairwise_parquet=path)
+    files = _write_judged_tables(report.suite, judgments, pairwise, files)
     if history is not None:
         report = scrub(history.result())
     files.summary_md.write_text(render_markdown(report))
     files.report_json.write_text(report.model_dump_json(indent=2))
     write_page(report, ordered, folder, cases=cases)
+    return files
+
+
+def _write_judged_tables(
+    suite: str,
+    judgments: Sequence[CaseJudgment],
+    pairwise: Sequence[CasePairwise],
+    files: ReportFiles,
+) -> ReportFiles:
+    """`dimensions.parquet` and `pairwise.parquet`, each only when it has rows; `files` with
+    the paths of those written."""
+    dimensions = dimensions_table(suite, sorted(judgments, key=lambda j: (j.agent, j.test_id)))
+    if dimensions.num_rows:
+        path = files.folder / "dimensions.parquet"
+        pq.write_table(dimensions, path, compression="zstd")
+        files = replace(files, dimensions_parquet=path)
+    pairs = pairwise_table(suite, sorted(pairwise, key=lambda p: p.case_key))
+    if pairs.num_rows:
+        path = files.folder / "pairwise.parquet"
+        pq.write_table(pairs, path, compression="zstd")
+        files = replace(files, pairwise_parquet=path)
     return files

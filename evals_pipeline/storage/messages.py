@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 from evals_pipeline.models.messages import MESSAGE_LIST, Message, PlainMessages, as_list
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.parquet import arrow_table, read_parquet
+from evals_pipeline.storage.preview import preview_metadata
 
 TOOL_CALL_TYPE = pa.struct(
     [
@@ -147,8 +148,16 @@ def write_transcript(messages: Sequence[Message], path: Path) -> bool:
     scrubbed): only then may a reader in this process take the models instead of the file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     table, as_they_are = messages_table(messages)
-    pq.write_table(table, path, compression="zstd")
+    write_messages_table(table, path)
     return as_they_are
+
+
+def write_messages_table(table: pa.Table, path: Path) -> None:
+    """Write a messages table (zstd Parquet) with its preview in the footer (storage/preview.py):
+    made now from the columns in hand, it spares every report reading the messages back."""
+    with pq.ParquetWriter(path, table.schema, compression="zstd") as writer:
+        writer.write_table(table)
+        writer.add_key_value_metadata(preview_metadata(table))
 
 
 def read_messages(path: str | Path) -> list[Message]:

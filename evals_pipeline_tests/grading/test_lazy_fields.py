@@ -123,7 +123,14 @@ def _grade(
     stdin = observed / f"stdin-{len(list(observed.glob('stdin-*')))}.json"
     wrapped = f'cat > {shlex.quote(str(stdin))} && exec "$@" < {shlex.quote(str(stdin))}'
     case: ResolvedCase = make_case(
-        [{"type": "code-grader", "command": ["sh", "-c", wrapped, "grader", *command]}],
+        [
+            {
+                "type": "code-grader",
+                "command": ["sh", "-c", wrapped, "grader", *command],
+                # These graders read a long session's transcript and trace as JSON files.
+                "messages_format": "json",
+            }
+        ],
         input=[{"role": "user", "content": "Refactor the project."}],
     )
     spec = case.assertions[0]

@@ -88,18 +88,24 @@ def test_ten_megabyte_transcript_keeps_the_payload_small(
     observed.mkdir()
     monkeypatch.setenv(WRITABLE_VAR, str(observed))
     captured = observed / "stdin.json"
-    capture = make_case(
-        [{"type": "code-grader", "command": ["bash", "-c", f"cat > {captured}; echo captured"]}]
-    )
+    command = ["bash", "-c", f"cat > {captured}; echo captured"]
+    # By default the transcript goes by its Parquet file alone: no JSON copy is written.
+    capture = make_case([{"type": "code-grader", "command": command}])
     assert run_code_grader(_spec(capture), capture, session).verdict == "pass"
     stdin = captured.read_bytes()
     assert len(stdin) < 16 * 1024, len(stdin)
     payload = json.loads(stdin)
     assert "messages" not in payload and payload["trace"] is None
     assert payload["messages_path"] == session.messages_path
-    assert Path(payload["messages_json_path"]).is_file() and Path(payload["trace_path"]).is_file()
+    assert "messages_json_path" not in payload and "trace_path" not in payload
+    assert not list(Path(session.messages_path).parent.glob("*.json"))
     assert payload["output"] == "All done: 42 files refactored."
     assert "output_path" not in payload
+    # A grader that asks for JSON gets both files, and its case's other graders their paths.
+    asks = make_case([{"type": "code-grader", "command": command, "messages_format": "json"}])
+    assert run_code_grader(_spec(asks), asks, session).verdict == "pass"
+    payload = json.loads(captured.read_bytes())
+    assert Path(payload["messages_json_path"]).is_file() and Path(payload["trace_path"]).is_file()
 
     reader = make_case(
         [{"type": "code-grader", "command": python_grader(tmp_path, "read.py", HELPER_GRADER)}]
@@ -313,21 +319,44 @@ def test_messages_and_trace_follow_the_output_threshold(
     payload = build_grader_payload(case, medium, _spec(case))
     assert len(json.dumps(payload["messages"], separators=(",", ":"))) <= OUTPUT_INLINE_LIMIT
     assert payload["trace"] is None  # the trace repeats the answer: over the limit
+    assert "trace_path" not in payload  # no grader of the case asks for JSON
+    asks = make_case([{"type": "code-grader", "command": "true", "messages_format": "json"}])
+    payload = build_grader_payload(asks, medium, _spec(asks))
     trace = json.loads(Path(payload["trace_path"]).read_text(encoding="utf-8"))
     assert trace["messages"] == payload["messages"]
     assert trace["events"][-1]["message"]["content"] == body
 
 
+def test_a_composite_member_asking_for_json_gets_every_code_grader_of_the_case_the_files(
+    make_case: CaseFactory, make_session: SessionFactory
+) -> None:
+    long = make_session([Message(role="assistant", content="y" * 60_000)])
+    member = {"name": "m", "type": "code-grader", "command": "true", "messages_format": "json"}
+    plain = {"name": "p", "type": "code-grader", "command": "true"}
+    composite = {
+        "name": "c",
+        "type": "composite",
+        "assertions": [member],
+        "aggregator": {"type": "weighted_average"},
+    }
+    case = make_case([plain, composite])
+    payload = build_grader_payload(case, long, _spec(case))
+    assert "messages" not in payload and payload["trace"] is None
+    assert Path(payload["messages_json_path"]).is_file() and Path(payload["trace_path"]).is_file()
+    alone = make_case([plain])
+    payload = build_grader_payload(alone, long, _spec(alone))
+    assert "messages_json_path" not in payload and "trace_path" not in payload
+
+
 def test_the_threshold_counts_characters_not_utf8_bytes(
     make_case: CaseFactory, make_session: SessionFactory
 ) -> None:
-    case = make_case([{"type": "code-grader", "command": "true"}])
+    case = make_case([{"type": "code-grader", "command": "true", "messages_format": "json"}])
     body = "é" * 30_000  # 30,000 characters, 60,000 bytes in UTF-8
     payload = build_grader_payload(
         case, make_session([Message(role="assistant", content=body)]), _spec(case)
     )
     assert payload["messages"][-1]["content"] == body  # inline: under 50,000 characters
-    assert "messages_json_path" not in payload
     # The trace holds the answer twice (its message and the final response): over the limit,
     # and its file is UTF-8 as written.
     trace = json.loads(Path(payload["trace_path"]).read_bytes().decode("utf-8"))

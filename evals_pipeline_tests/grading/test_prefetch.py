@@ -22,7 +22,8 @@ def test_taking_a_case_prepares_the_next_and_grades_match(
     tmp_path: Path, make_case: CaseFactory, make_session: SessionFactory
 ) -> None:
     command = python_grader(tmp_path, "count.py", GRADER)
-    graded = make_case([{"name": "count", "type": "code-grader", "command": command}])
+    count = {"name": "count", "type": "code-grader", "command": command, "messages_format": "json"}
+    graded = make_case([count])
     long = [Message(role="assistant", content=f"step {i}: " + "x" * 100) for i in range(1000)]
     work = [
         (graded, [make_session(long), make_session(long, trial=1)]),

@@ -34,7 +34,9 @@ from evals_pipeline.reporting.html import transcript, write_html_report
 from evals_pipeline.reporting.html.transcript import MESSAGE_BUDGET, TEXT_LIMIT, TOOL_LIMIT
 from evals_pipeline.reporting.record_digest import record_digest
 from evals_pipeline.statistics import PairedTable, mcnemar, wilson_interval
+from evals_pipeline.storage import preview
 from evals_pipeline.storage.messages import write_messages
+from evals_pipeline.storage.parquet import read_parquet
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.reporting.judged_records import CAPABILITY, judged
 from evals_pipeline_tests.reporting.test_reporting import erroring, failing, passing
@@ -339,14 +341,44 @@ def test_small_and_large_transcripts_are_trimmed_alike(
     ]
     by_python = {}
     for path in paths:
-        monkeypatch.setattr(transcript, "SMALL_TABLE", 10**12)
-        by_python[path] = transcript.read_transcript(path)
-        monkeypatch.setattr(transcript, "SMALL_TABLE", -1)
-        assert transcript.read_transcript(path) == by_python[path]
+        table = read_parquet(path, columns=preview.MESSAGE_COLUMNS)
+        monkeypatch.setattr(preview, "SMALL_TABLE", 10**12)
+        by_python[path] = preview.preview(table)
+        monkeypatch.setattr(preview, "SMALL_TABLE", -1)
+        assert preview.preview(table) == by_python[path]
+        # What the page shows is that preview, kept in the file's footer when it was written.
+        shown = transcript.read_transcript(path)
+        assert {**shown, "version": preview.PREVIEW_VERSION} == {
+            **by_python[path],
+            "path": path,
+            "error": None,
+        }
     first = by_python[paths[0]]["messages"]
     assert first[0]["content"]["cut"] == len("héllo wörld 😀 ") and first[2]["tool_calls"] == []
     assert first[1]["tool_calls"][0]["output"]["cut"] > 0
     assert by_python[paths[1]]["omitted"] > 0
+
+
+def test_a_long_transcript_is_shown_from_its_footer_and_an_older_file_from_its_messages(
+    tmp_path: Path,
+) -> None:
+    """A report reads a session's preview from its file's footer (a few KB), not its messages;
+    a file written before previews (no footer entry) shows the same, trimmed when read."""
+    path = Path(big_session(tmp_path / "big", "claude", "t3").messages_path)
+    stored = preview.stored_preview(path)
+    assert stored is not None and len(stored) < 2 * MESSAGE_BUDGET < pq.read_table(path).nbytes
+    shown = transcript.read_transcript(str(path))
+    older = tmp_path / "older" / "messages.parquet"
+    older.parent.mkdir()
+    pq.write_table(pq.read_table(path), older, compression="zstd")  # no preview in its footer
+    assert preview.stored_preview(older) is None
+    assert {**transcript.read_transcript(str(older)), "path": str(path)} == shown
+    # A footer entry that is not one JSON object is never spliced into a page.
+    with pq.ParquetWriter(older, pq.read_schema(path)) as writer:
+        writer.write_table(pq.read_table(path))
+        writer.add_key_value_metadata({preview.PREVIEW_KEY: b'1});alert(1);({"version":1}'})
+    assert preview.stored_preview(older) is None
+    assert {**transcript.read_transcript(str(older)), "path": str(path)} == shown
 
 
 def test_unchanged_case_pages_are_carried_over_from_the_previous_report(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@
 // EVALS_PIPELINE_MESSAGES_PATH and EVALS_PIPELINE_TRACE_PATH. These helpers return the inline
 // value when there is one (always the case under AgentV itself), else read the file once, with
 // keys in camelCase as the SDK gives them. No dependencies; copy this file next to your graders.
+// A long session's files are written only for a grader with `messages_format: json` in the
+// suite: set it on every grader that uses these helpers.
 //
 //   import { defineCodeGrader } from '@agentv/eval';
 //   import { messagesOf, traceOf } from './transcript.mjs';

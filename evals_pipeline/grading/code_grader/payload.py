@@ -3,9 +3,12 @@
 Every field agentv 4.42.4 sends, with its values and its snake_case keys, plus `answer` (the
 final answer's old name, still in AgentV's grader docs) and our paths. One rule decides what
 travels inline: a field whose JSON encoding is longer than 50,000 characters (AgentV's
-FILE_BACKED_OUTPUT_THRESHOLD) goes by path instead (`output_path`, `messages_json_path`,
-`trace_path`; the inline field is null, or absent for `messages`), so stdin stays small however long the session was. `messages_path`, the
-session's Parquet transcript, is always sent.
+FILE_BACKED_OUTPUT_THRESHOLD) goes by path instead, so stdin stays small however long the
+session was: the answer by `output_path`, the transcript by `messages_path` (the session's
+Parquet file, always sent; `messages` is then absent and `trace` null). The transcript and trace
+are also written as JSON files (`messages_json_path`, `trace_path`) only for a case one of whose
+code graders asks for them (`messages_format: json`): a 10 MB session's JSON is ~30 MB more to
+write, for graders that mostly read the answer.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from evals_pipeline.grading.agentv_trace import (
     wire_messages,
 )
 from evals_pipeline.grading.context import GradingContext
-from evals_pipeline.models.assertions import CodeGraderAssertion
+from evals_pipeline.models.assertions import AssertionSpec, CodeGraderAssertion
+from evals_pipeline.models.assertions.spec import walk_assertions
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message
 from evals_pipeline.models.session import INLINE_OUTPUT_LIMIT, Session, fits_inline
@@ -135,19 +139,40 @@ def _transcript_fields(ctx: GradingContext) -> TranscriptFields:
     return ctx.transcript_fields
 
 
+def wants_json(assertions: list[AssertionSpec]) -> bool:
+    """Whether a code grader among `assertions` (composites' members included) asks for the
+    transcript as JSON files (`messages_format: json`)."""
+    return any(
+        isinstance(spec, CodeGraderAssertion) and spec.messages_format == "json"
+        for _, spec in walk_assertions(assertions)
+    )
+
+
+def _fits(ctx: GradingContext) -> bool:
+    """False when the transcript's text alone is over the inline limit: then neither `messages`
+    nor `trace` is inline, and unless a grader asks for JSON, a 10 MB transcript is not
+    encoded (~0.1 s of CPU a session) only to be measured."""
+    return ctx.agentv_trace.text_chars() <= INLINE_OUTPUT_LIMIT
+
+
 def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
-    """`messages` inline when small, else only `messages_json_path`."""
+    """`messages` inline when small, else nothing (the Parquet `messages_path` is sent), and
+    `messages_json_path` too when a grader of the case asks for JSON."""
     trace = ctx.agentv_trace
-    if json_chars(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
+    if _fits(ctx) and json_chars(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
         return {"messages": trace.wire_messages}
-    return {"messages_json_path": str(messages_json_copy(ctx))}
+    if wants_json(ctx.case.assertions):
+        return {"messages_json_path": str(messages_json_copy(ctx))}
+    return {}
 
 
 def _trace_fields(ctx: GradingContext) -> dict[str, Any]:
-    """`trace` inline when small, else null plus `trace_path`."""
+    """`trace` inline when small, else null, with `trace_path` when a grader asks for JSON."""
     trace = ctx.agentv_trace
-    if sum(map(json_chars, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
+    if _fits(ctx) and sum(map(json_chars, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
         return {"trace": trace.wire_trace}
+    if not wants_json(ctx.case.assertions):
+        return {"trace": None}
     path = _write_once(_sidecar(ctx.session, ".trace.json"), lambda: trace.encoded_trace)
     return {"trace": None, "trace_path": str(path)}
 

@@ -8,6 +8,7 @@ file://); the file hands its JSON to `window.__evalCase(key, data)`. Everything 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,12 +23,18 @@ from evals_pipeline.reporting.html.transcript import (
     TEXT_LIMIT,
     TOOL_LIMIT,
     milestone_events,
-    read_transcript,
+    transcript_json,
     trim,
 )
 
 CASES_DIR = "cases"
 CALLBACK = "__evalCase"
+
+
+class Spliced(str):
+    """A value already encoded as JSON (a session's transcript, as its file's footer keeps it),
+    written into the case file as it is: 3,000 transcripts of ~90 KB are neither decoded nor
+    escaped again."""
 
 
 def case_id(agent: str, case_key: str) -> str:
@@ -147,7 +154,7 @@ def _session(session: Session) -> dict[str, Any]:
             {"name": m.name, "elapsed_ms": m.elapsed_ms, "what": events.get(m.seq, "")}
             for m in session.milestones
         ],
-        "transcript": read_transcript(session.messages_path),
+        "transcript": Spliced(transcript_json(session.messages_path)),
     }
 
 
@@ -173,7 +180,8 @@ def case_detail(
     sessions: Sequence[Session],
     judgment: CaseJudgment | None,
 ) -> dict[str, Any]:
-    """Everything the case page shows for one (case, agent), trimmed, as plain JSON data."""
+    """Everything the case page shows for one (case, agent), trimmed, as plain JSON data (each
+    session's transcript as its JSON text: `Spliced`)."""
     by_trial = {s.trial: s for s in sessions}
     judged = {t.trial: t for t in judgment.trials} if judgment else {}
     trials = []
@@ -217,7 +225,19 @@ def write_case_file(folder: Path, agent: str, case_key: str, detail: dict[str, A
     """Write one case's detail as `cases/<agent>/<case_key>.js` under the report `folder`
     (its `cases/<agent>` folder made beforehand: once per agent, not once per case)."""
     path = folder / case_file(agent, case_key)
-    payload = json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
+    spliced: list[str] = []
+    trials = []
+    nonce = uuid.uuid4().hex  # no text of the case holds it
+    for trial in detail.get("trials", []):
+        session = trial.get("session")
+        if session is not None and isinstance(session.get("transcript"), Spliced):
+            # A placeholder the encoder leaves as it is ("\u0000" escaped), replaced below.
+            session = {**session, "transcript": f"\0{nonce} {len(spliced)}"}
+            spliced.append(trial["session"]["transcript"])
+        trials.append({**trial, "session": session})
+    payload = json.dumps({**detail, "trials": trials}, ensure_ascii=False, separators=(",", ":"))
+    for number, text in enumerate(spliced):
+        payload = payload.replace(f'"\\u0000{nonce} {number}"', text, 1)
     key = json.dumps(case_id(agent, case_key))
     path.write_text(f"window.{CALLBACK}({key}, {payload});\n", encoding="utf-8")
     return path

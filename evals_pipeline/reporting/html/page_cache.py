@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.html import case_files, transcript
 from evals_pipeline.reporting.record_digest import record_digest
+from evals_pipeline.storage import preview
 
 INDEX = "pages.json"
 
@@ -28,7 +29,7 @@ INDEX = "pages.json"
 def code_digest() -> str:
     """A digest of the modules a page's content comes from: a change there remakes every page."""
     digest = hashlib.sha256()
-    for module in (case_files, transcript):
+    for module in (case_files, transcript, preview):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 

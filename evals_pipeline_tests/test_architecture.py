@@ -34,7 +34,6 @@ LONG_FUNCTIONS_LEFT = {
     ("evals_pipeline/defs/suite_run.py", "_run_jobs"),
     ("evals_pipeline/layers/agent_runs.py", "run_agents"),
     ("evals_pipeline/layers/grades.py", "grade_cases"),
-    ("evals_pipeline/reporting/writer.py", "write_report"),
 }
 PACKAGE = "evals_pipeline"
 MODELS = f"{PACKAGE}.models"

@@ -18,6 +18,7 @@ from evals_pipeline.defs.partition_metadata import (
     run_metadata,
     session_metadata,
 )
+from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.layers import enrich_runs, grade_cases, run_case_pipeline
@@ -116,7 +117,7 @@ def _make(
 
     if "agent_runs" in wanted:
         results = run_case_pipeline(
-            cases,
+            _in_suite_order(context, loaded, cases),
             folder_of,
             workers=workers,
             sessions="sessions" in wanted,
@@ -141,6 +142,24 @@ def _make(
             cases, sessions, workers=workers, progress=progress, store=store
         )
     return out
+
+
+def _in_suite_order(
+    context: dg.AssetExecutionContext, loaded: LoadedSuite, cases: list[ResolvedCase]
+) -> list[ResolvedCase]:
+    """`cases` test by test in the order the suite registers them, each over its agents in
+    the suite's order, as `evals-pipeline run` resolves them: the run's agents share a run
+    budget, and the loaded records come agent by agent."""
+    registered = context.instance.get_dynamic_partitions(case_partitions_name(loaded.slug))
+    test_rank = {key: i for i, key in enumerate(registered)}
+    agent_rank = {agent: i for i, agent in enumerate(loaded.targets)}
+    return sorted(
+        cases,
+        key=lambda c: (
+            test_rank.get(c.case_key, len(test_rank)),
+            agent_rank.get(c.agent, len(agent_rank)),
+        ),
+    )
 
 
 def _outputs(

@@ -1,8 +1,8 @@
 """The `case_passes` asset check: each case x agent partition of `grades` is checked, so a failed
 or errored case is a failed (red, alertable) check in the Dagster UI, not a green materialization.
 
-The check is partitioned like `grades` and evaluated in the grades step itself. A batched step
-covers many partitions, and Dagster 1.13's `AssetCheckResult` names no partition (it takes the
+The check is partitioned like `grades` and evaluated in the step that makes `grades` (with the
+agent runs and sessions: defs/case_pipeline.py). A batched step covers many partitions, and Dagster 1.13's `AssetCheckResult` names no partition (it takes the
 run's single partition key, if any), so the step yields one `AssetCheckEvaluation` per partition,
 each pointing at that partition's new materialization (docs/dagster-ui.md).
 """

@@ -20,7 +20,7 @@ from evals_pipeline.instance.local import SETTINGS_FILE, local_instance, shipped
 from evals_pipeline.instance.run_launcher import WORKER_TAG, WarmRunLauncher
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites import load_suite, resolved_case_keys
-from evals_pipeline_tests.defs.test_run_launcher import LOCATION, Launches
+from evals_pipeline_tests.instance.test_run_launcher import LOCATION, Launches
 from evals_pipeline_tests.test_cli import write
 from evals_pipeline_tests.test_interrupts import agent_processes
 

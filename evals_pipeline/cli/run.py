@@ -6,8 +6,8 @@ import argparse
 import math
 import shutil
 import sys
-import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,11 +26,10 @@ from evals_pipeline.terminal_text import for_terminal
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
+    from evals_pipeline.defs.suite_run import SuiteRun
     from evals_pipeline.history.estimate import RunEstimate
     from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.models.report import EvalReport
-    from evals_pipeline.models.run import AgentRun
-    from evals_pipeline.progress import Progress
     from evals_pipeline.settings import Settings
     from evals_pipeline.suites import LoadedSuite, RunOptions
 
@@ -44,9 +43,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    # Dagster is loaded once the first suite's agents have started (_start_agents).
     from evals_pipeline.defs.executor import ExecutorSettingError, executor_name
-    from evals_pipeline.made_ahead import close_unclaimed
     from evals_pipeline.provider_limits import use_limits
     from evals_pipeline.storage_env import storage_root, storage_root_from_env
     from evals_pipeline.suites.target_catalog import explicit_targets_file
@@ -67,7 +64,7 @@ def _run_command(args: argparse.Namespace) -> int:
     if isinstance(loaded, int):
         return loaded
     try:
-        in_process = executor_name(settings) == "in_process"
+        executor_name(settings)
     except ExecutorSettingError as exc:
         return usage_error(str(exc))
     auth_failed = _check_auth(loaded, args.target)
@@ -77,27 +74,39 @@ def _run_command(args: argparse.Namespace) -> int:
     if isinstance(limits, str):
         return usage_error(limits)
     storage = storage_root(args.storage) if args.storage else storage_root_from_env(settings)
-    try:
-        with use_limits(limits):
-            return _run_suites(args, loaded, storage, in_process=in_process)
-    finally:
-        close_unclaimed()  # the first suite's agents, when its run failed before taking them
+    with use_limits(limits):
+        return _run_suites(args, loaded, storage)
 
 
-def _run_suites(
-    args: argparse.Namespace, loaded: list[LoadedSuite], storage: str, *, in_process: bool
-) -> int:
-    """Run each suite in turn and print its report; the command's exit code. The first suite
-    run on the in-process executor starts its agents before Dagster loads."""
-    from evals_pipeline.cli.interrupts import plan
-    from evals_pipeline.progress_bars import PlainProgress, progress_display
+@dataclass
+class _Tally:
+    """What the command's suites add up to, for its exit code and CI files."""
+
+    budget_left: float | None
+    finished: list[tuple[EvalReport, Path]] = field(default_factory=list)
+    cases_total: int = 0
+    cases_errored: int = 0
+    cases_not_run: int = 0
+    below_threshold: bool = False
+
+    def exit_code(self) -> int:
+        if self.cases_total and self.cases_errored == self.cases_total:
+            print("every case errored: nothing was evaluated", file=sys.stderr)
+            return EXIT_ALL_ERRORS
+        if self.below_threshold:
+            return EXIT_THRESHOLD
+        if self.cases_not_run:
+            print(f"{self.cases_not_run} cases not run: the run budget (--budget)", file=sys.stderr)
+            return EXIT_NOT_RUN
+        return EXIT_OK
+
+
+def _run_suites(args: argparse.Namespace, loaded: list[LoadedSuite], storage: str) -> int:
+    """Run each suite in turn and print its report; the command's exit code."""
     from evals_pipeline.suites import RunOptions, apply_run_options, with_run_options
 
-    instance: DagsterInstance | None = None
-    finished: list[tuple[EvalReport, Path]] = []
-    cases_total = cases_errored = cases_not_run = 0
-    below_threshold = False
-    budget_left = args.budget
+    instance: list[DagsterInstance] = []  # made once the first suite is about to run
+    tally = _Tally(budget_left=args.budget)
     for suite in loaded:
         if not tags_match(suite.suite.tags, args.tag, args.exclude_tag):
             print(f"{suite.path}: skipped (tags {suite.suite.tags or 'none'})")
@@ -105,7 +114,7 @@ def _run_suites(
         options = RunOptions(
             threshold=args.threshold,
             keep_workspaces=args.keep_workspaces,
-            budget_usd=budget_left,
+            budget_usd=tally.budget_left,
             cache=not args.no_cache,
             agentv_scoring=args.agentv_scoring,
             targets=args.target or None,
@@ -116,97 +125,116 @@ def _run_suites(
         if isinstance(selection, str):
             return usage_error(selection)
         agents, cases = selection
-        keys = list(dict.fromkeys(c.case_key for c in cases))
         history = storage_folder(args, [suite.slug])
         estimate = _estimate(suite, with_run_options(cases, options), agents, history, storage)
         print(_estimate_line(estimate, history))
-        if _stops_before_running(estimate, budget_left):
-            print(_over_budget(estimate, budget_left or 0.0), file=sys.stderr)
-            cases_not_run += estimate.runs
+        if _stops_before_running(estimate, tally.budget_left):
+            print(_over_budget(estimate, tally.budget_left or 0.0), file=sys.stderr)
+            tally.cases_not_run += estimate.runs
             continue
-        # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
-        display = progress_display()
-        plan(sum(c.trials.count for c in cases if c.agent in agents), display)
-        echo = print if isinstance(display, PlainProgress) else display.message
-        warn = _to_stderr if isinstance(display, PlainProgress) else display.message
-        first_run = None
-        try:
-            if instance is None:
-                _sweep_leftovers(warn)
-                if in_process:
-                    first_run = _start_agents(suite, agents, keys, options, storage, display.event)
-                instance = _instance(warn)
-            from evals_pipeline.defs.suite_run import run_suite
+        outcome = _run_one(instance, suite, agents, cases, options, storage)
+        _print_outcome(args, suite, agents, outcome, tally)
+    _write_ci_files(args, tally.finished)
+    return tally.exit_code()
 
-            outcome = run_suite(
-                instance,
-                suite,
-                storage,
-                agents=agents,
-                case_keys=keys,
-                options=options,
-                echo=echo,
-                display=display,
-                first_run_id=first_run,
-            )
-        finally:
-            display.close()
-        from evals_pipeline.history import read_outcomes
-        from evals_pipeline.reporting import render_text_table
-        from evals_pipeline.reporting.reuse import reuse_line
 
-        report = outcome.report
-        print()
-        print(render_text_table(report))
-        if reused := reuse_line(report):
-            print(f"\n{reused}")
-        if report.failures:
-            print("\nFailures and errors:")
-            for f in report.failures:
-                print(for_terminal(f"  {f.agent} / {f.test_id}: {f.reason}"))
-        if report.warnings:
-            print("\nWarnings:")
-            for w in report.warnings:
-                print(for_terminal(f"  {w.agent} / {w.test_id}: {'; '.join(w.warnings)}"))
-        not_run = [c for c in report.not_run_cases if c.agent in agents]
-        if not_run:
-            print(for_terminal(f"\nNot run ({len(not_run)}): {not_run[0].reason}"))
-            for c in not_run:
-                print(for_terminal(f"  {c.agent} / {c.test_id}"))
-        cases_not_run += len(not_run)
-        if budget_left is not None:
-            # The next suite of this command gets what this one left.
-            spent = sum(a.cost_usd or 0.0 for a in report.agents if a.agent in agents)
-            spent += (report.judge_usage and report.judge_usage.total.cost_usd) or 0.0
-            budget_left = max(0.0, budget_left - spent)
-        folder = outcome.report_folder
-        if args.output:
-            folder = Path(args.output).resolve()
-            shutil.copytree(outcome.report_folder, folder, dirs_exist_ok=True)
-        print(f"\nreport: {folder / 'summary.md'}")
-        print(f"html: {folder / 'report.html'}")
-        tables = ("cases.parquet", "graders.parquet", "dimensions.parquet", "pairwise.parquet")
-        shown = [str(folder / name) for name in tables if (folder / name).exists()]
-        print(f"tables: {', '.join([*shown, str(folder / 'results.jsonl')])}")
-        finished.append((report, outcome.report_folder))
-        outcomes = [o for o in read_outcomes(outcome.report_folder) if o.agent in agents]
-        cases_total += len(outcomes)
-        cases_errored += sum(o.verdict == "error" for o in outcomes)
-        gate = args.threshold if args.threshold is not None else suite.suite.execution.threshold
-        if gate is not None and any(
-            o.verdict != "error" and (o.score or 0.0) < gate for o in outcomes
-        ):
-            below_threshold = True
-    _write_ci_files(args, finished)
-    if cases_total and cases_errored == cases_total:
-        print("every case errored: nothing was evaluated", file=sys.stderr)
-        return EXIT_ALL_ERRORS
-    if below_threshold:
-        return EXIT_THRESHOLD
-    if cases_not_run:
-        print(f"{cases_not_run} cases not run: the run budget (--budget)", file=sys.stderr)
-        return EXIT_NOT_RUN
-    return EXIT_OK
+def _run_one(
+    instance: list[DagsterInstance],
+    suite: LoadedSuite,
+    agents: list[str],
+    cases: list[ResolvedCase],
+    options: RunOptions,
+    storage: str,
+) -> SuiteRun:
+    """One suite's Dagster runs, its progress on a display of its own; `instance` holds the
+    command's instance, made (and the leftovers of dead runs swept) on the first call."""
+    from evals_pipeline.cli.interrupts import plan
+    from evals_pipeline.progress_bars import PlainProgress, progress_display
+
+    # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
+    display = progress_display()
+    plan(sum(c.trials.count for c in cases if c.agent in agents), display)
+    echo = print if isinstance(display, PlainProgress) else display.message
+    warn = _to_stderr if isinstance(display, PlainProgress) else display.message
+    try:
+        if not instance:
+            _sweep_leftovers(warn)
+            instance.append(_instance(warn))
+        from evals_pipeline.defs.suite_run import run_suite
+
+        return run_suite(
+            instance[0],
+            suite,
+            storage,
+            agents=agents,
+            case_keys=list(dict.fromkeys(c.case_key for c in cases)),
+            options=options,
+            echo=echo,
+            display=display,
+        )
+    finally:
+        display.close()
+
+
+def _print_outcome(
+    args: argparse.Namespace,
+    suite: LoadedSuite,
+    agents: list[str],
+    outcome: SuiteRun,
+    tally: _Tally,
+) -> None:
+    """Print a suite's report, and add it to the command's tally."""
+    from evals_pipeline.history import read_outcomes
+
+    report = outcome.report
+    _print_report(report, agents)
+    not_run = [c for c in report.not_run_cases if c.agent in agents]
+    tally.cases_not_run += len(not_run)
+    if tally.budget_left is not None:
+        # The next suite of this command gets what this one left.
+        spent = sum(a.cost_usd or 0.0 for a in report.agents if a.agent in agents)
+        spent += (report.judge_usage and report.judge_usage.total.cost_usd) or 0.0
+        tally.budget_left = max(0.0, tally.budget_left - spent)
+    folder = outcome.report_folder
+    if args.output:
+        folder = Path(args.output).resolve()
+        shutil.copytree(outcome.report_folder, folder, dirs_exist_ok=True)
+    print(f"\nreport: {folder / 'summary.md'}")
+    print(f"html: {folder / 'report.html'}")
+    tables = ("cases.parquet", "graders.parquet", "dimensions.parquet", "pairwise.parquet")
+    shown = [str(folder / name) for name in tables if (folder / name).exists()]
+    print(f"tables: {', '.join([*shown, str(folder / 'results.jsonl')])}")
+    tally.finished.append((report, outcome.report_folder))
+    outcomes = [o for o in read_outcomes(outcome.report_folder) if o.agent in agents]
+    tally.cases_total += len(outcomes)
+    tally.cases_errored += sum(o.verdict == "error" for o in outcomes)
+    gate = args.threshold if args.threshold is not None else suite.suite.execution.threshold
+    if gate is not None and any(o.verdict != "error" and (o.score or 0.0) < gate for o in outcomes):
+        tally.below_threshold = True
+
+
+def _print_report(report: EvalReport, agents: list[str]) -> None:
+    """The report's table, reuse, failures, warnings and the cases not run."""
+    from evals_pipeline.reporting import render_text_table
+    from evals_pipeline.reporting.reuse import reuse_line
+
+    print()
+    print(render_text_table(report))
+    if reused := reuse_line(report):
+        print(f"\n{reused}")
+    if report.failures:
+        print("\nFailures and errors:")
+        for f in report.failures:
+            print(for_terminal(f"  {f.agent} / {f.test_id}: {f.reason}"))
+    if report.warnings:
+        print("\nWarnings:")
+        for w in report.warnings:
+            print(for_terminal(f"  {w.agent} / {w.test_id}: {'; '.join(w.warnings)}"))
+    not_run = [c for c in report.not_run_cases if c.agent in agents]
+    if not_run:
+        print(for_terminal(f"\nNot run ({len(not_run)}): {not_run[0].reason}"))
+        for c in not_run:
+            print(for_terminal(f"  {c.agent} / {c.test_id}"))
 
 
 def _stops_before_running(estimate: RunEstimate, budget: float | None) -> bool:
@@ -214,58 +242,6 @@ def _stops_before_running(estimate: RunEstimate, budget: float | None) -> bool:
     budget: the run does not start. A guess (no past run) never stops it."""
     cost = estimate.cost_usd
     return budget is not None and not estimate.guessed and cost is not None and cost > budget
-
-
-def _start_agents(
-    suite: LoadedSuite,
-    agents: list[str],
-    case_keys: list[str],
-    options: RunOptions,
-    storage: str,
-    progress: Progress,
-) -> str:
-    """Start the agents of the suite's first run now, before Dagster loads (2-3 s here): that
-    run's agents step takes their runs (layers/agent_runs_ahead.py). The run's id."""
-    from evals_pipeline.layers import agent_runs_ahead, run_agents
-    from evals_pipeline.layers.feed import feed_later_steps
-    from evals_pipeline.results import ResultStore
-    from evals_pipeline.run_ranges import contiguous_ranges
-    from evals_pipeline.storage.root import open_root
-    from evals_pipeline.suites import run_cases
-
-    run_id = str(uuid.uuid4())  # as Dagster makes them; the run is made with this one
-    root = open_root(storage)
-
-    def folder_of(layer: str) -> Path:
-        return root.step_folder([suite.slug, layer], run_id)
-
-    folder = folder_of("agent_runs")
-    first = set(contiguous_ranges(set(agents), list(suite.targets))[0])  # the first run's agents
-    wanted = set(case_keys)
-    workers = suite.suite.execution.workers
-    store = ResultStore.of_suite(root, suite.slug, run_id)
-
-    def cases() -> list[ResolvedCase]:
-        return [
-            c for c in run_cases(suite.path, options) if c.case_key in wanted and c.agent in first
-        ]
-
-    def run(cases: list[ResolvedCase]) -> list[AgentRun]:
-        # The run's job holds every layer: its sessions and grades are made as agents end.
-        feed = feed_later_steps(cases, folder_of, workers=workers, store=store, grades=True)
-        return run_agents(
-            cases,
-            folder,
-            workers=workers,
-            progress=progress,
-            run_id=run_id,
-            git_cache=root.local / "git-cache",
-            store=store,
-            finished=feed,
-        )
-
-    agent_runs_ahead.start(folder, agent_runs_ahead.AgentRunsAhead(cases, run))
-    return run_id
 
 
 def _to_stderr(line: str) -> None:

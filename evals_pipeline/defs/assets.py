@@ -1,16 +1,16 @@
-"""The five layers of one suite as assets: cases -> agent_runs -> sessions -> grades ->
-eval_report. Asset bodies only wire; the work is in evals_pipeline.layers and the domain."""
+"""The layers of one suite as assets: cases -> agent_runs -> sessions -> grades (one step per
+batch of cases: defs/case_pipeline.py) -> judgments -> eval_report. Asset bodies only wire; the
+work is in evals_pipeline.layers and the domain."""
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import warnings
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import dagster as dg
 
-from evals_pipeline.defs.case_checks import case_check_evaluations, case_passes_spec
-from evals_pipeline.defs.executor import executor_name
+from evals_pipeline.defs.case_pipeline import build_case_pipeline
 from evals_pipeline.defs.history import (
     regression_check_result,
     regression_check_spec,
@@ -20,34 +20,20 @@ from evals_pipeline.defs.io_manager import (
     IO_MANAGER_KEY,
     Records,
     clean_records,
-    keyed,
     records_in,
     stored_digests,
 )
-from evals_pipeline.defs.judging import (
-    build_judgments,
-    build_pairwise_verdicts,
-    grader_pool,
-)
-from evals_pipeline.defs.partition_metadata import (
-    add_partition_metadata,
-    grade_metadata,
-    run_metadata,
-    session_metadata,
-)
+from evals_pipeline.defs.judging import build_judgments, build_pairwise_verdicts
 from evals_pipeline.defs.partitions import (
     SINGLE_RUN,
     case_partitions_name,
     split_key,
     suite_partitions,
 )
-from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.report_scope import ReportScope
 from evals_pipeline.defs.resources import EvalStorage
-from evals_pipeline.enrichers import ahead
 from evals_pipeline.gc_pause import gc_paused
-from evals_pipeline.grading import ahead as grading_ahead
 from evals_pipeline.history import (
     HISTORY_FILES,
     REPORT_ASSET,
@@ -55,19 +41,12 @@ from evals_pipeline.history import (
     outcomes_from_grades,
 )
 from evals_pipeline.instance.run_tags import report_agents
-from evals_pipeline.layers import (
-    agent_runs_ahead,
-    enrich_runs,
-    grade_cases,
-    run_agents,
-)
-from evals_pipeline.layers.feed import feed_later_steps
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
+from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
-from evals_pipeline.progress import logging_progress
 from evals_pipeline.reporting import build_report, load_labels
 from evals_pipeline.reporting.not_run import LAUNCHED, not_run_cases
 from evals_pipeline.results.fingerprint import suite_fingerprint
@@ -78,6 +57,9 @@ from evals_pipeline.suites import (
     run_cases,
 )
 from evals_pipeline.suites.resolution import Resolution, resolve_recorded
+
+if TYPE_CHECKING:
+    from evals_pipeline.reporting import ReportFiles
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
 
@@ -107,30 +89,40 @@ def build_suite_assets(
         return _suite_assets(loaded, resolution or resolve_recorded(loaded))
 
 
-def _in_this_run(context: dg.AssetExecutionContext, key: list[str]) -> bool:
-    """Whether the run materializes the asset at `key` too (a step of its own in its plan)."""
-    selected = context.run.asset_selection or context.job_def.asset_layer.executable_asset_keys
-    return dg.AssetKey(key) in selected  # an empty selection: the whole job
-
-
 def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.AssetsDefinition]:
-    suite, path = loaded.slug, loaded.path
+    suite = loaded.slug
     agents = list(loaded.targets)
-    workers = loaded.suite.execution.workers
-    partitions = suite_partitions(suite, agents, path)
-    # Resolved once for the fingerprint, the graders' pool and the report's scope.
-    resolved_now = resolution.cases
     layer: dict[str, Any] = {
         "key_prefix": [suite],
-        "partitions_def": partitions,
+        "partitions_def": suite_partitions(suite, agents, loaded.path),
         "io_manager_key": IO_MANAGER_KEY,
         "backfill_policy": SINGLE_RUN,
         # The suite file, the files it names and its graders: a change marks partitions stale.
         "code_version": suite_fingerprint(loaded, resolution),
     }
+    ins = _report_ins(suite)
+    extra: list[dg.AssetsDefinition] = []
+    judging = loaded.suite.judging
+    if judging is not None and judging.pairwise and len(agents) > 1:
+        extra.append(build_pairwise_verdicts(loaded))
+        ins["pairwise_verdicts"] = records_in(
+            [suite, "pairwise_verdicts"],
+            partition_mapping=dg.AllPartitionMapping(),
+            allow_missing=True,
+        )
+    # Resolved once for the fingerprint and the report's scope, not again in the report's body.
+    scope = ReportScope.of(resolution.cases)
+    return [
+        _cases_asset(loaded, layer),
+        build_case_pipeline(loaded, layer),
+        build_judgments(loaded, layer),
+        *extra,
+        _report_asset(loaded, layer["code_version"], scope, ins),
+    ]
 
-    def upstream(name: str) -> dg.AssetIn:
-        return records_in([suite, name])
+
+def _cases_asset(loaded: LoadedSuite, layer: dict[str, Any]) -> dg.AssetsDefinition:
+    suite, path = loaded.slug, loaded.path
 
     @dg.asset(name="cases", kinds={"yaml"}, **layer)
     def cases(context: dg.AssetExecutionContext, config: CaseOptions) -> Records:
@@ -157,101 +149,12 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
             out.append((str(key), resolved[(case_key, agent)]))
         return out
 
-    @dg.asset(name="agent_runs", ins={"cases": upstream("cases")}, pool=agent_pool(loaded), **layer)
-    def agent_runs(
-        context: dg.AssetExecutionContext, storage: EvalStorage, cases: list[ResolvedCase]
-    ) -> Records:
-        """Each agent run in a fresh workspace: stdout, stderr, exit code, timing, timeouts."""
-        folder = storage.step_folder(context.asset_key, context.run.run_id)
-        run_id = context.run.run_id
-        store = storage.results(suite, run_id)
-        # `evals-pipeline run` starts its first run's agents before Dagster loads: taken here
-        # when they ran these cases.
-        started = agent_runs_ahead.claim(folder)
-        try:
-            runs = started.take(cases) if started is not None else None
-        finally:
-            if started is not None:
-                started.close()
-        if runs is None:
-            finished = None
-            # The sessions step of this run, in this process next: each session made meanwhile,
-            # and when the grades step comes after it too, each case graded once its sessions are.
-            if _in_this_run(context, [suite, "sessions"]) and executor_name() == "in_process":
-                finished = feed_later_steps(
-                    cases,
-                    lambda layer: storage.step_folder(dg.AssetKey([suite, layer]), run_id),
-                    workers=workers,
-                    store=store,
-                    grades=_in_this_run(context, [suite, "grades"]),
-                )
-            runs = run_agents(
-                cases,
-                folder,
-                workers=workers,
-                progress=logging_progress(context.log),
-                run_id=run_id,
-                git_cache=storage.storage.local / "git-cache",
-                store=store,
-                finished=finished,
-            )
-        add_partition_metadata(context, runs, run_metadata)
-        return keyed(runs)
+    return cases
 
-    @dg.asset(name="sessions", ins={"agent_runs": upstream("agent_runs")}, **layer)
-    def sessions(
-        context: dg.AssetExecutionContext, storage: EvalStorage, agent_runs: list[AgentRun]
-    ) -> Records:
-        """Each run as a canonical session; messages stored once as Parquet."""
-        folder = storage.step_folder(context.asset_key, context.run.run_id)
-        made = ahead.claim(folder)
-        try:
-            enriched = enrich_runs(
-                agent_runs, folder, storage.results(suite, context.run.run_id), made
-            )
-        finally:
-            if made is not None:
-                made.close()
-        add_partition_metadata(context, enriched, session_metadata)
-        return keyed(enriched)
 
-    @dg.asset(
-        name="grades",
-        ins={"cases": upstream("cases"), "sessions": upstream("sessions")},
-        pool=grader_pool(loaded, resolved_now),
-        check_specs=[case_passes_spec(dg.AssetKey([suite, "grades"]), partitions)],
-        **layer,
-    )
-    def grades(
-        context: dg.AssetExecutionContext,
-        storage: EvalStorage,
-        cases: list[ResolvedCase],
-        sessions: list[Session],
-    ) -> Iterator[dg.Output[Any] | dg.AssetCheckEvaluation]:
-        """Every grader's verdict on each session, and the case verdict they add up to; each
-        partition shows its verdict, score, cost, tokens and duration, and `case_passes` fails
-        for the cases that did not pass."""
-        made = grading_ahead.claim(storage.step_folder(context.asset_key, context.run.run_id))
-        try:
-            graded = grade_cases(
-                cases,
-                sessions,
-                workers=workers,
-                progress=logging_progress(context.log),
-                store=storage.results(suite, context.run.run_id),
-                ahead=made,
-            )
-        finally:
-            if made is not None:
-                made.close()
-        add_partition_metadata(context, graded, lambda group: grade_metadata(group[0]))
-        yield dg.Output(keyed(graded))
-        yield from case_check_evaluations(context, graded)
-
-    judgments = build_judgments(loaded, layer)
-
-    scope = ReportScope.of(resolved_now)  # not resolved again in the report's body
-    report_ins: dict[str, dg.AssetIn] = {
+def _report_ins(suite: str) -> dict[str, dg.AssetIn]:
+    """The report's inputs: the latest records of every partition of each layer."""
+    return {
         name: records_in(
             [suite, name],
             partition_mapping=dg.AllPartitionMapping(),
@@ -261,23 +164,42 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
         )
         for name in ("grades", "judgments", "sessions", "cases", "agent_runs")
     }
-    extra: list[dg.AssetsDefinition] = []
-    judging = loaded.suite.judging
-    if judging is not None and judging.pairwise and len(agents) > 1:
-        extra.append(build_pairwise_verdicts(loaded))
-        report_ins["pairwise_verdicts"] = records_in(
-            [suite, "pairwise_verdicts"],
-            partition_mapping=dg.AllPartitionMapping(),
-            allow_missing=True,
+
+
+class ReportInputs(NamedTuple):
+    """The records the report is made of (those of the agents it shows)."""
+
+    grades: list[CaseGrade]
+    judgments: list[CaseJudgment]
+    sessions: list[Session]
+    cases: list[ResolvedCase]
+    agent_runs: list[AgentRun]
+    pairwise: list[CasePairwise]
+
+    def among(self, shown: list[str]) -> "ReportInputs":
+        """The records of the agents `shown` only (`run --target`), not others' stored ones."""
+        return ReportInputs(
+            [g for g in self.grades if g.agent in shown],
+            [j for j in self.judgments if j.agent in shown],
+            [s for s in self.sessions if s.agent in shown],
+            [c for c in self.cases if c.agent in shown],
+            [r for r in self.agent_runs if r.agent in shown],
+            [_pairs_among(p, shown) for p in self.pairwise],
         )
+
+
+def _report_asset(
+    loaded: LoadedSuite, code_version: str, scope: ReportScope, ins: dict[str, dg.AssetIn]
+) -> dg.AssetsDefinition:
+    suite = loaded.slug
 
     @dg.asset(
         name="eval_report",
         key_prefix=[suite],
         kinds={"parquet"},
-        ins=report_ins,
+        ins=ins,
         check_specs=[regression_check_spec(suite)],
-        code_version=layer["code_version"],
+        code_version=code_version,
     )
     def eval_report(
         context: dg.AssetExecutionContext,
@@ -291,70 +213,84 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
     ) -> dg.MaterializeResult:
         """Pass rates per agent, judged dimensions with corrected rates, failure attribution and
         comparisons, over the latest records of every partition."""
+        pairwise = more.get("pairwise_verdicts", [])
+        inputs = ReportInputs(grades, judgments, sessions, cases, agent_runs, pairwise)
         with gc_paused(kept=True):  # 10,000 cases' records and their report: no collector passes
-            registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
-            pairwise = more.get("pairwise_verdicts", [])
-            shown = report_agents(context.run.tags, agents)
-            if shown != agents:  # `run --target`: its agents only, not others' stored results
-                grades = [g for g in grades if g.agent in shown]
-                judgments = [j for j in judgments if j.agent in shown]
-                sessions = [s for s in sessions if s.agent in shown]
-                cases = [c for c in cases if c.agent in shown]
-                agent_runs = [r for r in agent_runs if r.agent in shown]
-                pairwise = [_pairs_among(p, shown) for p in pairwise]
-            # Pairs of the matrix a test leaves out (it names its own targets) are not "not run".
-            expected = scope.expected(cases, registered, shown)
-            labels_file = _labels_file(loaded)
-            labels = load_labels(labels_file) if labels_file else None
-            report = build_report(
-                suite,
-                grades,
-                agents=shown,
-                not_run=max(0, expected - len(grades)),
-                run_id=context.run.run_id,
-                judgments=judgments,
-                pairwise=pairwise,
-                labels=labels,
-                labels_source=labels_file,
-            ).model_copy(update={"not_run_cases": not_run_cases(agent_runs, cases, grades)})
-            folder = storage.step_folder(context.asset_key, context.run.run_id)
-            root = storage.storage
-            root.pull(f"{suite}/{REPORT_ASSET}", HISTORY_FILES)  # earlier reports, for the history
-            base = report.model_copy(update={"trigger": report_trigger(context, suite)})
-            history = ReportHistory.find(base, folder, root.local)
-            from evals_pipeline.reporting import write_report  # loaded when it is needed
+            return _make_report(context, storage, loaded, scope, inputs)
 
-            # The comparison's bootstraps (numpy, without the GIL) are drawn on a thread while
-            # the tables and case pages, which show no history, are written.
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
-                compared = pool.submit(
-                    history.attach,
-                    base,
-                    outcomes_from_grades(grades),
-                    agents=shown if shown != agents else None,
-                )
-                files = write_report(
-                    base,
-                    grades,
-                    folder,
-                    judgments=judgments,
-                    pairwise=pairwise,
-                    sessions=sessions,
-                    cases=cases,
-                    previous=history.previous_folder,
-                    stored=stored_digests(grades, judgments, sessions, cases),
-                    clean=clean_records(grades, judgments, pairwise, sessions, cases),
-                    history=compared,
-                )
-            report = compared.result()
-            root.publish(folder)
-            required = scope.required_tests(cases)
-            return dg.MaterializeResult(
-                metadata={**report_metadata(report, files), "dagster/uri": root.uri(folder)},
-                check_results=[regression_check_result(report, required)],
-            )
+    return eval_report
 
-    return [cases, agent_runs, sessions, grades, judgments, *extra, eval_report]
+
+def _make_report(
+    context: dg.AssetExecutionContext,
+    storage: EvalStorage,
+    loaded: LoadedSuite,
+    scope: ReportScope,
+    given: ReportInputs,
+) -> dg.MaterializeResult:
+    suite, agents = loaded.slug, list(loaded.targets)
+    registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
+    shown = report_agents(context.run.tags, agents)
+    inputs = given.among(shown) if shown != agents else given
+    # Pairs of the matrix a test leaves out (it names its own targets) are not "not run".
+    expected = scope.expected(inputs.cases, registered, shown)
+    labels_file = _labels_file(loaded)
+    labels = load_labels(labels_file) if labels_file else None
+    report = build_report(
+        suite,
+        inputs.grades,
+        agents=shown,
+        not_run=max(0, expected - len(inputs.grades)),
+        run_id=context.run.run_id,
+        judgments=inputs.judgments,
+        pairwise=inputs.pairwise,
+        labels=labels,
+        labels_source=labels_file,
+    ).model_copy(
+        update={"not_run_cases": not_run_cases(inputs.agent_runs, inputs.cases, inputs.grades)}
+    )
+    folder = storage.step_folder(context.asset_key, context.run.run_id)
+    root = storage.storage
+    root.pull(f"{suite}/{REPORT_ASSET}", HISTORY_FILES)  # earlier reports, for the history
+    base = report.model_copy(update={"trigger": report_trigger(context, suite)})
+    history = ReportHistory.find(base, folder, root.local)
+    report, files = _write(base, history, inputs, folder, shown if shown != agents else None)
+    root.publish(folder)
+    return dg.MaterializeResult(
+        metadata={**report_metadata(report, files), "dagster/uri": root.uri(folder)},
+        check_results=[regression_check_result(report, scope.required_tests(inputs.cases))],
+    )
+
+
+def _write(
+    base: EvalReport,
+    history: ReportHistory,
+    inputs: ReportInputs,
+    folder: Path,
+    agents: list[str] | None,
+) -> "tuple[EvalReport, ReportFiles]":
+    """The report with its history attached, and the files written into `folder`."""
+    from evals_pipeline.reporting import write_report  # loaded when it is needed
+
+    grades, judgments, sessions, cases = inputs[:4]
+    # The comparison's bootstraps (numpy, without the GIL) are drawn on a thread while
+    # the tables and case pages, which show no history, are written.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
+        compared = pool.submit(history.attach, base, outcomes_from_grades(grades), agents=agents)
+        files = write_report(
+            base,
+            grades,
+            folder,
+            judgments=judgments,
+            pairwise=inputs.pairwise,
+            sessions=sessions,
+            cases=cases,
+            previous=history.previous_folder,
+            stored=stored_digests(grades, judgments, sessions, cases),
+            clean=clean_records(grades, judgments, inputs.pairwise, sessions, cases),
+            history=compared,
+        )
+    return compared.result(), files
 
 
 def _pairs_among(record: CasePairwise, agents: list[str]) -> CasePairwise:

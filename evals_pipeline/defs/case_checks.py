@@ -1,8 +1,8 @@
 """The `case_passes` asset check: each case x agent partition of `grades` is checked, so a failed
 or errored case is a failed (red, alertable) check in the Dagster UI, not a green materialization.
 
-The check is partitioned like `grades` and evaluated in the grades step itself. A batched step
-covers many partitions, and Dagster 1.13's `AssetCheckResult` names no partition (it takes the
+The check is partitioned like `grades` and evaluated in the step that makes `grades` (with the
+agent runs and sessions: defs/case_pipeline.py). A batched step covers many partitions, and Dagster 1.13's `AssetCheckResult` names no partition (it takes the
 run's single partition key, if any), so the step yields one `AssetCheckEvaluation` per partition,
 each pointing at that partition's new materialization (docs/dagster-ui.md).
 """
@@ -58,21 +58,22 @@ def case_check(grade: CaseGrade) -> tuple[bool, str, dict[str, Any]]:
 
 
 def case_check_evaluations(
-    context: dg.AssetExecutionContext, graded: Sequence[CaseGrade]
+    context: dg.AssetExecutionContext, graded: Sequence[CaseGrade], asset_key: dg.AssetKey
 ) -> Iterator[dg.Output[None] | dg.AssetCheckEvaluation]:
-    """One `case_passes` evaluation per graded partition, when the run selected the check; call
-    after the grades output, so each targets its partition's new materialization."""
-    key = dg.AssetCheckKey(context.asset_key, CASE_PASSES)
+    """One `case_passes` evaluation per graded partition of the grades asset at `asset_key`,
+    when the run selected the check; call after the grades output, so each targets its
+    partition's new materialization."""
+    key = dg.AssetCheckKey(asset_key, CASE_PASSES)
     if key not in context.selected_asset_check_keys:
         return
     # The check's own output, as Dagster yields it for an AssetCheckResult.
     yield dg.Output(None, output_name=context.assets_def.get_output_name_for_asset_check_key(key))
     keys = {str(partition_key(g.case_key, g.agent)): g for g in graded}
-    targets = _targets(context, list(keys))
+    targets = _targets(context, asset_key, list(keys))
     for partition, grade in keys.items():
         passed, description, metadata = case_check(grade)
         yield dg.AssetCheckEvaluation(
-            asset_key=context.asset_key,
+            asset_key=asset_key,
             check_name=CASE_PASSES,
             passed=passed,
             metadata=metadata,
@@ -85,7 +86,7 @@ def case_check_evaluations(
 
 
 def _targets(
-    context: dg.AssetExecutionContext, partitions: list[str]
+    context: dg.AssetExecutionContext, asset_key: dg.AssetKey, partitions: list[str]
 ) -> dict[str, AssetCheckEvaluationTargetMaterializationData]:
     """Each partition's newest materialization, the one the step just stored: as our event log
     stored it in this process when it can tell (reading 10,000 events back to learn their ids
@@ -94,11 +95,11 @@ def _targets(
     storage = context.instance.event_log_storage
     found: dict[str, tuple[int, str, float]] = {}  # partition -> storage id, run id, time
     if isinstance(storage, BatchingSqliteEventLogStorage):
-        stored = storage.stored_materializations(run_id, context.asset_key)
+        stored = storage.stored_materializations(run_id, asset_key)
         found = {p: (m.storage_id, run_id, m.timestamp) for p, m in stored.items()}
     missing = [p for p in partitions if p not in found]
     if missing:
-        records = latest_materializations(context.instance, context.asset_key, missing)
+        records = latest_materializations(context.instance, asset_key, missing)
         found |= {p: (r.storage_id, r.run_id, r.timestamp) for p, r in records.items()}
     return {
         partition: AssetCheckEvaluationTargetMaterializationData(

@@ -213,38 +213,57 @@ class RecordsIOManager(dg.ConfigurableIOManager):
             return self._load(context)
 
     def _load(self, context: dg.InputContext) -> list[Any]:
-        model = RECORD_MODELS[context.asset_key.path[-1]]
-        keys = [str(k) for k in context.asset_partition_keys]
-        uris = latest_uris(context.instance, context.asset_key, keys)
-        missing = [k for k in keys if k not in uris]
         settings = context.definition_metadata or {}
-        allow_missing = settings.get(ALLOW_MISSING, False)
-        skipped: tuple[str, ...] = tuple(settings.get(SKIP_HOLDING, ()))
-        if missing and not allow_missing:
-            shown = ", ".join(_describe(key) for key in missing[:5])
-            raise dg.Failure(
-                f"{context.asset_key.to_user_string()} has no materialization for {len(missing)} "
-                f"partition(s) ({shown}); materialize it first, or select it in the same run."
-            )
-        wanted = set(uris)
-        root = open_root(self.root)
-        reader = RecordReader(model, root.record_context())
-        redactor = run_redactor()
-        records = LoadedRecords()
-        for uri in sorted(set(uris.values())):
-            path = root.local_path(uri)
-            root.fetch_file(path)
-            for key, text, slots in read_record_slots(path, wanted):
-                if uris[key] == uri and not any(mark in text for mark in skipped):
-                    # A stored case's slots say where the suite's interpolated secrets were
-                    # scrubbed; the steps that run its command or its graders need them back.
-                    # Never a marker found in its text: a suite may write one to steal a key.
-                    record = reader.read(text, slots if model is ResolvedCase else None)
-                    root.fetch_record(record)  # the files it names, here for this step
-                    # Digested as stored, without the secrets; clean when it holds none.
-                    clean = not slots and not redactor.holds_secret(text)
-                    records.add(record, text, clean=clean)
-        return records
+        return load_records(
+            context.instance,
+            self.root,
+            context.asset_key,
+            [str(k) for k in context.asset_partition_keys],
+            allow_missing=settings.get(ALLOW_MISSING, False),
+            skip_holding=tuple(settings.get(SKIP_HOLDING, ())),
+        )
+
+
+def load_records(
+    instance: dg.DagsterInstance,
+    root_url: str,
+    asset_key: dg.AssetKey,
+    keys: Sequence[str],
+    *,
+    allow_missing: bool = False,
+    skip_holding: Sequence[str] = (),
+) -> LoadedRecords:
+    """The latest stored record(s) of each of `keys`, partitions of the layer at `asset_key`
+    under the storage root `root_url`: what an input of that layer loads, and what a step that
+    does not make a layer itself (a re-grade's stored sessions) reads of it."""
+    model = RECORD_MODELS[asset_key.path[-1]]
+    uris = latest_uris(instance, asset_key, keys)
+    missing = [k for k in keys if k not in uris]
+    if missing and not allow_missing:
+        shown = ", ".join(_describe(key) for key in missing[:5])
+        raise dg.Failure(
+            f"{asset_key.to_user_string()} has no materialization for {len(missing)} "
+            f"partition(s) ({shown}); materialize it first, or select it in the same run."
+        )
+    wanted = set(uris)
+    root = open_root(root_url)
+    reader = RecordReader(model, root.record_context())
+    redactor = run_redactor()
+    records = LoadedRecords()
+    for uri in sorted(set(uris.values())):
+        path = root.local_path(uri)
+        root.fetch_file(path)
+        for key, text, slots in read_record_slots(path, wanted):
+            if uris[key] == uri and not any(mark in text for mark in skip_holding):
+                # A stored case's slots say where the suite's interpolated secrets were
+                # scrubbed; the steps that run its command or its graders need them back.
+                # Never a marker found in its text: a suite may write one to steal a key.
+                record = reader.read(text, slots if model is ResolvedCase else None)
+                root.fetch_record(record)  # the files it names, here for this step
+                # Digested as stored, without the secrets; clean when it holds none.
+                clean = not slots and not redactor.holds_secret(text)
+                records.add(record, text, clean=clean)
+    return records
 
 
 def records_in(

@@ -26,7 +26,7 @@ from evals_pipeline.models.session import Session
 from evals_pipeline.models.suite import JudgingSpec
 from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline.progress import logging_progress
-from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite, resolve_cases
+from evals_pipeline.suites import LoadedSuite, SuiteError, load_suite
 
 
 def llm_pool(provider: str) -> str:
@@ -49,18 +49,6 @@ def panel_providers(loaded: LoadedSuite) -> list[str]:
     if judging is None:
         return []
     return sorted({t.provider for t in panel_judges(judging, loaded.judges).values()})
-
-
-def grader_pool(loaded: LoadedSuite, cases: list[ResolvedCase] | None = None) -> str | None:
-    """The pool of the `grades` step: its provider's when every LLM grader calls one provider
-    (`cases`: the suite's resolved cases, when the caller has them already).
-
-    A step holds one pool, so graders calling two providers run outside the pools and are held
-    back only by each target's `max_concurrency`.
-    """
-    resolved = resolve_cases(loaded) if cases is None else cases
-    providers = {t.provider for c in resolved for t in c.llm_targets.values()}
-    return llm_pool(providers.pop()) if len(providers) == 1 else None
 
 
 def build_judgments(loaded: LoadedSuite, layer: Mapping[str, Any]) -> dg.AssetsDefinition:

@@ -106,9 +106,11 @@ def add_partition_metadata(
     context: dg.AssetExecutionContext,
     records: Sequence[R],
     describe: Callable[[list[R]], Metadata],
+    asset_key: dg.AssetKey | None = None,
 ) -> None:
-    """Attach `describe(records of the partition)` to each partition's materialization, with the
-    partition's own row count (the IO manager's is the whole step's)."""
+    """Attach `describe(records of the partition)` to each partition's materialization of
+    `asset_key` (default: the step's one asset), with the partition's own row count (the IO
+    manager's is the whole step's)."""
     by_key: dict[str, list[R]] = defaultdict(list)
     for record in records:
         by_key[str(partition_key(record.case_key, record.agent))].append(record)
@@ -122,5 +124,5 @@ def add_partition_metadata(
     for key, group in by_key.items():
         metadata = {**describe(group), "dagster/row_count": len(group)}
         step._metadata_accumulator = step._metadata_accumulator.with_additional_asset_metadata(
-            asset_key=context.asset_key, metadata=metadata, partition_key=key
+            asset_key=asset_key or context.asset_key, metadata=metadata, partition_key=key
         )

@@ -19,7 +19,6 @@ from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.gc_pause import start_up_over
 from evals_pipeline.instance.run_recovery import runner_tags
 from evals_pipeline.instance.run_tags import REPORT_AGENTS_TAG, eval_run_tags
-from evals_pipeline.made_ahead import close_unclaimed
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
@@ -80,7 +79,7 @@ class SuiteAssets:
     @classmethod
     def of(cls, suite: LoadedSuite) -> SuiteAssets:
         *graph, report = build_suite_assets(suite)
-        pairwise = [a.key.path[-1] == "pairwise_verdicts" for a in graph]
+        pairwise = [any(k.path[-1] == "pairwise_verdicts" for k in a.keys) for a in graph]
         return cls(
             [a for a, p in zip(graph, pairwise, strict=True) if not p],
             [a for a, p in zip(graph, pairwise, strict=True) if p],
@@ -99,11 +98,13 @@ def run_definitions(
     run), the display hears every progress event by `listening`, so the logger leaves them out."""
     assets = assets or SuiteAssets.of(suite)
     jobs = [
-        dg.define_asset_job("layers", selection=[a.key for a in assets.layers]),
+        dg.define_asset_job("layers", selection=[k for a in assets.layers for k in a.keys]),
         dg.define_asset_job("report", selection=[assets.report.key]),
     ]
     if assets.pairwise:  # a job needs a non-empty selection
-        jobs.append(dg.define_asset_job("pairwise", selection=[a.key for a in assets.pairwise]))
+        jobs.append(
+            dg.define_asset_job("pairwise", selection=[k for a in assets.pairwise for k in a.keys])
+        )
     return dg.Definitions.merge(
         build_definitions([], storage_root),
         dg.Definitions(
@@ -142,18 +143,14 @@ def _execute(
     instance: dg.DagsterInstance,
     run_config: dict[str, Any],
     tags: dict[str, str],
-    run_id: str | None = None,
 ) -> dg.ExecuteInProcessResult | dg.JobExecutionResult:
-    """Run one job (as run `run_id`, when given): in this process (the default executor), else
+    """Run one job: in this process (the default executor), else
     through `execute_job` on a reconstructable pointer, which the executor hands to its
     workers."""
     if executor_name() == "in_process":
-        try:
-            return defs.resolve_job_def(job_name).execute_in_process(
-                instance=instance, run_config=run_config, tags=tags, run_id=run_id
-            )
-        finally:
-            close_unclaimed()
+        return defs.resolve_job_def(job_name).execute_in_process(
+            instance=instance, run_config=run_config, tags=tags
+        )
     job = dg.build_reconstructable_job(
         __name__,
         reconstruct_run_job.__name__,
@@ -182,135 +179,142 @@ def run_suite(
     echo: Callable[[str], None] = print,
     display: ProgressDisplay | None = None,
     trigger: str = "cli",
-    first_run_id: str | None = None,
 ) -> SuiteRun:
     """Materialize every layer for `case_keys` x `agents`, then the report, on the executor
     EVALS_PIPELINE_EXECUTOR names (in-process by default); the layers' progress goes to
     `display` (default: plain lines on stderr; on celery, the workers' stderr), and every run
-    is tagged with `trigger` (the report's `trigger`, see defs/history.py). `first_run_id`: the
-    id of the first run, whose agents the caller started ahead (layers/agent_runs_ahead.py)."""
+    is tagged with `trigger` (the report's `trigger`, see defs/history.py)."""
     display = display or PlainProgress()
     with listening(display.event):
-        return _run_jobs(
+        order = register_cases(instance, suite, case_keys)
+        assets = SuiteAssets.of(suite)
+        runs = _SuiteRuns(
             instance,
             suite,
             storage_root,
-            agents,
-            case_keys,
-            options,
-            echo,
-            display,
+            run_definitions(suite, storage_root, display, assets),
             trigger,
-            first_run_id,
         )
+        start_up_over()  # imports and definitions are done: the cases' work begins
+        run_ids = runs.layers(assets, order, agents, options or RunOptions(), echo)
+        if assets.pairwise and len(agents) > 1:
+            echo(f"{suite.slug}: comparing {', '.join(agents)} pairwise on {len(order)} cases")
+            run_ids.append(runs.pairwise(order, agents))
+        return runs.report(assets, agents, options or RunOptions(), run_ids)
 
 
-def _run_jobs(
-    instance: dg.DagsterInstance,
-    suite: LoadedSuite,
-    storage_root: str,
-    agents: list[str],
-    case_keys: list[str],
-    options: RunOptions | None,
-    echo: Callable[[str], None],
-    display: ProgressDisplay,
-    trigger: str,
-    first_run_id: str | None,
-) -> SuiteRun:
-    order = register_cases(instance, suite, case_keys)
-    assets = SuiteAssets.of(suite)
-    defs = run_definitions(suite, storage_root, display, assets)
-    start_up_over()  # imports and definitions are done: the cases' work begins
-    layers, pairwise, report_asset = assets.layers, assets.pairwise, assets.report
-    if executor_name() != "in_process":
-        echo(f"{suite.slug}: steps run on the {executor_name()} workers (their logs show progress)")
-    # Only our logger: the layers' progress lines, not Dagster's event stream.
-    run_config: dict[str, Any] = {"loggers": {"progress": {}}}
-    cases_op = next(a.op.name for a in layers if a.key.path[-1] == "cases")
-    sessions_op = next(a.op.name for a in layers if a.key.path[-1] == "sessions")
-    options = options or RunOptions()
-    budget = options.budget_usd
-    run_ids: list[str] = []
-    for group in contiguous_ranges(set(agents), list(suite.targets)):
-        echo(f"{suite.slug}: {len(order)} cases x {', '.join(group)}")
-        # Agents that are not neighbours run as separate Dagster runs: each gets what the
-        # earlier ones left of the run budget.
-        config = options.model_copy(update={"budget_usd": budget}).model_dump()
-        layers_config = {**run_config, "ops": {cases_op: {"config": config}}}
-        result = _execute(
-            defs,
-            suite,
-            storage_root,
-            "layers",
-            instance=instance,
-            run_config=layers_config,
-            run_id=None if run_ids else first_run_id,
-            tags={
-                "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
-                "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),
-                **eval_run_tags([suite.slug], group),
-                TRIGGER_TAG: trigger,
-                **runner_tags(),
-            },
-        )
-        run_ids.append(result.run_id)
-        if budget is not None:
-            budget = max(0.0, budget - _agent_cost(result, sessions_op))
-    if pairwise and len(agents) > 1:
-        echo(f"{suite.slug}: comparing {', '.join(agents)} pairwise on {len(order)} cases")
-        result = _execute(
-            defs,
-            suite,
-            storage_root,
-            "pairwise",
-            instance=instance,
+# Only our logger: the layers' progress lines, not Dagster's event stream.
+RUN_CONFIG: dict[str, Any] = {"loggers": {"progress": {}}}
+
+
+@dataclass(frozen=True)
+class _SuiteRuns:
+    """The Dagster runs of one suite's `run_suite`: its layers, pairwise and report jobs."""
+
+    instance: dg.DagsterInstance
+    suite: LoadedSuite
+    storage_root: str
+    defs: dg.Definitions
+    trigger: str
+
+    def execute(
+        self, job: str, tags: dict[str, str], run_config: dict[str, Any] = RUN_CONFIG
+    ) -> dg.ExecuteInProcessResult | dg.JobExecutionResult:
+        return _execute(
+            self.defs,
+            self.suite,
+            self.storage_root,
+            job,
+            instance=self.instance,
             run_config=run_config,
-            tags={
+            tags={**tags, TRIGGER_TAG: self.trigger, **runner_tags()},
+        )
+
+    def layers(
+        self,
+        assets: SuiteAssets,
+        order: list[str],
+        agents: list[str],
+        options: RunOptions,
+        echo: Callable[[str], None],
+    ) -> list[str]:
+        """One run of the layers per group of neighbouring agents; the runs' ids."""
+        slug = self.suite.slug
+        cases_op = next(a.op.name for a in assets.layers if _holds(a, "cases"))
+        sessions = dg.AssetKey([slug, "sessions"])
+        budget = options.budget_usd
+        run_ids: list[str] = []
+        for group in contiguous_ranges(set(agents), list(self.suite.targets)):
+            echo(f"{slug}: {len(order)} cases x {', '.join(group)}")
+            # Agents that are not neighbours run as separate Dagster runs: each gets what the
+            # earlier ones left of the run budget.
+            config = options.model_copy(update={"budget_usd": budget}).model_dump()
+            result = self.execute(
+                "layers",
+                {
+                    "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
+                    "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),
+                    **eval_run_tags([slug], group),
+                },
+                {**RUN_CONFIG, "ops": {cases_op: {"config": config}}},
+            )
+            run_ids.append(result.run_id)
+            if budget is not None:
+                budget = max(0.0, budget - _agent_cost(result, sessions))
+        return run_ids
+
+    def pairwise(self, order: list[str], agents: list[str]) -> str:
+        result = self.execute(
+            "pairwise",
+            {
                 "dagster/asset_partition_range_start": order[0],
                 "dagster/asset_partition_range_end": order[-1],
-                **eval_run_tags([suite.slug], agents),
-                TRIGGER_TAG: trigger,
-                **runner_tags(),
+                **eval_run_tags([self.suite.slug], agents),
+            },
+        )
+        return result.run_id
+
+    def report(
+        self, assets: SuiteAssets, agents: list[str], options: RunOptions, run_ids: list[str]
+    ) -> SuiteRun:
+        """The report job's run, and the report it wrote."""
+        result = self.execute(
+            "report",
+            {
+                **eval_run_tags([self.suite.slug], []),
+                # `--target`: the report lists the agents this command ran, not others stored.
+                **({REPORT_AGENTS_TAG: ",".join(agents)} if options.targets else {}),
             },
         )
         run_ids.append(result.run_id)
-    result = _execute(
-        defs,
-        suite,
-        storage_root,
-        "report",
-        instance=instance,
-        run_config=run_config,
-        tags={
-            **eval_run_tags([suite.slug], []),
-            # `--target`: the report lists the agents this command ran, not others stored.
-            **({REPORT_AGENTS_TAG: ",".join(agents)} if options.targets else {}),
-            TRIGGER_TAG: trigger,
-            **runner_tags(),
-        },
-    )
-    run_ids.append(result.run_id)
-    materialization = result.asset_materializations_for_node(report_asset.op.name)[0]
-    # The report folder here: on an object-store root, fetched into this process's mirror.
-    root = open_root(storage_root)
-    folder = root.local_path(str(materialization.metadata["dagster/uri"].value))
-    root.fetch(folder)
-    report = EvalReport.model_validate_json((folder / "report.json").read_text())
-    checks = result.get_asset_check_evaluations()
-    return SuiteRun(
-        report=report,
-        report_folder=folder,
-        run_ids=run_ids,
-        regression_check=next((c for c in checks if c.check_name == REGRESSION_CHECK), None),
-    )
+        materialization = result.asset_materializations_for_node(assets.report.op.name)[0]
+        # The report folder here: on an object-store root, fetched into this process's mirror.
+        root = open_root(self.storage_root)
+        folder = root.local_path(str(materialization.metadata["dagster/uri"].value))
+        root.fetch(folder)
+        report = EvalReport.model_validate_json((folder / "report.json").read_text())
+        checks = result.get_asset_check_evaluations()
+        return SuiteRun(
+            report=report,
+            report_folder=folder,
+            run_ids=run_ids,
+            regression_check=next((c for c in checks if c.check_name == REGRESSION_CHECK), None),
+        )
+
+
+def _holds(asset: dg.AssetsDefinition, layer: str) -> bool:
+    return any(key.path[-1] == layer for key in asset.keys)
 
 
 def _agent_cost(
-    result: dg.ExecuteInProcessResult | dg.JobExecutionResult, sessions_op: str
+    result: dg.ExecuteInProcessResult | dg.JobExecutionResult, sessions: dg.AssetKey
 ) -> float:
     """What a run's agents cost: the sum of its sessions' per-partition `cost_usd`."""
     total = 0.0
-    for materialization in result.asset_materializations_for_node(sessions_op):
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        if materialization.asset_key != sessions:
+            continue
         cost = materialization.metadata.get("cost_usd")
         if cost is not None and isinstance(cost.value, int | float):
             total += float(cost.value)

@@ -121,7 +121,7 @@ def enrich_run(run: AgentRun, session_dir: Path) -> Session:
 
 
 def enriched_run(run: AgentRun, session_dir: Path) -> Enriched:
-    """`enrich_run`, keeping the session's messages (enrichers/ahead.py hands them on)."""
+    """`enrich_run`, keeping the session's messages (a grader in this process takes them)."""
     session_dir.mkdir(parents=True, exist_ok=True)
     with gc_paused():  # a long transcript's messages: many objects, all kept, none cyclic
         try:

@@ -101,7 +101,6 @@ def run_worker(run_id: str, instance_ref: str) -> int:
         capture_interrupts,
         execute_run_command_body,
     )
-    from evals_pipeline.made_ahead import close_unclaimed
 
     with (
         capture_interrupts(),
@@ -117,8 +116,6 @@ def run_worker(run_id: str, instance_ref: str) -> int:
                 instance.report_engine_event(f"The run's worker failed to start: {exc}", run)
                 instance.report_run_failed(run)
             raise
-        finally:
-            close_unclaimed()
 
 
 def _reap(workers: dict[int, tuple[str, str]]) -> None:

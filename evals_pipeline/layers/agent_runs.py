@@ -118,132 +118,27 @@ def run_agents(
 
     With a `store`, each run is stored the moment it ends, and a case whose stored run has the
     same key (results/keys.py; `identity` gives the agent CLI's version) is not run again.
-    `finished` is called with each run as it ends (sessions_ahead: its session made meanwhile).
+    `finished` is called with each run as it ends, on the worker that ran it (case_pipeline.py:
+    its session and its case's grade made there next).
     """
     sweep_leftovers()  # what runners that died left running (a UI run's step, a killed CLI)
-    health: dict[str, str | None] = {}
-    for case in cases:
-        if isinstance(case.target, CliTarget) and case.agent not in health:
-            health[case.agent] = check_health(case.target, case.base_dir)
-        elif case.agent not in health:  # an agent CLI without auth: one reason, no 30 failures
-            health[case.agent] = auth_problem(case.target)
-    gate = RunGate(run_budget(cases))
-    # `reused` and `not run` join the tally when they happen.
-    tracker = LayerProgress(
-        "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error")
+    runner = _AgentRunner(
+        cases,
+        folder,
+        progress=progress,
+        run_id=run_id,
+        git_cache=git_cache or folder / ".git-cache",
+        reuse=_RunReuse(store, identity),
+        finished=finished,
     )
-    reuse = _RunReuse(store, identity)
-
-    def context(case: ResolvedCase, trial: int) -> RunContext:
-        artifacts = run_folder(folder, case.case_key, case.agent, trial)
-        return RunContext(
-            artifacts,
-            artifacts / "workspace",
-            trial,
-            run_id=run_id,
-            git_cache=git_cache or folder / ".git-cache",
-        )
-
-    def one(job: tuple[list[ResolvedCase], int]) -> list[AgentRun]:
-        """One invocation: one (case, trial), or a batch of cases sharing a trial."""
-        group, trial = job
-        blocked = [case for case in group if case.cannot_run]
-        if blocked:  # certain to fail (preflight.py): an error at once, the agent not started
-            rest = [case for case in group if not case.cannot_run]
-            ran_rest = iter(one((rest, trial)) if rest else [])
-            refused = [
-                _refused_run(case, trial, case.cannot_run or "", setup=False) for case in blocked
-            ]
-            for case in blocked:
-                gate.refused(case)
-            tally(blocked, refused, trial, 1)
-            by_key = {run.case_key: run for run in refused}
-            return [by_key.get(case.case_key) or next(ran_rest) for case in group]
-        unhealthy = health.get(group[0].agent)
-        if unhealthy:
-            ran = [_refused_run(case, trial, unhealthy, setup=False) for case in group]
-            for case in group:
-                gate.refused(case)
-        elif is_batching(group[0]) and (spent := gate.not_run()):
-            ran = [_refused_run(case, trial, spent, setup=False, not_run=True) for case in group]
-        elif is_batching(group[0]):
-            stored = [reuse.stored(case, trial) for case in group]
-            if all(stored):
-                ran = [run for run in stored if run is not None]
-            else:
-                batch = batch_context(folder, group[0].agent, trial)
-                with agent_slot(group[0].target):
-                    for case in group:
-                        agent_started((case.agent, case.case_key, trial))
-                    ran = run_batch([(case, context(case, trial)) for case in group], batch)
-                ran = [reuse.keep(case, run) for case, run in zip(group, ran, strict=True)]
-                if gate.run_budget_usd is not None:
-                    gate.spent(sum(run_cost(run) or 0.0 for run in ran))
-        else:
-            ran = [gated(group[0], trial)]
-        tally(group, ran, trial, len(group))
-        return ran
-
-    def tally(group: list[ResolvedCase], ran: list[AgentRun], trial: int, size: int) -> None:
-        """Count each run on the progress line, and hand it to `finished`."""
-        for case, run in zip(group, ran, strict=True):
-            agent_ended((case.agent, case.case_key, trial))
-            if run.not_run:
-                tracker.advance(f"{case.agent} / {case.test_id}", run.not_run, "not run")
-                continue
-            label = f" (trial {trial})" if case.trials.count > 1 else ""
-            batch_note = f" (batch of {size})" if size > 1 else ""
-            if run.reused is not None:
-                age = age_text(now_ms() - run.reused.stored_ms)
-                status, outcome = f"reused, stored {age} ago", "reused"
-            elif run.error:
-                status = f"error: {run.error.message.splitlines()[0][:120]} in {run.duration_ms} ms"
-                outcome = "error"
-            else:
-                status, outcome = f"ok in {run.duration_ms} ms", "ok"
-            if run.reused is None and (why := reuse.rerun_reason(case, trial)):
-                status += f" (ran again: {why})"
-            tracker.advance(f"{case.agent} / {case.test_id}{label}", status + batch_note, outcome)
-        if finished is not None:
-            for run in ran:
-                finished(run)
-
-    def gated(case: ResolvedCase, trial: int) -> AgentRun:
-        # A spent run budget comes first: every run not started is then not run, not an error
-        # (a dependent of a case that was not run too).
-        spent = gate.not_run()
-        if spent:
-            return _refused_run(case, trial, spent, setup=False, not_run=True)
-        refusal = gate.refusal(case)
-        if refusal:
-            gate.refused(case)
-            return _refused_run(case, trial, refusal, setup=True)
-        stored = reuse.stored(case, trial)
-        if stored is not None:
-            gate.finished(case, errored=False, cost_usd=0.0)  # paid for by an earlier run
-            return stored
-        with agent_slot(case.target):  # the deployment's limit for this agent provider
-            agent_started((case.agent, case.case_key, trial))
-            run = reuse.keep(case, run_agent(case, context(case, trial)))
-        cost = run_cost(run) if gate.counts_cost(case) else None
-        gate.finished(case, errored=run.failed, cost_usd=cost)
-        return run
-
-    # AgentV's batch path returns before its dependency waves, fail_on_error and budget checks
-    # (orchestrator.ts), so a batching target's cases all go in the first round, ungated.
-    rounds: list[list[tuple[list[ResolvedCase], int]]] = [
-        [([case], trial) for case in wave for trial in range(case.trials.count)]
-        for wave in waves(case for case in cases if not is_batching(case))
-    ] or [[]]
-    rounds[0] += [(group, t) for group in batch_groups(cases) for t in range(group[0].trials.count)]
     runs: dict[tuple[str, str, int], AgentRun] = {}
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
         # A run terminated in the Dagster UI is interrupted here, in the step's thread: no
         # queued run starts, and those running end.
         with stop_when_interrupted():
-            for jobs in rounds:
-                for ran in pool.map(one, jobs):
+            for jobs in _rounds(cases):
+                for ran in pool.map(runner.one, jobs):
                     for run in ran:
                         runs[(run.agent, run.case_key, run.trial)] = run
     finally:
@@ -253,3 +148,159 @@ def run_agents(
         for case in cases
         for trial in range(case.trials.count)
     ]
+
+
+Job = tuple[list[ResolvedCase], int]
+"""One invocation: one (case, trial), or a batch of cases sharing a trial."""
+
+
+def _rounds(cases: list[ResolvedCase]) -> list[list[Job]]:
+    """The invocations of `cases`, in dependency waves. AgentV's batch path returns before its
+    dependency waves, fail_on_error and budget checks (orchestrator.ts), so a batching target's
+    cases all go in the first round, ungated."""
+    rounds: list[list[Job]] = [
+        [([case], trial) for case in wave for trial in range(case.trials.count)]
+        for wave in waves(case for case in cases if not is_batching(case))
+    ] or [[]]
+    rounds[0] += [(group, t) for group in batch_groups(cases) for t in range(group[0].trials.count)]
+    return rounds
+
+
+def _health(cases: list[ResolvedCase]) -> dict[str, str | None]:
+    """Why each agent cannot run, by agent (None: it can)."""
+    health: dict[str, str | None] = {}
+    for case in cases:
+        if isinstance(case.target, CliTarget) and case.agent not in health:
+            health[case.agent] = check_health(case.target, case.base_dir)
+        elif case.agent not in health:  # an agent CLI without auth: one reason, no 30 failures
+            health[case.agent] = auth_problem(case.target)
+    return health
+
+
+class _AgentRunner:
+    """The invocations of one `run_agents` call, run from its worker threads."""
+
+    def __init__(
+        self,
+        cases: list[ResolvedCase],
+        folder: Path,
+        *,
+        progress: Progress,
+        run_id: str | None,
+        git_cache: Path,
+        reuse: _RunReuse,
+        finished: Callable[[AgentRun], None] | None,
+    ) -> None:
+        self.folder = folder
+        self.run_id = run_id
+        self.git_cache = git_cache
+        self.reuse = reuse
+        self.finished = finished
+        self.health = _health(cases)
+        self.gate = RunGate(run_budget(cases))
+        # `reused` and `not run` join the tally when they happen.
+        self.tracker = LayerProgress(
+            "agent runs", sum(case.trials.count for case in cases), progress, ("ok", "error")
+        )
+
+    def context(self, case: ResolvedCase, trial: int) -> RunContext:
+        artifacts = run_folder(self.folder, case.case_key, case.agent, trial)
+        return RunContext(
+            artifacts, artifacts / "workspace", trial, run_id=self.run_id, git_cache=self.git_cache
+        )
+
+    def one(self, job: Job) -> list[AgentRun]:
+        """One invocation, its runs counted and handed on as they end."""
+        group, trial = job
+        blocked = [case for case in group if case.cannot_run]
+        if blocked:  # certain to fail (preflight.py): an error at once, the agent not started
+            rest = [case for case in group if not case.cannot_run]
+            ran_rest = iter(self.one((rest, trial)) if rest else [])
+            refused = [
+                _refused_run(case, trial, case.cannot_run or "", setup=False) for case in blocked
+            ]
+            for case in blocked:
+                self.gate.refused(case)
+            self.tally(blocked, refused, trial, 1)
+            by_key = {run.case_key: run for run in refused}
+            return [by_key.get(case.case_key) or next(ran_rest) for case in group]
+        unhealthy = self.health.get(group[0].agent)
+        if unhealthy:
+            ran = [_refused_run(case, trial, unhealthy, setup=False) for case in group]
+            for case in group:
+                self.gate.refused(case)
+        elif is_batching(group[0]):
+            ran = self.batch(group, trial)
+        else:
+            ran = [self.gated(group[0], trial)]
+        self.tally(group, ran, trial, len(group))
+        return ran
+
+    def batch(self, group: list[ResolvedCase], trial: int) -> list[AgentRun]:
+        """A batching target's cases of one eval file, in one invocation."""
+        if spent := self.gate.not_run():
+            return [_refused_run(case, trial, spent, setup=False, not_run=True) for case in group]
+        stored = [self.reuse.stored(case, trial) for case in group]
+        if all(stored):
+            return [run for run in stored if run is not None]
+        batch = batch_context(self.folder, group[0].agent, trial)
+        with agent_slot(group[0].target):
+            for case in group:
+                agent_started((case.agent, case.case_key, trial))
+            ran = run_batch([(case, self.context(case, trial)) for case in group], batch)
+        ran = [self.reuse.keep(case, run) for case, run in zip(group, ran, strict=True)]
+        if self.gate.run_budget_usd is not None:
+            self.gate.spent(sum(run_cost(run) or 0.0 for run in ran))
+        return ran
+
+    def tally(self, group: list[ResolvedCase], ran: list[AgentRun], trial: int, size: int) -> None:
+        """Count each run on the progress line, and hand it to `finished`."""
+        for case, run in zip(group, ran, strict=True):
+            agent_ended((case.agent, case.case_key, trial))
+            if run.not_run:
+                self.tracker.advance(f"{case.agent} / {case.test_id}", run.not_run, "not run")
+                continue
+            label = f" (trial {trial})" if case.trials.count > 1 else ""
+            batch_note = f" (batch of {size})" if size > 1 else ""
+            status, outcome = self.status(case, run, trial)
+            self.tracker.advance(
+                f"{case.agent} / {case.test_id}{label}", status + batch_note, outcome
+            )
+        if self.finished is not None:
+            for run in ran:
+                self.finished(run)
+
+    def status(self, case: ResolvedCase, run: AgentRun, trial: int) -> tuple[str, str]:
+        """A finished run's progress line and the count it adds to."""
+        if run.reused is not None:
+            age = age_text(now_ms() - run.reused.stored_ms)
+            status, outcome = f"reused, stored {age} ago", "reused"
+        elif run.error:
+            status = f"error: {run.error.message.splitlines()[0][:120]} in {run.duration_ms} ms"
+            outcome = "error"
+        else:
+            status, outcome = f"ok in {run.duration_ms} ms", "ok"
+        if run.reused is None and (why := self.reuse.rerun_reason(case, trial)):
+            status += f" (ran again: {why})"
+        return status, outcome
+
+    def gated(self, case: ResolvedCase, trial: int) -> AgentRun:
+        # A spent run budget comes first: every run not started is then not run, not an error
+        # (a dependent of a case that was not run too).
+        spent = self.gate.not_run()
+        if spent:
+            return _refused_run(case, trial, spent, setup=False, not_run=True)
+        refusal = self.gate.refusal(case)
+        if refusal:
+            self.gate.refused(case)
+            return _refused_run(case, trial, refusal, setup=True)
+        stored = self.reuse.stored(case, trial)
+        if stored is not None:
+            self.gate.finished(case, errored=False, cost_usd=0.0)  # paid for by an earlier run
+            return stored
+        with agent_slot(case.target):  # the deployment's limit for this agent provider
+            agent_started((case.agent, case.case_key, trial))
+            run = self.reuse.keep(case, run_agent(case, self.context(case, trial)))
+        cost = run_cost(run) if self.gate.counts_cost(case) else None
+        self.gate.finished(case, errored=run.failed, cost_usd=cost)
+        return run

@@ -1,24 +1,22 @@
-"""Grades: every trial's session graded and each case's trials aggregated; stored grades and
-those made ahead while the agents ran are taken as made."""
+"""Grades: every trial's session graded and each case's trials aggregated; stored grades
+reused while their key is unchanged."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 
-from evals_pipeline.enrichers.session import Enriched
 from evals_pipeline.grading import aggregate_trials, grade_trial
-from evals_pipeline.grading.ahead import GradesAhead
 from evals_pipeline.grading.context import GradingContext
 from evals_pipeline.grading.prefetch import TranscriptPrefetch
-from evals_pipeline.layers.sessions import session_record, sessions_by_partition
+from evals_pipeline.layers.sessions import sessions_by_partition
 from evals_pipeline.llm import LlmClients
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.reuse import Reuse
-from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.models.targets import LlmTargetSpec
 from evals_pipeline.progress import LayerProgress, Progress, silent
@@ -34,23 +32,75 @@ from evals_pipeline.stopping import stop_when_interrupted, stopping
 from evals_pipeline.workspaces import WorkspaceRemovals, should_remove
 
 
-def grades_ahead(
-    cases: list[ResolvedCase],
-    *,
-    workers: int,
-    store: ResultStore | None = None,
-    identity: Identity = agent_identity,
-) -> GradesAhead:
-    """Grades made as `grade_cases` makes them (without LLM clients: only cases that call no
-    model are graded ahead), `workers` at a time."""
-    grade = partial(_grade_case, llm=None, store=store, identity=identity)
-    return GradesAhead(cases, grade, workers=workers)
+class CaseGrader:
+    """Grades cases one at a time, from any thread, as the grades layer does: a stored grade
+    reused while its key is unchanged, each grade made stored, the graded workspaces the
+    cleanup policy does not keep removed, and each case counted on the `grades` progress line.
 
+    When any of `cases` has LLM graders (or a code grader using the target proxy), one set of
+    LLM clients serves them all while the grader is open: scripted judges' model servers start
+    once, and their request logs go to `log_dir` when given."""
 
-def grade_when_made(grades: GradesAhead) -> Callable[[AgentRun, Enriched], None]:
-    """SessionsAhead's `then`: each session made ahead, as `enrich_runs` records it, handed to
-    `grades`."""
-    return lambda run, made: grades.session_made(session_record(made.session, run), made.messages)
+    def __init__(
+        self,
+        cases: list[ResolvedCase],
+        *,
+        progress: Progress = silent,
+        log_dir: Path | None = None,
+        store: ResultStore | None = None,
+        identity: Identity = agent_identity,
+    ) -> None:
+        self._targets: dict[str, LlmTargetSpec] = {}
+        for case in cases:
+            for name, spec in case.llm_targets.items():
+                self._targets.setdefault(name, spec)
+        self._log_dir = log_dir
+        self._store = store
+        self._identity = identity
+        self._tracker = LayerProgress("grades", len(cases), progress, ("pass", "fail", "error"))
+        self._stack = ExitStack()
+        self._removals = WorkspaceRemovals()
+        self.llm: LlmClients | None = None
+
+    def __enter__(self) -> CaseGrader:
+        self._stack.enter_context(self._removals)
+        if self._targets:
+            self.llm = self._stack.enter_context(LlmClients(self._targets, log_dir=self._log_dir))
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stack.close()
+
+    def grade(
+        self,
+        case: ResolvedCase,
+        sessions: list[Session],
+        prepare: Callable[[], Mapping[int, GradingContext]] | None = None,
+    ) -> CaseGrade:
+        """The grade of `case` from its trials' `sessions` (in trial order): stored, else made
+        (`prepare` gives grading contexts made ahead, by trial)."""
+        grade = _stored_grade(self._store, case, sessions, self._identity)
+        if grade is None:
+            grade = _grade_case(
+                case,
+                sessions,
+                self._removals,
+                llm=self.llm,
+                store=self._store,
+                identity=self._identity,
+                prepared=prepare() if prepare is not None else None,
+            )
+        reused = " (reused)" if grade.reused is not None else ""
+        self._tracker.advance(
+            f"{case.agent} / {case.test_id}",
+            f"{grade.verdict} (score {grade.score:.2f}){reused}",
+            grade.verdict,
+        )
+        return grade
+
+    def not_run(self, case: ResolvedCase, reason: str) -> None:
+        """Count a case none of whose trials was launched (the run budget): it has no grade."""
+        self._tracker.advance(f"{case.agent} / {case.test_id}", reason, "not run")
 
 
 def grade_cases(
@@ -62,78 +112,33 @@ def grade_cases(
     log_dir: Path | None = None,
     store: ResultStore | None = None,
     identity: Identity = agent_identity,
-    ahead: GradesAhead | None = None,
 ) -> list[CaseGrade]:
-    """Grade every trial's session and aggregate the trials of each (case, agent); a grade
-    `ahead` made of the same case and sessions while the agents ran (grades_ahead) is taken as
-    made.
+    """Grade every trial's session and aggregate the trials of each (case, agent), `workers`
+    cases at a time (CaseGrader: stored grades, LLM clients, clean-up).
 
     With a `store`, each trial's grade is stored as it is made; a trial whose session was reused
     reuses its stored grade while its key (graders, threshold, its run) is unchanged, and the
     case's grade is aggregated again from its trials by the case's current `trials` rules.
-
-    When any case has LLM graders (or a code grader using the target proxy), one set of LLM
-    clients serves the whole step: scripted judges' model servers start once, and their request
-    logs go to `log_dir` when given.
     """
     by_partition = sessions_by_partition(sessions)
     # A case whose runs were not launched (run budget) has no session and no grade.
     cases = [c for c in cases if (c.case_key, c.agent) in by_partition]
-    llm_targets: dict[str, LlmTargetSpec] = {}
-    for case in cases:
-        for name, spec in case.llm_targets.items():
-            llm_targets.setdefault(name, spec)
-    tracker = LayerProgress("grades", len(cases), progress, ("pass", "fail", "error"))
-
     work = [
-        (case, sorted(by_partition.get((case.case_key, case.agent), []), key=lambda s: s.trial))
+        (case, sorted(by_partition[(case.case_key, case.agent)], key=lambda s: s.trial))
         for case in cases
     ]
-    # Taken before the step's own work is laid out: a case graded ahead is not prefetched. A
-    # run terminated in the Dagster UI while they are awaited: those graders end.
-    with stop_when_interrupted():
-        made = {} if ahead is None else {i: ahead.take(*work[i]) for i in range(len(work))}
-    own = {i: n for n, i in enumerate(i for i in range(len(work)) if made.get(i) is None)}
-
-    def grade_all(llm: LlmClients | None) -> list[CaseGrade]:
-        def one(index: int) -> CaseGrade:
-            case, trials = work[index]
-            grade = made.get(index)
-            if grade is None:
-                grade = _stored_grade(store, case, trials, identity)
-            if grade is None:
-                prepared = prefetch.take(own[index])
-                grade = _grade_case(
-                    case,
-                    trials,
-                    removals,
-                    llm=llm,
-                    store=store,
-                    identity=identity,
-                    prepared=prepared,
-                )
-            reused = " (reused)" if grade.reused is not None else ""
-            tracker.advance(
-                f"{case.agent} / {case.test_id}",
-                f"{grade.verdict} (score {grade.score:.2f}){reused}",
-                grade.verdict,
-            )
-            return grade
-
-        with (
-            WorkspaceRemovals() as removals,
-            TranscriptPrefetch([work[i] for i in own], llm, ahead=max(1, workers)) as prefetch,
-            ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
-            # A run terminated in the Dagster UI is interrupted here: the graders running end
-            # before the pool waits for them.
-            stop_when_interrupted(),
-        ):
-            return list(pool.map(one, range(len(work))))
-
-    if not llm_targets:
-        return grade_all(None)
-    with LlmClients(llm_targets, log_dir=log_dir) as clients:
-        return grade_all(clients)
+    grader = CaseGrader(cases, progress=progress, log_dir=log_dir, store=store, identity=identity)
+    with (
+        grader,
+        TranscriptPrefetch(work, grader.llm, ahead=max(1, workers)) as prefetch,
+        ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
+        # A run terminated in the Dagster UI is interrupted here: the graders running end
+        # before the pool waits for them.
+        stop_when_interrupted(),
+    ):
+        return list(
+            pool.map(lambda i: grader.grade(*work[i], partial(prefetch.take, i)), range(len(work)))
+        )
 
 
 def _stored_trials(

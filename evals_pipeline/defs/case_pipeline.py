@@ -1,0 +1,179 @@
+"""`agent_runs`, `sessions` and `grades` of a suite as one multi-asset: a step runs each case's
+agent, makes its session and grades the case as its trials end (layers/case_pipeline.py). A
+subset re-makes only what it selects from the stored records before it: `grades` alone
+re-grades the stored sessions, `sessions` and `grades` re-read the stored agent runs."""
+
+# No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from evals_pipeline.defs.case_checks import case_check_evaluations, case_passes_spec
+from evals_pipeline.defs.io_manager import keyed, load_records
+from evals_pipeline.defs.partition_metadata import (
+    add_partition_metadata,
+    grade_metadata,
+    run_metadata,
+    session_metadata,
+)
+from evals_pipeline.defs.partitions import case_partitions_name
+from evals_pipeline.defs.pools import agent_pool
+from evals_pipeline.defs.resources import EvalStorage
+from evals_pipeline.layers import enrich_runs, grade_cases, run_case_pipeline
+from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.progress import logging_progress
+from evals_pipeline.suites import LoadedSuite
+
+LAYERS = ("agent_runs", "sessions", "grades")
+"""The layers of the multi-asset, in the order each is made from the one before."""
+
+DESCRIPTIONS = {
+    "agent_runs": "Each agent run in a fresh workspace: stdout, stderr, exit code, timing, "
+    "timeouts.",
+    "sessions": "Each run as a canonical session; messages stored once as Parquet.",
+    "grades": "Every grader's verdict on each session, and the case verdict they add up to; each "
+    "partition shows its verdict, score, cost, tokens and duration, and `case_passes` fails for "
+    "the cases that did not pass.",
+}
+
+METADATA: dict[str, Callable[[list[Any]], dict[str, Any]]] = {
+    "agent_runs": run_metadata,
+    "sessions": session_metadata,
+    "grades": lambda group: grade_metadata(group[0]),
+}
+
+
+def build_case_pipeline(loaded: LoadedSuite, layer: Mapping[str, Any]) -> dg.AssetsDefinition:
+    """The multi-asset of `loaded`'s agent runs, sessions and grades, with the partitions,
+    code version and backfill policy of its other layers (`layer`); the translator gives their
+    group and automation (defs/translator.py)."""
+    suite = loaded.slug
+    keys = {name: dg.AssetKey([suite, name]) for name in LAYERS}
+    cases_key = dg.AssetKey([suite, "cases"])
+    # The lineage inside the step, as the graph shows it: cases -> agent_runs -> sessions -> grades.
+    deps = {
+        "agent_runs": [cases_key],
+        "sessions": [keys["agent_runs"]],
+        "grades": [cases_key, keys["sessions"]],
+    }
+    specs = [
+        dg.AssetSpec(
+            keys[name],
+            deps=deps[name],
+            description=DESCRIPTIONS[name],
+            code_version=layer["code_version"],
+        ).with_io_manager_key(layer["io_manager_key"])
+        for name in LAYERS
+    ]
+    partitions = layer["partitions_def"]
+
+    @dg.multi_asset(
+        name=f"{suite}__case_pipeline",
+        specs=specs,
+        # Only the key: the dependency of the specs says the rest.
+        ins={"cases": dg.AssetIn(key=cases_key)},
+        partitions_def=partitions,
+        backfill_policy=layer["backfill_policy"],
+        pool=agent_pool(loaded),
+        can_subset=True,
+        check_specs=[case_passes_spec(keys["grades"], partitions)],
+    )
+    def case_pipeline(
+        context: dg.AssetExecutionContext,
+        storage: EvalStorage,
+        # Typed Any for Dagster, as records_in does: the IO manager validates the records.
+        cases: Any,
+    ) -> Iterator[dg.Output[Any] | dg.AssetCheckEvaluation]:
+        """Each case's agent runs, their sessions and its grade, for the layers selected."""
+        wanted = {key.path[-1] for key in context.selected_asset_keys}
+        made = _make(context, storage, loaded, cases, wanted)
+        yield from _outputs(context, keys, made)
+
+    return case_pipeline
+
+
+def _make(
+    context: dg.AssetExecutionContext,
+    storage: EvalStorage,
+    loaded: LoadedSuite,
+    cases: list[ResolvedCase],
+    wanted: set[str],
+) -> dict[str, list[Any]]:
+    """The records of each layer in `wanted`, by layer: made through the agents when
+    `agent_runs` is wanted, else from the stored records of the layer before."""
+    suite, run_id = loaded.slug, context.run.run_id
+    workers = loaded.suite.execution.workers
+    store = storage.results(suite, run_id)
+    progress = logging_progress(context.log)
+
+    def folder_of(name: str) -> Path:
+        return storage.step_folder(dg.AssetKey([suite, name]), run_id)
+
+    def stored(name: str) -> list[Any]:
+        partitions = [str(key) for key in context.partition_keys]
+        return load_records(context.instance, storage.root, dg.AssetKey([suite, name]), partitions)
+
+    if "agent_runs" in wanted:
+        results = run_case_pipeline(
+            _in_suite_order(context, loaded, cases),
+            folder_of,
+            workers=workers,
+            sessions="sessions" in wanted,
+            grades="grades" in wanted,
+            progress=progress,
+            run_id=run_id,
+            git_cache=storage.storage.local / "git-cache",
+            store=store,
+        )
+        made: dict[str, list[Any]] = {
+            "agent_runs": results.runs,
+            "sessions": results.sessions,
+            "grades": results.grades,
+        }
+        return {name: made[name] for name in wanted}
+    out: dict[str, list[Any]] = {}
+    if "sessions" in wanted:
+        out["sessions"] = enrich_runs(stored("agent_runs"), folder_of("sessions"), store)
+    if "grades" in wanted:
+        sessions = out["sessions"] if "sessions" in out else stored("sessions")
+        out["grades"] = grade_cases(
+            cases, sessions, workers=workers, progress=progress, store=store
+        )
+    return out
+
+
+def _in_suite_order(
+    context: dg.AssetExecutionContext, loaded: LoadedSuite, cases: list[ResolvedCase]
+) -> list[ResolvedCase]:
+    """`cases` test by test in the order the suite registers them, each over its agents in
+    the suite's order, as `evals-pipeline run` resolves them: the run's agents share a run
+    budget, and the loaded records come agent by agent."""
+    registered = context.instance.get_dynamic_partitions(case_partitions_name(loaded.slug))
+    test_rank = {key: i for i, key in enumerate(registered)}
+    agent_rank = {agent: i for i, agent in enumerate(loaded.targets)}
+    return sorted(
+        cases,
+        key=lambda c: (
+            test_rank.get(c.case_key, len(test_rank)),
+            agent_rank.get(c.agent, len(agent_rank)),
+        ),
+    )
+
+
+def _outputs(
+    context: dg.AssetExecutionContext,
+    keys: dict[str, dg.AssetKey],
+    made: dict[str, list[Any]],
+) -> Iterator[dg.Output[Any] | dg.AssetCheckEvaluation]:
+    """One output per layer made, each partition with its own metadata; the `case_passes`
+    evaluations after the grades they check."""
+    for name in LAYERS:
+        if name not in made:
+            continue
+        add_partition_metadata(context, made[name], METADATA[name], keys[name])
+        output = context.assets_def.get_output_name_for_asset_key(keys[name])
+        yield dg.Output(keyed(made[name]), output_name=output)
+        if name == "grades":
+            yield from case_check_evaluations(context, made[name], keys[name])

@@ -13,7 +13,7 @@ import dagster as dg
 
 from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
-from evals_pipeline.defs.executor import executor_name
+from evals_pipeline.defs.executor import in_process_executor
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.gc_pause import start_up_over
@@ -144,13 +144,12 @@ def _execute(
     run_config: dict[str, Any],
     tags: dict[str, str],
 ) -> dg.ExecuteInProcessResult | dg.JobExecutionResult:
-    """Run one job: in this process (the default executor), else
-    through `execute_job` on a reconstructable pointer, which the executor hands to its
-    workers."""
-    if executor_name() == "in_process":
-        return defs.resolve_job_def(job_name).execute_in_process(
-            instance=instance, run_config=run_config, tags=tags
-        )
+    """Run one job: a job whose executor runs its steps in this process runs here, with the
+    display hearing its events; any other executor gets a reconstructable pointer to hand to
+    its workers. Either way the steps run the same code."""
+    job_def = defs.resolve_job_def(job_name)
+    if job_def.executor_def is in_process_executor():
+        return job_def.execute_in_process(instance=instance, run_config=run_config, tags=tags)
     job = dg.build_reconstructable_job(
         __name__,
         reconstruct_run_job.__name__,

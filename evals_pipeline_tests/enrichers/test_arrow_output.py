@@ -5,6 +5,7 @@ left to the Python parse."""
 from __future__ import annotations
 
 import json
+import subprocess
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -145,3 +146,84 @@ def test_a_long_plain_session_is_built_without_a_python_copy_of_its_transcript(
     assert made.session.trace_summary.llm_call_count == 4000
     stored = pq.read_table(made.session.messages_path)
     assert stored.column("content").to_pylist() == [m["content"] for m in document["output"]]
+
+
+# --- through `evals-pipeline run` -----------------------------------------------------------
+
+AGENT = """\
+import json, sys
+steps = [{"role": "assistant", "content": f"step {i}: " + "é✓ \\u2028" * 2000} for i in range(40)]
+rest = [*steps, {"role": "tool", "content": "ok"}, {"role": "assistant", "content": "done"},
+        {"role": "assistant", "content": ""}]
+first = json.dumps("read the task")
+if sys.argv[2] == "twice":  # a key twice: Arrow's reader refuses it, json.loads keeps the last
+    head = '{"role": "assistant", "content": "dropped", "content": ' + first + '}'
+else:
+    head = '{"role": "assistant", "content": ' + first + '}'
+text = '{"output": [' + ", ".join([head, *map(json.dumps, rest)]) + '], "cost_usd": 0.25}'
+open(sys.argv[1], "w", encoding="utf-8").write(text)
+"""
+
+GRADER = """\
+import json, sys
+payload = json.load(sys.stdin)
+same = {k: v for k, v in payload.items()
+        if k not in ("agent", "workspace_path", "duration_ms") and not k.endswith("_path")}
+sys.stderr.write(json.dumps(same, sort_keys=True))
+print(json.dumps({"score": 1.0 if payload["output"] == "done" else 0.0}))
+"""
+
+SUITE = """\
+name: plain
+execution:
+  targets: [once, twice]
+targets:
+  - name: once
+    provider: cli
+    command: python3 {EVAL_DIR}/agent.py {OUTPUT_FILE} once
+  - name: twice
+    provider: cli
+    command: python3 {EVAL_DIR}/agent.py {OUTPUT_FILE} twice
+tests:
+  - id: long
+    input: Work through it.
+    assertions:
+      - name: payload
+        type: code-grader
+        command: [python3, grader.py]
+      - type: contains
+        value: done
+"""
+
+
+def test_a_run_grades_a_session_read_in_arrow_as_one_read_by_json_loads(tmp_path: Path) -> None:
+    """Two agents write the same 480 KB transcript, one so Arrow's reader takes it, one so it
+    does not (a key twice in its first message): the same messages file, preview and figures,
+    and their code grader gets the same payload."""
+    from evals_pipeline.storage.preview import PREVIEW_KEY
+    from evals_pipeline_tests.test_cli import cli, printed_report_folder, table_rows, write
+
+    project = tmp_path / "project"
+    agent = write(project, "agent.py", AGENT)
+    write(project, "grader.py", GRADER)
+    for kind, in_arrow in (("once", True), ("twice", False)):  # the two paths are taken
+        subprocess.run(["python3", str(agent), str(tmp_path / kind), kind], check=True)
+        assert (read_plain_output(tmp_path / kind) is not None) is in_arrow
+    done = cli("run", str(write(project, "plain.eval.yaml", SUITE)), home=tmp_path)
+    assert done.code == 0, done.explain()
+    assert {agent: row["passed"] for agent, row in table_rows(done.stdout).items()} == {
+        "once": "1",
+        "twice": "1",
+    }, done.explain()
+    graders = pq.read_table(printed_report_folder(done.stdout) / "graders.parquet").to_pylist()
+    seen = {row["agent"]: row["stderr"] for row in graders if row["grader"] == "payload"}
+    assert seen["once"] and seen["once"] == seen["twice"]
+    assert json.loads(seen["once"])["cost_usd"] == 0.25
+    files = {
+        path.parent: pq.ParquetFile(path)
+        for path in (tmp_path / "storage").rglob("messages.parquet")
+    }
+    assert len(files) == 2
+    once, twice = files.values()
+    assert once.read().equals(twice.read()) and once.read().num_rows == 44
+    assert once.metadata.metadata[PREVIEW_KEY] == twice.metadata.metadata[PREVIEW_KEY]

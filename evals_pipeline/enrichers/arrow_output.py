@@ -34,7 +34,7 @@ def read_plain_output(path: Path) -> ParsedOutput | None:
     size = path.stat().st_size
     with path.open("rb") as file:
         head = file.read(_HEAD)
-    if not size or head.startswith(_BOM) or not _plain_start(head):
+    if not 0 < size < _MAX_BLOCK or head.startswith(_BOM) or not _plain_start(head):
         return None
     try:
         table = pj.read_json(
@@ -47,7 +47,7 @@ def read_plain_output(path: Path) -> ParsedOutput | None:
         )
         # Arrow's reader passes invalid UTF-8 on, where read_text(errors="replace") mends it.
         table.validate(full=True)
-    except (pa.ArrowException, OSError):
+    except (pa.ArrowException, OSError, OverflowError):
         return None  # not JSON, lone surrogates, a key twice, a text that is not a string
     messages = _plain_messages(table)
     if messages is None:
@@ -60,6 +60,9 @@ def read_plain_output(path: Path) -> ParsedOutput | None:
 
 
 _HEAD = 64 * 1024
+_MAX_BLOCK = 2**31 - 1
+"""Arrow's block size is 32-bit, and so are a string column's offsets: a longer file is parsed
+by json.loads."""
 _FIRST_MESSAGE = re.compile(rb'\A\s*\{\s*"output"\s*:\s*\[\s*(?=\{)')
 
 

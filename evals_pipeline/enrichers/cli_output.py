@@ -25,6 +25,7 @@ __all__ = [
     "ParsedOutput",
     "answer_warnings",
     "iso_to_ms",
+    "output_figures",
     "parse_message_lines",
     "parse_output_document",
 ]
@@ -167,6 +168,15 @@ def parse_output_document(text: str) -> ParsedOutput:
             f"({_schema_errors(exc)})"
         )
         messages = [Message(role="assistant", content=text)]
+    return output_figures(doc, messages, warnings)
+
+
+def output_figures(
+    doc: dict[str, Any], messages: Sequence[Message], warnings: list[str] | None = None
+) -> ParsedOutput:
+    """`messages` with the figures `doc` gives (token usage, cost, duration), each checked:
+    what is not valid is left out, with a warning appended to `warnings`."""
+    warnings = [] if warnings is None else warnings
     token_usage = _token_usage(doc.get("token_usage"), warnings)
     cost = _non_negative(doc, "cost_usd", warnings)
     duration = _non_negative(doc, "duration_ms", warnings)

@@ -68,6 +68,12 @@ def priced(usage: TokenUsage | None, pricing: Pricing | None) -> float | None:
 def _parse_output(run: AgentRun) -> ParsedOutput:
     if run.output_file_path:
         path = Path(run.output_file_path)
+        if path.suffix != ".jsonl" and path.is_file():
+            # pyarrow's JSON reader: loaded with the first session (see _from_stream).
+            from evals_pipeline.enrichers.arrow_output import read_plain_output
+
+            if (in_arrow := read_plain_output(path)) is not None:
+                return in_arrow
         text = path.read_text(errors="replace")
         return parse_message_lines(text) if path.suffix == ".jsonl" else parse_output_document(text)
     if run.stdout_path and Path(run.stdout_path).exists():

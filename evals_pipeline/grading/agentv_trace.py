@@ -127,19 +127,21 @@ def transcript(input_messages: list[Message], output: Sequence[Message]) -> Sequ
     Plain output stays plain (models.messages.PlainMessages) when the input is plain too."""
     if not output:
         return input_messages
-    plain = output.rows if isinstance(output, PlainMessages) else None
-    turns = [row["role"] for row in plain] if plain is not None else [m.role for m in output]
-    if "user" in turns or "system" in turns:
+    plain = output if isinstance(output, PlainMessages) else None
+    if plain is not None:  # asked of the plain messages, in whatever form they are held
+        conversation = plain.has_role("user", "system")
+        first: tuple[str, Any] = plain.first()
+    else:
+        conversation = any(m.role in ("user", "system") for m in output)
+        first = (output[0].role, output[0].content)
+    if conversation:
         return output
-    first = (
-        (plain[0]["role"], plain[0]["content"]) if plain else (output[0].role, output[0].content)
-    )
     if len(input_messages) == 1 and (input_messages[0].role, input_messages[0].content) == first:
         return output
     if plain is not None:  # plain still when the input is too
         dumped = MESSAGE_LIST.dump_python(input_messages, exclude_defaults=True)
         if (plain_input := PlainMessages.of(dumped)) is not None:
-            return PlainMessages([*plain_input.rows, *plain])
+            return plain.after(plain_input.rows)
     return [*input_messages, *output]
 
 
@@ -220,7 +222,7 @@ class AgentVTrace:
         """A lower bound on the characters of `messages` as JSON, without encoding it: the
         length of its text contents (each is in the JSON, quoted, at least as long)."""
         if isinstance(self.messages, PlainMessages):
-            return sum(len(row["content"]) for row in self.messages.rows)
+            return self.messages.text_chars()
         return sum(len(m.content) for m in self.messages if isinstance(m.content, str))
 
     @cached_property

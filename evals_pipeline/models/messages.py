@@ -108,7 +108,7 @@ def input_file_paths(messages: Sequence[Message]) -> list[str]:
 def final_answer(messages: Sequence[Message]) -> str:
     """The last assistant message's content as text; empty when there is none."""
     if isinstance(messages, PlainMessages):
-        return next((r["content"] for r in reversed(messages.rows) if _answers(r)), "")
+        return messages.answer()
     for message in reversed(messages):
         if message.role == "assistant" and message.content not in (None, "", []):
             return message.text()
@@ -144,12 +144,15 @@ class PlainMessages(Sequence[Message]):
     """A transcript of messages that are a role and text alone (a long CLI session's usual
     shape), kept as the JSON objects they were parsed from, which already are their stored and
     wire form: written and handed to graders without a model per message (10,000 models cost
-    ~60 ms to make, dump twice and free). Reading an item makes every model, in one call."""
+    ~60 ms to make, dump twice and free). Reading an item makes every model, in one call.
 
-    __slots__ = ("_models", "rows")
+    A subclass may hold them in another form (storage/arrow_messages.py: Arrow columns) and
+    make `rows` only when asked; the counts and the answer are then its own."""
 
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
-        self.rows = rows
+    __slots__ = ("_models", "_rows")
+
+    def __init__(self, rows: list[dict[str, Any]] | None) -> None:
+        self._rows = rows
         self._models: list[Message] | None = None
 
     @classmethod
@@ -166,6 +169,16 @@ class PlainMessages(Sequence[Message]):
                 return None
         return cls(raws)
 
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """Each message as `{"role", "content"}`, its wire form."""
+        if self._rows is None:
+            self._rows = self._make_rows()
+        return self._rows
+
+    def _make_rows(self) -> list[dict[str, Any]]:
+        raise NotImplementedError("a PlainMessages made without rows makes them itself")
+
     def models(self) -> list[Message]:
         """The messages as models, made on first use."""
         if self._models is None:
@@ -175,6 +188,27 @@ class PlainMessages(Sequence[Message]):
     def assistant_turns(self) -> int:
         """How many messages are the assistant's (the model turns a trace summary counts)."""
         return sum(1 for row in self.rows if row["role"] == "assistant")
+
+    def text_chars(self) -> int:
+        """The characters of every message's text together."""
+        return sum(len(row["content"]) for row in self.rows)
+
+    def has_role(self, *roles: str) -> bool:
+        """Whether any message is of one of `roles`."""
+        return any(row["role"] in roles for row in self.rows)
+
+    def first(self) -> tuple[str, str]:
+        """The first message's role and text (there is one)."""
+        row = self.rows[0]
+        return row["role"], row["content"]
+
+    def after(self, rows: list[dict[str, Any]]) -> PlainMessages:
+        """These messages after `rows` (plain messages' rows, a few: a case's input)."""
+        return PlainMessages([*rows, *self.rows])
+
+    def answer(self) -> str:
+        """The last assistant message's text that is not empty; empty when there is none."""
+        return next((r["content"] for r in reversed(self.rows) if _answers(r)), "")
 
     def __len__(self) -> int:
         return len(self.rows)

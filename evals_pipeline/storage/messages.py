@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evals_pipeline.models.messages import MESSAGE_LIST, Message, PlainMessages, as_list
 from evals_pipeline.secrets import run_redactor
+from evals_pipeline.storage.arrow_messages import ArrowMessages
 from evals_pipeline.storage.parquet import arrow_table, read_parquet
 from evals_pipeline.storage.preview import preview_metadata
 
@@ -83,6 +85,8 @@ def _tool_call_fields(row: dict[str, Any]) -> dict[str, Any]:
 def messages_table(messages: Sequence[Message]) -> tuple[pa.Table, bool]:
     """The transcript as columns, secrets scrubbed, and whether it holds the messages as they
     are (no secret was scrubbed)."""
+    if isinstance(messages, ArrowMessages) and not _holds_secret(messages):
+        return _arrow_table(messages), True
     columns = (
         _plain_columns(messages) if isinstance(messages, PlainMessages) else _columns(messages)
     )
@@ -109,6 +113,46 @@ def _plain_columns(messages: PlainMessages) -> dict[str, list[Any]]:
         "token_usage": empty,
         "metadata_json": empty,
     }
+
+
+def _holds_secret(messages: ArrowMessages) -> bool:
+    """Whether a secret may be in the messages (each column's bytes searched whole, so a match
+    across two texts says yes too: then they are scrubbed text by text, as rows)."""
+    redactor = run_redactor()
+    if not redactor:
+        return False
+    for column in (messages.role, messages.content):
+        for chunk in column.chunks:
+            data = chunk.buffers()[2]
+            if data is not None and redactor.scrub_bytes(raw := data.to_pybytes()) is not raw:
+                return True
+    return False
+
+
+def _arrow_table(messages: ArrowMessages) -> pa.Table:
+    """Plain messages' table from their columns as they are: roles and texts, the rest empty
+    (what `_plain_columns` gives, without a Python value per message)."""
+    count = len(messages)
+    arrays: dict[str, Any] = {
+        "index": pa.Array.from_buffers(
+            pa.int32(), count, [None, pa.py_buffer(np.arange(count, dtype=np.int32))]
+        ),
+        "role": messages.role,
+        "content": messages.content,
+        "tool_calls": _no_tool_calls(count),
+    }
+    columns = [
+        arrays[field.name] if field.name in arrays else pa.nulls(count, field.type)
+        for field in MESSAGES_SCHEMA
+    ]
+    return pa.Table.from_arrays(columns, schema=MESSAGES_SCHEMA)
+
+
+def _no_tool_calls(count: int) -> pa.Array:
+    """`count` empty lists of tool calls (what `arrow_array([[]] * count, ...)` makes)."""
+    offsets = pa.py_buffer(np.zeros(count + 1, dtype=np.int32))
+    empty = pa.nulls(0, TOOL_CALL_TYPE)
+    return pa.Array.from_buffers(pa.list_(TOOL_CALL_TYPE), count, [None, offsets], children=[empty])
 
 
 def _columns(messages: Sequence[Message]) -> dict[str, list[Any]]:

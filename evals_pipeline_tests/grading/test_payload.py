@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from evals_pipeline.enrichers.arrow_output import read_plain_output
 from evals_pipeline.grading import build_grader_payload, run_code_grader
 from evals_pipeline.grading.code_grader.payload import grader_payload
 from evals_pipeline.grading.context import GradingContext
@@ -24,6 +25,7 @@ from evals_pipeline.models.messages import (
 from evals_pipeline.models.session import INLINE_OUTPUT_LIMIT as OUTPUT_INLINE_LIMIT
 from evals_pipeline.models.session import TraceSummary
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
+from evals_pipeline.storage.arrow_messages import ArrowMessages
 from evals_pipeline_tests.grading.conftest import CaseFactory, SessionFactory, python_grader
 
 HELPER_GRADER = """
@@ -386,20 +388,33 @@ def _with_file_contents(payload: dict[str, Any]) -> dict[str, Any]:
         ],
     ],
 )
+@pytest.mark.parametrize("json_files", [False, True])
 def test_plain_messages_in_hand_give_the_payload_their_models_give(
-    make_case: CaseFactory, make_session: SessionFactory, output: list[dict[str, Any]]
+    make_case: CaseFactory,
+    make_session: SessionFactory,
+    tmp_path: Path,
+    output: list[dict[str, Any]],
+    json_files: bool,
 ) -> None:
-    case = make_case([{"type": "code-grader", "command": "true"}])
+    grader = {"type": "code-grader", "command": "true"}
+    case = make_case([{**grader, "messages_format": "json"} if json_files else grader])
     plain = PlainMessages.of(output)
     assert plain is not None
+    # As the enricher reads an output file of plain messages: straight to Arrow.
+    (tmp_path / "output.json").write_text(json.dumps({"output": output}))
+    in_arrow = read_plain_output(tmp_path / "output.json")
+    assert in_arrow is not None and isinstance(in_arrow.messages, ArrowMessages)
+    arrow = in_arrow.messages
     models = messages_from_wire(output)
     made = []
-    for messages in (plain, models):
+    for messages in (plain, arrow, models):
         session = make_session(models)
         ctx = GradingContext(case, session, messages=messages)
         made.append(_with_file_contents(grader_payload(_spec(case), ctx)))
-    assert plain._models is None  # encoded from the parsed objects, no model made
-    assert made[0] == made[1]
+    assert plain._models is None and arrow._models is None  # encoded without a model
+    if "messages" not in made[1] and not json_files:  # by file: not a Python row made either
+        assert arrow._rows is None
+    assert made[0] == made[1] == made[2]
     assert made[0]["trace_summary"]["llm_call_count"] == sum(
         1 for m in output if m["role"] == "assistant"
     )

@@ -61,7 +61,7 @@ def target_auth(target: TargetSpec) -> AuthPlan | None:
 
 def auth_problem(target: TargetSpec) -> str | None:
     """Why an agent CLI target cannot authenticate, with the fix; None when it can (or is no
-    agent CLI). The agent_runs step refuses all of the target's cases with it at once."""
+    agent CLI). The case pipeline refuses all of the target's cases with it at once."""
     plan = target_auth(target)
     return plan.problem if plan else None
 

@@ -61,8 +61,8 @@ def planned_runs(
     cases: Iterable[ResolvedCase], store: ResultStore | None, identity: Identity = agent_identity
 ) -> list[PlannedRun]:
     """The (case, agent)s of `cases` as a run with `store` would launch them: each trial whose
-    stored run the agents step reuses (results/run_reuse.py) counted as reused, and regraded
-    unless its trial grade is stored under its unchanged key (as the grades step reuses it)."""
+    stored run the case pipeline reuses (results/run_reuse.py) counted as reused, and regraded
+    unless its trial grade is stored under its unchanged key (as grading reuses it)."""
     # Imported here: the graders' models it reads load with a run, not with `runs` or `compare`.
     from evals_pipeline.results.run_reuse import stored_run
 

@@ -56,22 +56,10 @@ def run_case_pipeline(
     `grades`) each run's session is made as it ends, and with `grades` each case is graded once
     its last trial's session is made, on the same worker. `folder_of(layer)` is the folder of
     a layer's files (`agent_runs`, `sessions`)."""
-    if not (sessions or grades):
-        runs = run_agents(
-            cases,
-            folder_of("agent_runs"),
-            workers=workers,
-            progress=progress,
-            run_id=run_id,
-            git_cache=git_cache,
-            store=store,
-            identity=identity,
-        )
-        return CaseResults(runs)
     grader = (
         CaseGrader(cases, progress=progress, store=store, identity=identity) if grades else None
     )
-    flow = _Flow(cases, folder_of("sessions"), store, grader)
+    flow = _Flow(cases, folder_of("sessions"), store, grader) if sessions or grades else None
     with grader if grader is not None else nullcontext():
         runs = run_agents(
             cases,
@@ -82,9 +70,9 @@ def run_case_pipeline(
             git_cache=git_cache,
             store=store,
             identity=identity,
-            finished=flow.finished,
+            finished=flow.finished if flow is not None else None,
         )
-    return flow.results(cases, runs)
+    return flow.results(cases, runs) if flow is not None else CaseResults(runs)
 
 
 class _Flow:

@@ -1,5 +1,5 @@
 """The report's line for each case that did not pass, or passed with warnings. Apart from the
-summary, so the grades step (its per-case check and metadata) can say why a case failed without
+summary, so the grades (their per-case check and metadata) can say why a case failed without
 loading the report's judging and statistics."""
 
 from __future__ import annotations

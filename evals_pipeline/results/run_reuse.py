@@ -1,5 +1,5 @@
 """Whether a trial's stored run is reused instead of running its agent again: the one rule the
-agents step follows and the estimate before a run counts by."""
+case pipeline follows and the estimate before a run counts by."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def stored_run(store: ResultStore, case: ResolvedCase, keys: CaseKeys, trial: in
 
     A run whose workspace was cleaned up is reused when this trial's grade is stored under its
     unchanged key, when no grader of the case reads the workspace, or when the workspace's final
-    state was kept (the grades step restores it); else a changed grader that reads it needs the
+    state was kept (grading restores it); else a changed grader that reads it needs the
     workspace, so the agent runs again (`rerun_reason` says why).
     """
     if not case.cache:

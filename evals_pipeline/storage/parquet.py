@@ -1,7 +1,7 @@
 """Parquet and Arrow without the costly imports around them: `pq.read_table` imports
 `pyarrow.dataset`, and building an array from Python values (`pa.array`, `Table.from_pylist`,
 even over a numpy array) imports pandas: 0.25-0.5 s each in every process that does it first (a
-step, a grader's helper, the first sessions step and the report of every run)."""
+step, a grader's helper, the first session a case pipeline makes and the report of every run)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ class UmaskSettingError(ValueError, EvalsPipelineError):
 
 def configured_umask(settings: Settings | None = None) -> int:
     """The umask EVALS_PIPELINE_UMASK names (octal, e.g. 022), else 077."""
-    text = ((settings or Settings.from_env()).umask or "").strip()
+    text = ((settings or Settings.current()).umask or "").strip()
     if not text:
         return DEFAULT_UMASK
     try:

@@ -44,12 +44,12 @@ def parse_limits(text: str, source: str = LIMITS_ENV) -> dict[str, int]:
     return limits
 
 
-def configured_limits(environ: Mapping[str, str] | None = None) -> dict[str, int]:
+def configured_limits(settings: Settings | None = None) -> dict[str, int]:
     """The limits this process was given (`use_limits`), else those the deployment set in
-    EVALS_PIPELINE_PROVIDER_LIMITS of `environ` (default: this process's; none when unset)."""
-    if environ is None and _given is not None:
+    EVALS_PIPELINE_PROVIDER_LIMITS of `settings` (default: this process's; none when unset)."""
+    if settings is None and _given is not None:
         return dict(_given)
-    return parse_limits(Settings.from_env(environ).provider_limits or "")
+    return parse_limits((settings or Settings.current()).provider_limits or "")
 
 
 _given: dict[str, int] | None = None

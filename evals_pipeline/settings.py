@@ -2,6 +2,11 @@
 fields are named by the variables (README, "Settings"). A process reads it once at its entry (the
 CLI, the code location, a run worker rebuilding a job) and passes the values down as arguments.
 
+Deep helpers (the sandbox, the workspace-state cap, the child ledger, the agents' folder, the
+parse cache, the storage cache) take the process's settings, `Settings.current()`: read at its
+entry point and installed there (`install`), or read at first use in a process that has none (a
+child, a worker); a step runs under its resource's settings (`use`).
+
 Values stay as the environment gives them (None when unset); each is parsed where it is used,
 which says what is wrong with it. Variables the runner sets for its children (EVALS_PIPELINE_PROC,
 _OWNER, _MESSAGES_PATH, _TRACE_PATH) are the children's, not settings of the runner.
@@ -11,7 +16,9 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -71,11 +78,58 @@ class Settings(BaseModel):
         return cls.model_validate({name: source[name] for name in env_names() if name in source})
 
     @classmethod
+    def current(cls) -> Settings:
+        """This process's settings: those installed, else the environment's, read once."""
+        with _lock:
+            settings = _current[0]
+            if settings is None:
+                settings = _current[0] = cls.from_env()
+            return settings
+
+    @classmethod
+    def install(cls, settings: Settings) -> None:
+        """Make `settings` this process's (an entry point that has read them)."""
+        with _lock:
+            _current[0] = settings
+
+    @classmethod
+    def forget(cls) -> None:
+        """Drop this process's settings: the next `current()` reads the environment (a test's
+        own, set after the last test's were read)."""
+        with _lock:
+            _current[0] = None
+
+    @classmethod
+    def reload(cls) -> Settings:
+        """Read the environment again and make that this process's settings (a test that has
+        changed a variable)."""
+        settings = cls.from_env()
+        cls.install(settings)
+        return settings
+
+    @contextmanager
+    def use(self) -> Iterator[Settings]:
+        """This process's settings are these while the block runs (a step, under its resource)."""
+        with _lock:
+            before = _current[0]
+            _current[0] = self
+        try:
+            yield self
+        finally:
+            with _lock:
+                _current[0] = before
+
+    @classmethod
     def env_name(cls, field: str) -> str:
         """The environment variable of `field`."""
         alias = cls.model_fields[field].alias
         assert alias is not None
         return alias
+
+
+_lock = threading.Lock()
+_current: list[Settings | None] = [None]
+"""This process's settings (Settings.current), once read or installed."""
 
 
 @functools.cache

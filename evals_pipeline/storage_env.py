@@ -16,7 +16,7 @@ def storage_root_from_env(settings: Settings | None = None) -> str:
     """EVALS_PIPELINE_STORAGE of `settings` (default: this process's; a folder or a URL such as
     `s3://bucket/prefix`), else `.evals/storage` under the working directory; folders made
     absolute."""
-    value = (settings or Settings.from_env()).storage
+    value = (settings or Settings.current()).storage
     return storage_root(DEFAULT_STORAGE if value is None else value)
 
 

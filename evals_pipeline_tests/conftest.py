@@ -13,6 +13,7 @@ from evals_pipeline.instance.event_volume import SETTINGS
 from evals_pipeline.layers import sessions as sessions_layer
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
+from evals_pipeline.settings import Settings
 from evals_pipeline_tests.conformance import corpus_outcomes
 
 pytest_plugins = ["evals_pipeline_tests.servers"]
@@ -24,6 +25,14 @@ def _sigint_default() -> None:
     be inherited by every child, and the tests that stop a child with Ctrl-C (the model server,
     `dagster dev`) rely on it reaching them."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_in_the_test() -> None:
+    """Each test's process settings are read at their first use in the test (Settings.current),
+    from the environment the test has set by then, not from an earlier test's. A test that
+    changes a variable after that use calls Settings.reload()."""
+    Settings.forget()
 
 
 @pytest.fixture(autouse=True)

@@ -97,6 +97,66 @@ def test_only_settings_reads_a_setting_from_the_environment() -> None:
     assert wrong == [], "read it from Settings (evals_pipeline/settings.py) instead"
 
 
+# The entry points that read the environment's settings once, for their process.
+READ_ONCE = {
+    "cli/entry.py": {"main"},
+    "defs/definitions.py": {"definitions_from_env"},
+    "defs/settings_resource.py": {"from_env", "_resource"},
+    "defs/suite_run.py": {"reconstruct_run_job"},
+}
+
+
+def _from_env_calls(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, enclosing function) of each `Settings.from_env(...)` / `EvalsSettings.from_env`."""
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST, function: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, ast.FunctionDef) else function
+            if (
+                isinstance(child, ast.Call)
+                and isinstance(child.func, ast.Attribute)
+                and child.func.attr == "from_env"
+                and ast.unparse(child.func.value) in {"Settings", "EvalsSettings", "cls"}
+            ):
+                found.append((child.lineno, function))
+            visit(child, inner)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_only_the_entry_points_read_the_settings_from_the_environment() -> None:
+    """Deep helpers take the settings as arguments or as the process's (Settings.current):
+    none reads the environment on each call."""
+    wrong = [
+        f"{name}:{line} in {function}"
+        for path in source_files()
+        if path.suffix == ".py" and path != SOURCE / "settings.py"
+        for name in [path.relative_to(SOURCE).as_posix()]
+        for line, function in _from_env_calls(ast.parse(path.read_text()))
+        if function not in READ_ONCE.get(name, set())
+    ]
+    assert wrong == [], "take the settings as an argument, or Settings.current()"
+    calls = _from_env_calls(ast.parse((SOURCE / "cli" / "entry.py").read_text()))
+    assert calls, "the walk finds nothing: it is wrong"
+
+
+def test_the_process_reads_its_settings_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evals_pipeline.sandbox.detection import sandbox_disabled
+
+    monkeypatch.delenv("EVALS_PIPELINE_SANDBOX", raising=False)
+    Settings.reload()
+    assert not sandbox_disabled()
+    monkeypatch.setenv("EVALS_PIPELINE_SANDBOX", "off")
+    assert not sandbox_disabled(), "a helper does not read the environment again"
+    with Settings.from_env({"EVALS_PIPELINE_SANDBOX": "off"}).use():
+        assert sandbox_disabled()
+    assert not sandbox_disabled()
+    Settings.reload()
+    assert sandbox_disabled()
+
+
 def test_settings_keep_unset_apart_from_empty() -> None:
     settings = Settings.from_env({"EVALS_PIPELINE_STORAGE": "", "EVALS_PIPELINE_UMASK": "022"})
     assert settings.storage == "" and settings.umask == "022" and settings.suites is None

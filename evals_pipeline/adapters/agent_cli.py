@@ -68,9 +68,10 @@ class Endpoint:
     stripped."""
 
 
-def installed_executable(binary: str) -> str | None:
-    """The pinned install of `binary` ($EVALS_PIPELINE_AGENTS_DIR, then ./agents), else PATH."""
-    agents_dir = Settings.from_env().agents_dir
+def installed_executable(binary: str, settings: Settings | None = None) -> str | None:
+    """The pinned install of `binary` ($EVALS_PIPELINE_AGENTS_DIR of `settings`, default: this
+    process's; then ./agents), else PATH."""
+    agents_dir = (settings or Settings.current()).agents_dir
     folders = [Path(agents_dir)] if agents_dir else []
     folders.append(PROJECT_AGENTS_DIR)
     for folder in folders:

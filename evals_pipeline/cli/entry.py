@@ -23,6 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return usage_error(str(exc))
     args = build_parser().parse_args(argv)
     args.settings = settings
-    # Commands that work long end the pause where their work starts (start_up_over).
-    with start_up_paused():
+    # Commands that work long end the pause where their work starts (start_up_over); helpers
+    # deep in a command take the same settings (Settings.current).
+    with start_up_paused(), settings.use():
         return int(args.func(args))

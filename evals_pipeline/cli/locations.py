@@ -9,17 +9,19 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
+    from evals_pipeline.settings import Settings
+
 DEFAULT_DAGSTER_HOME = ".evals/dagster"
 
 
-def cli_instance() -> DagsterInstance:
-    """The local Dagster instance: DAGSTER_HOME, else `.evals/dagster` (created on first use).
-    The folder is handed to the instance, not written to the environment: the steps get the
+def cli_instance(settings: Settings | None = None) -> DagsterInstance:
+    """The local Dagster instance: DAGSTER_HOME of `settings` (default: this process's), else
+    `.evals/dagster` (created on first use). The folder is handed to the instance, not written to the environment: the steps get the
     instance from the run (the suite parse cache finds the same default, suites/parse_cache.py)."""
     from evals_pipeline.instance.local import local_instance
     from evals_pipeline.settings import Settings
 
-    home = Path(Settings.from_env().dagster_home or DEFAULT_DAGSTER_HOME).resolve()
+    home = Path((settings or Settings.current()).dagster_home or DEFAULT_DAGSTER_HOME).resolve()
     return local_instance(home)
 
 

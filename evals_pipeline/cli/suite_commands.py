@@ -42,7 +42,7 @@ def cmd_register(args: argparse.Namespace) -> int:
     loaded = load_suites(args.suites)
     if isinstance(loaded, int):
         return loaded
-    instance = cli_instance()
+    instance = cli_instance(args.settings)
     for suite in loaded:
         registered = register_cases(instance, suite, resolved_case_keys(suite))
         print(

@@ -33,6 +33,7 @@ from evals_pipeline.defs.partitions import (
 from evals_pipeline.defs.report_metadata import report_metadata
 from evals_pipeline.defs.report_scope import ReportScope
 from evals_pipeline.defs.resources import EvalStorage
+from evals_pipeline.defs.settings_resource import EvalsSettings
 from evals_pipeline.gc_pause import gc_paused
 from evals_pipeline.history import (
     HISTORY_FILES,
@@ -204,6 +205,7 @@ def _report_asset(
     def eval_report(
         context: dg.AssetExecutionContext,
         storage: EvalStorage,
+        settings: EvalsSettings,
         grades: list[CaseGrade],
         judgments: list[CaseJudgment],
         sessions: list[Session],
@@ -215,7 +217,8 @@ def _report_asset(
         comparisons, over the latest records of every partition."""
         pairwise = more.get("pairwise_verdicts", [])
         inputs = ReportInputs(grades, judgments, sessions, cases, agent_runs, pairwise)
-        with gc_paused(kept=True):  # 10,000 cases' records and their report: no collector passes
+        # The report's helpers (the storage cache, the parse cache) take the resource's settings.
+        with gc_paused(kept=True), settings.settings().use():  # 10,000 cases' records: no GC
             return _make_report(context, storage, loaded, scope, inputs)
 
     return eval_report

@@ -14,7 +14,7 @@ AUTOMATION_SENSOR = "nightly_evals"
 
 def nightly_cron(settings: Settings | None = None) -> str:
     """EVALS_PIPELINE_NIGHTLY_CRON of `settings` (default: this process's), else 02:00 UTC."""
-    value = (settings or Settings.from_env()).nightly_cron
+    value = (settings or Settings.current()).nightly_cron
     return DEFAULT_NIGHTLY_CRON if value is None else value
 
 

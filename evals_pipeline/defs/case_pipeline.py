@@ -21,6 +21,7 @@ from evals_pipeline.defs.partition_metadata import (
 from evals_pipeline.defs.partitions import case_partitions_name
 from evals_pipeline.defs.pools import agent_pool
 from evals_pipeline.defs.resources import EvalStorage
+from evals_pipeline.defs.settings_resource import EvalsSettings
 from evals_pipeline.layers import enrich_runs, grade_cases, run_case_pipeline
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.progress import logging_progress
@@ -83,12 +84,16 @@ def build_case_pipeline(loaded: LoadedSuite, layer: Mapping[str, Any]) -> dg.Ass
     def case_pipeline(
         context: dg.AssetExecutionContext,
         storage: EvalStorage,
+        settings: EvalsSettings,
         # Typed Any for Dagster, as records_in does: the IO manager validates the records.
         cases: Any,
     ) -> Iterator[dg.Output[Any] | dg.AssetCheckEvaluation]:
         """Each case's agent runs, their sessions and its grade, for the layers selected."""
         wanted = {key.path[-1] for key in context.selected_asset_keys}
-        made = _make(context, storage, loaded, cases, wanted)
+        # The sandbox, the workspace-state cap, the agents' folder and the child ledger take
+        # the resource's settings, as this process resolved them (Settings.current).
+        with settings.settings().use():
+            made = _make(context, storage, loaded, cases, wanted)
         yield from _outputs(context, keys, made)
 
     return case_pipeline

@@ -16,7 +16,7 @@ from evals_pipeline.defs.executor import executor_from_env
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
 from evals_pipeline.defs.resources import EvalStorage
 from evals_pipeline.defs.sensors import build_cases_sensor
-from evals_pipeline.defs.settings_resource import SETTINGS_KEY, settings_resource
+from evals_pipeline.defs.settings_resource import SETTINGS_KEY, EvalsSettings, settings_resource
 from evals_pipeline.defs.translator import EvalSuiteTranslator, translated
 from evals_pipeline.file_modes import apply_umask
 from evals_pipeline.gc_pause import freeze_at_exit
@@ -31,7 +31,7 @@ DEFAULT_SUITES = "examples"
 def suite_paths_from_env(settings: Settings | None = None) -> list[str]:
     """EVALS_PIPELINE_SUITES of `settings` (default: this process's): files or folders,
     separated by the OS path separator."""
-    value = (settings or Settings.from_env()).suites
+    value = (settings or Settings.current()).suites
     return [p for p in (DEFAULT_SUITES if value is None else value).split(os.pathsep) if p]
 
 
@@ -76,14 +76,19 @@ def suite_definitions(
     return translated(defs, suite, translator or EvalSuiteTranslator())
 
 
-@functools.cache
 def storage_resources(storage_root: str) -> dict[str, Any]:
-    """The IO manager and storage every suite's assets use. One object per root, so suites
-    built apart (components of one Dagster project) merge into one Definitions."""
+    """The IO manager, storage and settings every suite's assets use. One object per root
+    (and set of variables), so suites built apart (components of one Dagster project) merge
+    into one Definitions."""
+    return _resources(storage_root, settings_resource())
+
+
+@functools.cache
+def _resources(storage_root: str, settings: EvalsSettings) -> dict[str, Any]:
     return {
         IO_MANAGER_KEY: RecordsIOManager(root=storage_root),
         "storage": EvalStorage(root=storage_root),
-        SETTINGS_KEY: settings_resource(),
+        SETTINGS_KEY: settings,
     }
 
 
@@ -110,6 +115,7 @@ def definitions_from_env() -> dg.Definitions:
     the environment read once (settings.py). Its process (a code server, a run worker loading
     it) writes privately (file_modes.py)."""
     settings = Settings.from_env()
+    Settings.install(settings)  # the code location's process: its helpers take these
     apply_umask(settings)
     return build_definitions(
         load_suites(suite_paths_from_env(settings)),

@@ -27,7 +27,7 @@ class ExecutorSettingError(ValueError, EvalsPipelineError):
 def executor_name(settings: Settings | None = None) -> str:
     """EVALS_PIPELINE_EXECUTOR of `settings` (default: this process's): `in_process` (the
     default) or `celery`."""
-    settings = settings or Settings.from_env()
+    settings = settings or Settings.current()
     name = (settings.executor or "").strip() or "in_process"
     if name not in EXECUTORS:
         raise ExecutorSettingError(
@@ -45,7 +45,7 @@ def executor_from_env(settings: Settings | None = None) -> dg.ExecutorDefinition
     """The executor EVALS_PIPELINE_EXECUTOR names. The celery executor reads its broker and
     result backend from the environment of each process that uses them (`{env: ...}`), so a
     broker password is never stored in a run's config or a job snapshot."""
-    settings = settings or Settings.from_env()
+    settings = settings or Settings.current()
     if executor_name(settings) == "in_process":
         return in_process_executor()
     from celery.exceptions import DuplicateTaskNameWarning
@@ -107,7 +107,7 @@ def celery_app_args() -> dict[str, object]:
     executor's (EVALS_PIPELINE_CELERY_BROKER, EVALS_PIPELINE_CELERY_BACKEND)."""
     from dagster_celery.executor import CeleryExecutor
 
-    settings = Settings.from_env()
+    settings = Settings.current()  # a celery worker's, read once
     broker = settings.celery_broker
     if not broker:
         raise ExecutorSettingError(

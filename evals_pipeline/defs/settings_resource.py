@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import dagster as dg
 
-from evals_pipeline.settings import Settings
+from evals_pipeline.settings import Settings, env_names
 
 SETTINGS_KEY = "settings"
 
@@ -52,7 +52,12 @@ class EvalsSettings(dg.ConfigurableResource):
         return Settings.model_validate({f: getattr(self, f) for f in Settings.model_fields})
 
 
-@functools.cache
 def settings_resource() -> EvalsSettings:
-    """This process's resource, made once: the environment's settings are read once."""
-    return EvalsSettings.from_env()
+    """This process's resource: one object while the same variables are set (suites built
+    apart share it); Dagster reads their values where a step runs."""
+    return _resource(tuple(name for name in env_names() if name in os.environ))
+
+
+@functools.cache
+def _resource(names: tuple[str, ...]) -> EvalsSettings:
+    return EvalsSettings.from_env(dict.fromkeys(names, ""))

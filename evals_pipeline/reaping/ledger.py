@@ -33,10 +33,10 @@ SWEEP_WAIT_SECONDS = 2.0
 MARKER_FILE = "marker"
 
 
-def state_dir() -> Path:
+def state_dir(settings: Settings | None = None) -> Path:
     """Where evals-pipeline keeps per-user machine state: $EVALS_PIPELINE_STATE_DIR, else
     $XDG_STATE_HOME/evals-pipeline, else ~/.local/state/evals-pipeline."""
-    chosen = Settings.from_env().state_dir
+    chosen = (settings or Settings.current()).state_dir
     if chosen:
         return Path(chosen)
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")

@@ -22,7 +22,7 @@ _warned = False
 
 def sandbox_disabled() -> bool:
     """Whether the user switched the sandbox off (EVALS_PIPELINE_SANDBOX=off)."""
-    return (Settings.from_env().sandbox or "").strip().lower() in OFF_VALUES
+    return (Settings.current().sandbox or "").strip().lower() in OFF_VALUES
 
 
 def bubblewrap() -> str | None:

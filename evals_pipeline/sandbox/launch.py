@@ -23,9 +23,10 @@ WRITABLE_VAR = "EVALS_PIPELINE_SANDBOX_WRITABLE"
 by graders (`~/.cache/uv`), a log folder a test harness reads."""
 
 
-def shared_writable(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
-    """The existing folders of EVALS_PIPELINE_SANDBOX_WRITABLE."""
-    value = Settings.from_env(env).sandbox_writable or ""
+def shared_writable(settings: Settings | None = None) -> tuple[Path, ...]:
+    """The existing folders of EVALS_PIPELINE_SANDBOX_WRITABLE (of `settings`, default: this
+    process's)."""
+    value = (settings or Settings.current()).sandbox_writable or ""
     return tuple(Path(p) for p in value.split(os.pathsep) if p and os.path.isdir(p))
 
 

@@ -60,7 +60,7 @@ class StorageRoot:
         self.base = base.rstrip("/")
         scheme = url.split("://", 1)[0]
         self.url = f"{scheme}://{self.base}"
-        setting = Settings.from_env().storage_cache
+        setting = Settings.current().storage_cache
         cache = cache or Path(DEFAULT_CACHE if setting is None else setting)
         self.local = cache.resolve() / scheme / self.base
 

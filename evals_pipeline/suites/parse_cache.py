@@ -79,7 +79,7 @@ def _remember(key: str, file: str, blob: bytes) -> None:
 
 
 def _path(file: str) -> Path | None:
-    home = Path(Settings.from_env().dagster_home or _DEFAULT_INSTANCE)
+    home = Path(Settings.current().dagster_home or _DEFAULT_INSTANCE)
     if not home.is_dir():
         return None  # no instance yet: a parse is no reason to make one
     name = hashlib.sha256(file.encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -104,7 +104,7 @@ def targets_search_dirs(eval_file: Path) -> list[Path]:
 def find_targets_file(eval_file: Path, chosen: str | Path | None = None) -> Path | None:
     """The targets file AgentV would use for `eval_file`: `chosen` (`run --targets`), else
     `$EVALS_PIPELINE_TARGETS`, else the first of TARGETS_FILE_CANDIDATES in targets_search_dirs."""
-    chosen = chosen or Settings.from_env().targets
+    chosen = chosen or Settings.current().targets
     if chosen:
         return Path(chosen)
     for folder in targets_search_dirs(eval_file):

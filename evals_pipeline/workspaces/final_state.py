@@ -44,9 +44,10 @@ class KeptState(BaseModel):
     not_kept: str | None = Field(default=None, description="Why it was not kept.")
 
 
-def max_state_bytes() -> int:
-    """The cap on a kept state's files (EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB, default 256)."""
-    text = (Settings.from_env().workspace_state_max_mb or "").strip()
+def max_state_bytes(settings: Settings | None = None) -> int:
+    """The cap on a kept state's files (EVALS_PIPELINE_WORKSPACE_STATE_MAX_MB of `settings`,
+    default: this process's; 256 when unset)."""
+    text = ((settings or Settings.current()).workspace_state_max_mb or "").strip()
     if not text:
         return int(DEFAULT_MAX_MB * 1024 * 1024)
     try:

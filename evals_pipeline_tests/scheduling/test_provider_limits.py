@@ -19,6 +19,7 @@ from evals_pipeline.provider_limits import (
     provider_slot,
 )
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
+from evals_pipeline.settings import Settings
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.test_cli import cli
 
@@ -127,7 +128,7 @@ def test_provider_slot_counts_threads(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 def test_limits_parse(text: str, limits: dict[str, int]) -> None:
     assert parse_limits(text) == limits
-    assert configured_limits({LIMITS_ENV: text}) == limits
+    assert configured_limits(Settings.from_env({LIMITS_ENV: text})) == limits
 
 
 @pytest.mark.parametrize("text", ["claude-code", "claude-code=0", "=2", "codex=two"])

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evals_pipeline.settings import Settings
 from evals_pipeline.workspaces.final_state import (
     MAX_MB_VAR,
     WorkspaceStateSettingError,
@@ -71,7 +72,9 @@ def test_the_cap_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(MAX_MB_VAR, raising=False)
     assert max_state_bytes() == 256 * 1024 * 1024
     monkeypatch.setenv(MAX_MB_VAR, "0.5")
+    assert max_state_bytes() == 256 * 1024 * 1024, "the process's settings are read once"
+    Settings.reload()
     assert max_state_bytes() == 512 * 1024
-    monkeypatch.setenv(MAX_MB_VAR, "lots")
+    assert max_state_bytes(Settings.from_env({MAX_MB_VAR: "1"})) == 1024 * 1024
     with pytest.raises(WorkspaceStateSettingError, match="not a number of megabytes"):
-        max_state_bytes()
+        max_state_bytes(Settings.from_env({MAX_MB_VAR: "lots"}))

@@ -27,6 +27,7 @@ from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
 from evals_pipeline.reaping.proc_table import all_pids, environ_has, read_stat
 from evals_pipeline.sandbox.detection import SANDBOX_VAR, bubblewrap
 from evals_pipeline.sandbox.policy import SandboxPolicy
+from evals_pipeline.settings import Settings
 from evals_pipeline.suites.interpolation import load_env_files
 
 needs_bwrap = pytest.mark.skipif(
@@ -139,6 +140,7 @@ def test_an_agent_in_the_sandbox_cannot_read_the_runners_environment(
         # The same agent opted out of the sandbox finds it (as root, or as the same user): the
         # test can fail.
         monkeypatch.setenv(SANDBOX_VAR, "off")
+        Settings.reload()  # the process's settings are read once
         exposed = run_cli(tmp_path / "off", "snoop.py", SNOOP, args)
         assert PLANTED in (exposed["runner_environ"] or "")
         assert holder.pid in exposed["holders"]
@@ -234,6 +236,7 @@ def test_an_agent_in_the_sandbox_reads_no_credential_store_and_no_env_file(
         assert seen[str(home / ".aws" / "credentials")] == "FileNotFoundError"
 
         monkeypatch.setenv(SANDBOX_VAR, "off")  # the same agent on the host reads them all
+        Settings.reload()  # the process's settings are read once
         exposed = run_cli(tmp_path / "off", "reader.py", READER, f"{{OUTPUT_FILE}} {paths}")
         assert all("[REDACTED:PLANTED_TOKEN]" in text for text in exposed.values()), exposed
     finally:

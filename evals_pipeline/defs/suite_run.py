@@ -23,6 +23,7 @@ from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
 from evals_pipeline.run_ranges import contiguous_ranges
+from evals_pipeline.settings import Settings
 from evals_pipeline.storage.root import open_root
 from evals_pipeline.suites import LoadedSuite, RunOptions, load_suite
 
@@ -128,6 +129,8 @@ def reconstruct_run_job(
     worker, perhaps on another host) runs; its progress lines go to that process's stderr.
     `workers` carries a `--workers` override and `targets_file` a `--targets`, which live in
     the caller's memory only."""
+    # A worker's entry: its environment's settings, read once, are its process's (settings.py).
+    Settings.install(Settings.from_env())
     suite = load_suite(suite_path, Path(targets_file) if targets_file else None)
     if workers:
         suite.suite.execution.workers = workers

@@ -227,3 +227,15 @@ def test_run_finds_dagster_home_without_setting_it(
     instance = cli_instance()
     assert Path(instance.root_directory) == (tmp_path / ".evals" / "dagster").resolve()
     assert "DAGSTER_HOME" not in os.environ
+
+
+def test_the_case_pipeline_and_the_report_take_the_settings_resource() -> None:
+    """The steps whose helpers read settings run under the resource's (Settings.use)."""
+    from evals_pipeline.defs.definitions import load_suites
+    from evals_pipeline.defs.suite_run import SuiteAssets
+
+    [suite] = load_suites([SOURCE.parent / "examples" / "quickstart"])
+    assets = SuiteAssets.of(suite)
+    [pipeline] = [a for a in assets.layers if a.node_def.name.endswith("__case_pipeline")]
+    assert SETTINGS_KEY in pipeline.required_resource_keys
+    assert SETTINGS_KEY in assets.report.required_resource_keys

@@ -170,11 +170,21 @@ class _StepProcesses:
         self.watcher = threading.Thread(target=self._watch, name="step-processes", daemon=True)
 
     def __enter__(self) -> _StepProcesses:
+        with _runs_lock:
+            _runs.add(self)
         self.watcher.start()
         return self
 
     def __exit__(self, *_: object) -> None:
         self.done.set()
+        with _runs_lock:
+            _runs.discard(self)
+
+    def alive(self) -> int:
+        """How many of the step processes heard still run (not exited, nor a zombie)."""
+        with self.lock:
+            known = list(self.known.values())
+        return sum(1 for stat in known if _still_runs(stat))
 
     def heard(self, pid: int) -> None:
         if pid == self.own or pid in self.known:
@@ -195,6 +205,23 @@ class _StepProcesses:
                 for stat in known:
                     send_signal(stat, signal.SIGINT)
                 return
+
+
+_runs: set[_StepProcesses] = set()
+_runs_lock = threading.Lock()
+
+
+def live_step_processes() -> int:
+    """How many step processes of this process's multiprocess runs still run: what a stopped
+    command waits for, as for its own children (cli/interrupts.py)."""
+    with _runs_lock:
+        runs = list(_runs)
+    return sum(run.alive() for run in runs)
+
+
+def _still_runs(stat: ProcessStat) -> bool:
+    now = read_stat(stat.pid)
+    return now is not None and now.running and now.start_ticks == stat.start_ticks
 
 
 def celery_app_args() -> dict[str, object]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from evals_pipeline.defs.executor import EXECUTOR_ENV
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline_tests.test_cli import cli, printed_report_folder, write
 
@@ -92,9 +93,11 @@ def agent_processes(project: Path) -> list[int]:
     return found
 
 
-def start_run(project: Path, home: Path) -> tuple[subprocess.Popen[bytes], Path, Path]:
+def start_run(
+    project: Path, home: Path, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], Path, Path]:
     """`evals-pipeline run` of the suite, its stdout and stderr going to files."""
-    env = {**os.environ, "DAGSTER_HOME": str(home / "dagster")}
+    env = {**os.environ, "DAGSTER_HOME": str(home / "dagster"), **(extra_env or {})}
     env["EVALS_PIPELINE_STORAGE"] = str(home / "storage")
     out, err = home / "first.out", home / "first.err"
     with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -187,3 +190,49 @@ def test_a_second_ctrl_c_ends_the_command_at_once(project: Path, tmp_path: Path)
     time.sleep(0.5)
     assert not agent_processes(project), "an agent outlived the second Ctrl-C"
     assert "Traceback" not in err.read_text()
+
+
+def processes_with(entry: bytes) -> list[int]:
+    """The live processes whose environment holds `entry` (Linux /proc)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if (
+                proc.name.isdigit()
+                and entry in (proc / "environ").read_bytes().split(b"\0")
+                and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie
+            ):
+                found.append(int(proc.name))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
+def test_sigterm_on_multiprocess_stops_the_agents_of_the_step_processes(
+    project: Path, tmp_path: Path
+) -> None:
+    """The signal goes to the command alone, not to its step processes: the executor passes
+    the stop on to them, and each ends its agents as an in-process step does."""
+    mark = f"EVALS_PIPELINE_TEST_RUN={tmp_path}"  # inherited by the step processes
+    name, _, value = mark.partition("=")
+    process, _, err = start_run(project, tmp_path, {EXECUTOR_ENV: "multiprocess", name: value})
+    wait_for_stored(process, tmp_path, 4)
+    assert len(processes_with(mark.encode())) > 1  # the command and its step processes
+    process.send_signal(signal.SIGTERM)
+    try:
+        assert process.wait(timeout=5) == 143
+    finally:
+        process.kill()
+    # The command waited for its step processes to end theirs; what remains is their exit.
+    deadline = time.monotonic() + 2
+    while (processes_with(mark.encode()) or agent_processes(project)) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.1)
+    assert not processes_with(mark.encode()), "a step process outlived the stop"
+    assert not agent_processes(project), "an agent or its child outlived the stop"
+    started = starts(project)
+    assert len(started) < len(TESTS)
+    time.sleep(0.5)
+    assert starts(project) == started  # no agent started after
+    assert LINE.search(err.read_text()), err.read_text()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from evals_pipeline.defs.executor import live_step_processes
 from evals_pipeline.process import kill_live_children, live_children
 from evals_pipeline.stopping import request_stop, tally_at_stop, wait_for_stop
 
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
 STOP_SECONDS = 3.0
 """How long the children running at a stop get to end (process.py gives them SIGTERM, then
-SIGKILL after a second) before they are killed outright."""
+SIGKILL after a second) before they are killed outright; a multiprocess run's step processes
+get as long to end theirs."""
 CANCEL_SECONDS = 1.0
 """How long marking the command's Dagster runs canceled may take once the children are gone
 (it starts with the stop); past it they are marked failed by the next command
@@ -86,7 +88,8 @@ def _stop(signum: int) -> None:
     terminal = _silence_output()
     canceling = _cancel_runs()  # beside the children's grace: opening the instance takes time
     deadline = time.monotonic() + STOP_SECONDS
-    while live_children() and time.monotonic() < deadline:
+    # A multiprocess run's step processes, interrupted (defs/executor.py), end their own.
+    while (live_children() or live_step_processes()) and time.monotonic() < deadline:
         time.sleep(0.05)
     kill_live_children()
     if canceling is not None:

@@ -1,15 +1,22 @@
-"""The executor the suites' jobs run on: in-process (the default), or dagster-celery on a broker
-so the steps run on worker processes, on this host or others (docs/scale-out.md)."""
+"""The executor the suites' jobs run on: in-process (the default), multiprocess (each step in a
+process of its own on this host), or dagster-celery on a broker so the steps run on worker
+processes, on this host or others (docs/scale-out.md)."""
 
 from __future__ import annotations
 
 import functools
+import os
+import signal
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from evals_pipeline.errors import EvalsPipelineError
+from evals_pipeline.reaping.killing import send_signal
+from evals_pipeline.reaping.proc_table import ProcessStat, read_stat
 from evals_pipeline.settings import Settings
+from evals_pipeline.stopping import stopping, wait_for_stop
 
 if TYPE_CHECKING:  # Dagster loads only when an executor is made: the CLI reads the setting first
     import dagster as dg
@@ -17,7 +24,7 @@ if TYPE_CHECKING:  # Dagster loads only when an executor is made: the CLI reads 
 EXECUTOR_ENV = "EVALS_PIPELINE_EXECUTOR"
 BROKER_ENV = "EVALS_PIPELINE_CELERY_BROKER"
 BACKEND_ENV = "EVALS_PIPELINE_CELERY_BACKEND"
-EXECUTORS = ("in_process", "celery")
+EXECUTORS = ("in_process", "multiprocess", "celery")
 
 
 class ExecutorSettingError(ValueError, EvalsPipelineError):
@@ -26,7 +33,7 @@ class ExecutorSettingError(ValueError, EvalsPipelineError):
 
 def executor_name(settings: Settings | None = None) -> str:
     """EVALS_PIPELINE_EXECUTOR of `settings` (default: this process's): `in_process` (the
-    default) or `celery`."""
+    default), `multiprocess` or `celery`."""
     settings = settings or Settings.current()
     name = (settings.executor or "").strip() or "in_process"
     if name not in EXECUTORS:
@@ -46,8 +53,11 @@ def executor_from_env(settings: Settings | None = None) -> dg.ExecutorDefinition
     result backend from the environment of each process that uses them (`{env: ...}`), so a
     broker password is never stored in a run's config or a job snapshot."""
     settings = settings or Settings.current()
-    if executor_name(settings) == "in_process":
+    name = executor_name(settings)
+    if name == "in_process":
         return in_process_executor()
+    if name == "multiprocess":
+        return multiprocess_executor()
     from celery.exceptions import DuplicateTaskNameWarning
     from dagster_celery import celery_executor
 
@@ -100,6 +110,118 @@ def in_process_executor() -> dg.ExecutorDefinition:
         executor_creation_fn=create,
         description=dg.in_process_executor.description,
     )
+
+
+@functools.cache
+def multiprocess_executor() -> dg.ExecutorDefinition:
+    """Dagster's multiprocess executor (each step in a process of its own), configured as it is,
+    whose steps' processes are interrupted (SIGINT) once this process is stopped (stopping.py:
+    Ctrl-C or SIGTERM of `evals-pipeline run`), so each stops its agents and graders as an
+    in-process step does. A run terminated in the Dagster UI reaches them through Dagster's own
+    termination events."""
+    import dagster as dg
+
+    class InterruptingExecutor(dg.Executor):
+        """Dagster's executor as made from the run's config, its step processes heard from
+        their events (each carries its pid) and interrupted on a stop."""
+
+        def __init__(self, inner: dg.Executor) -> None:
+            self.inner = inner
+
+        def execute(self, plan_context: Any, execution_plan: Any) -> Iterator[dg.DagsterEvent]:
+            with _StepProcesses() as steps:
+                for event in self.inner.execute(plan_context, execution_plan):
+                    if event.pid is not None:
+                        steps.heard(event.pid)
+                    yield event
+
+        @property
+        def retries(self) -> Any:
+            return self.inner.retries
+
+        @property
+        def step_dependency_config(self) -> Any:
+            return self.inner.step_dependency_config
+
+    def create(init_context: dg.InitExecutorContext) -> dg.Executor:
+        made = dg.multiprocess_executor.executor_creation_fn(init_context)  # type: ignore[misc]
+        return InterruptingExecutor(made)
+
+    return dg.ExecutorDefinition(
+        name=dg.multiprocess_executor.name,
+        config_schema=dg.multiprocess_executor.config_schema.as_field(),
+        executor_creation_fn=create,
+        description=dg.multiprocess_executor.description,
+        requirements=dg.multiprocess_executor.get_requirements,
+    )
+
+
+class _StepProcesses:
+    """The step processes of one multiprocess run, by the pids their events carry: once this
+    process is stopped, each gets SIGINT (Dagster raises it in the step, where the layers stop
+    their agents and graders: stopping.stop_when_interrupted), those heard later as soon as
+    they are heard. A pid is signalled only while it names the process first heard."""
+
+    def __init__(self) -> None:
+        self.own = os.getpid()
+        self.known: dict[int, ProcessStat] = {}
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.watcher = threading.Thread(target=self._watch, name="step-processes", daemon=True)
+
+    def __enter__(self) -> _StepProcesses:
+        with _runs_lock:
+            _runs.add(self)
+        self.watcher.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.done.set()
+        with _runs_lock:
+            _runs.discard(self)
+
+    def alive(self) -> int:
+        """How many of the step processes heard still run (not exited, nor a zombie)."""
+        with self.lock:
+            known = list(self.known.values())
+        return sum(1 for stat in known if _still_runs(stat))
+
+    def heard(self, pid: int) -> None:
+        if pid == self.own or pid in self.known:
+            return
+        stat = read_stat(pid)
+        if stat is None:
+            return  # gone already
+        with self.lock:
+            self.known[pid] = stat
+        if stopping():
+            send_signal(stat, signal.SIGINT)
+
+    def _watch(self) -> None:
+        while not self.done.is_set():
+            if wait_for_stop(0.2):
+                with self.lock:
+                    known = list(self.known.values())
+                for stat in known:
+                    send_signal(stat, signal.SIGINT)
+                return
+
+
+_runs: set[_StepProcesses] = set()
+_runs_lock = threading.Lock()
+
+
+def live_step_processes() -> int:
+    """How many step processes of this process's multiprocess runs still run: what a stopped
+    command waits for, as for its own children (cli/interrupts.py)."""
+    with _runs_lock:
+        runs = list(_runs)
+    return sum(run.alive() for run in runs)
+
+
+def _still_runs(stat: ProcessStat) -> bool:
+    now = read_stat(stat.pid)
+    return now is not None and now.running and now.start_ticks == stat.start_ticks
 
 
 def celery_app_args() -> dict[str, object]:

@@ -1,6 +1,6 @@
-"""Choosing the executor: in-process unless EVALS_PIPELINE_EXECUTOR says celery; a wrong
-setting is a clear error naming the variable and the fix; the jobs a worker rebuilds from the
-suite file run on the chosen executor."""
+"""Choosing the executor: in-process unless EVALS_PIPELINE_EXECUTOR says multiprocess or celery;
+a wrong setting is a clear error naming the variable and the fix; the jobs a worker rebuilds from
+the suite file run on the chosen executor."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from evals_pipeline.defs.executor import (
     ExecutorSettingError,
     executor_from_env,
     in_process_executor,
+    multiprocess_executor,
 )
 from evals_pipeline.defs.suite_run import reconstruct_run_job
 from evals_pipeline_tests.defs.conftest import QUICKSTART
@@ -42,9 +43,21 @@ def test_celery_without_a_broker_says_which_variable(monkeypatch: pytest.MonkeyP
 def test_an_unknown_executor_lists_the_known_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(EXECUTOR_ENV, "k8s")
     with pytest.raises(
-        ExecutorSettingError, match="names no executor: use one of in_process, celery"
+        ExecutorSettingError,
+        match="names no executor: use one of in_process, multiprocess, celery",
     ):
         executor_from_env()
+
+
+def test_multiprocess_is_dagsters_configured_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(EXECUTOR_ENV, "multiprocess")
+    executor = executor_from_env()
+    assert executor is multiprocess_executor()
+    assert executor.name == dg.multiprocess_executor.name
+    fields = executor.config_schema.as_field().config_type.fields  # type: ignore[attr-defined]
+    assert "max_concurrent" in fields and "start_method" in fields
+    # Dagster runs it only on a reconstructable job and a persistent instance, as its own.
+    assert executor.get_requirements({}) == dg.multiprocess_executor.get_requirements({})
 
 
 def test_the_jobs_a_worker_rebuilds_use_the_chosen_executor(

@@ -309,12 +309,21 @@ class Redactor:
         return json.dumps(scrubbed, ensure_ascii=False), found
 
     def model(self, record: M) -> M:
-        """A pydantic record with every string field scrubbed."""
+        """A pydantic record with every string field scrubbed but its names and paths
+        (`UNREDACTED`, models/stored.py)."""
         if not self:
             return record
         text = record.model_dump_json()
         scrubbed = self.json(text)
-        return record if scrubbed is text else type(record).model_validate_json(scrubbed)
+        if scrubbed is text:
+            return record
+        kept = getattr(type(record), "UNREDACTED", ())  # names and paths (models/stored.py)
+        fields = type(record).model_fields
+        return (
+            type(record)
+            .model_validate_json(scrubbed)
+            .model_copy(update={name: getattr(record, name) for name in kept if name in fields})
+        )
 
     def scrub_bytes(self, data: bytes) -> bytes:
         """Raw bytes (a file's) with every form of every secret replaced."""

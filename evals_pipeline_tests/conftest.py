@@ -4,15 +4,11 @@ a spy on the sessions step's own enrichments."""
 import os
 import signal
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evals_pipeline.instance.event_volume import SETTINGS
-from evals_pipeline.layers import sessions as sessions_layer
-from evals_pipeline.models.run import AgentRun
-from evals_pipeline.models.session import Session
 from evals_pipeline.settings import Settings
 from evals_pipeline_tests.conformance import corpus_outcomes
 
@@ -36,6 +32,18 @@ def _settings_read_in_the_test() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _environment_restored() -> Iterator[None]:
+    """Each test leaves the worker's environment as it found it. Loading a suite fills what its
+    `.env` files set and the shell did not (as AgentV does), in this process: a later test of the
+    worker would see those values, as secrets to scrub among them."""
+    before = dict(os.environ)
+    yield
+    if os.environ != before:
+        os.environ.clear()
+        os.environ.update(before)
+
+
+@pytest.fixture(autouse=True)
 def _umask() -> Iterator[None]:
     """Each test starts with the worker's own umask. A test that runs the command in-process
     leaves its umask (077, file_modes.py) behind, and folders a later test makes itself would be
@@ -53,20 +61,6 @@ def _dagster_event_switches(monkeypatch: pytest.MonkeyPatch) -> None:
     on for every later test of its worker."""
     for name in SETTINGS:
         monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def step_enrichments(monkeypatch: pytest.MonkeyPatch) -> list[AgentRun]:
-    """The runs the sessions step enriches itself (not those made ahead)."""
-    made: list[AgentRun] = []
-    real = sessions_layer.enrich_run
-
-    def spy(run: AgentRun, session_dir: Path) -> Session:
-        made.append(run)
-        return real(run, session_dir)
-
-    monkeypatch.setattr(sessions_layer, "enrich_run", spy)
-    return made
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -449,3 +449,23 @@ def test_markers_reach_the_agent_as_written_and_no_form_of_a_secret_is_stored(
     stdout = next(p for p in stored if p.name == "stdout.txt").read_text()
     assert f"raw {MARKER} url {MARKER} | plus {MARKER}" in stdout
     assert f"hex {MARKER} | pass [REDACTED:DB_PASS]" in stdout
+
+
+def test_a_scrubbed_record_keeps_its_names_and_paths() -> None:
+    """A secret's value that is also part of a target's name (here `echo` in `echoer`) is
+    scrubbed from what the run said, never from the names and paths the record is found by:
+    a run whose agent name changed would lose its case (its session and grade never made)."""
+    from evals_pipeline.models.run import AgentRun
+
+    run = AgentRun(
+        case_key="a",
+        agent="echoer",
+        start_ms=1,
+        end_ms=2,
+        stdout_path="/runs/echoer/a/trial-0/stdout.txt",
+        stderr="echo said hello",
+    )
+    scrubbed = Redactor(["echo"]).model(run)
+    assert scrubbed.stderr == "[REDACTED] said hello"
+    assert (scrubbed.case_key, scrubbed.agent) == ("a", "echoer")
+    assert scrubbed.stdout_path == "/runs/echoer/a/trial-0/stdout.txt"

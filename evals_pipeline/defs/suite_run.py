@@ -198,6 +198,11 @@ def run_suite(
             trigger,
         )
         start_up_over()  # imports and definitions are done: the cases' work begins
+        executor = runs.defs.resolve_job_def("layers").executor_def
+        if executor is not in_process_executor():  # the display hears nothing from them
+            echo(
+                f"{suite.slug}: steps run on the {executor.name} workers (their logs show progress)"
+            )
         run_ids = runs.layers(assets, order, agents, options or RunOptions(), echo)
         if assets.pairwise and len(agents) > 1:
             echo(f"{suite.slug}: comparing {', '.join(agents)} pairwise on {len(order)} cases")

@@ -16,6 +16,14 @@ from evals_pipeline.models.targets import Pricing
 class AgentRun(StoredRecord):
     """RawAgentOutput: what the agent process did, stored as it happened."""
 
+    UNREDACTED = (
+        *StoredRecord.UNREDACTED,
+        "stdout_path",
+        "output_file_path",
+        "workspace_path",
+        "side_files",
+    )
+
     case_key: str
     agent: str
     trial: int = 0

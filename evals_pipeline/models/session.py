@@ -43,6 +43,14 @@ class TraceSummary(BaseModel):
 class Session(StoredRecord):
     """One agent run, enriched: messages stored once as Parquet, the rest small and inline."""
 
+    UNREDACTED = (
+        *StoredRecord.UNREDACTED,
+        "messages_path",
+        "output_path",
+        "workspace_path",
+        "events_path",
+    )
+
     case_key: str
     agent: str
     trial: int = 0

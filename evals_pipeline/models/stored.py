@@ -4,7 +4,7 @@ mirror) needs no rewriting of stored text (docs/durability.md, "Stored records")
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
 from pydantic import (
     AfterValidator,
@@ -67,6 +67,12 @@ class StoredRecord(BaseModel):
     format_version: int = Field(
         default=1, description="The record's format, raised when its stored shape changes."
     )
+
+    UNREDACTED: ClassVar[tuple[str, ...]] = ("case_key", "agent", "test_id")
+    """Fields a secret scrub leaves as they are (secrets.Redactor.model): the names the suite
+    chose and the paths made from them, by which records, folders and partitions are found. A
+    name holding a secret's value is in the partition keys anyway; scrubbed here, it would only
+    part the record from its case."""
 
     @classmethod
     def current_format(cls) -> int:

@@ -73,8 +73,10 @@ def test_three_of_five_partitions_run_the_runner_once_and_grade_those_three(
     assert result.success
     # The runner read the whole eval file once; only the three partitions were routed and graded.
     assert log.read_text().splitlines() == [str(path)]
-    grades_op = defs.resolve_assets_def(layers[-1]).op.name
-    graded: list[tuple[str, CaseGrade]] = result.output_for_node(grades_op)
+    pipeline = defs.resolve_assets_def(layers[-1])  # the case pipeline: one step, three outputs
+    graded: list[tuple[str, CaseGrade]] = result.output_for_node(
+        pipeline.op.name, pipeline.get_output_name_for_asset_key(layers[-1])
+    )
     assert {g.case_key: g.verdict for _, g in graded} == {
         "large-transfer": "pass",
         "watch-list-origin": "pass",

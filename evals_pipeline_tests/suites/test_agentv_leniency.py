@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals_pipeline.cli.parser import build_parser
+from evals_pipeline.cli import main
 from evals_pipeline.models.assertions import LlmGraderAssertion
 from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.suites.conftest import Project, at_line, only
@@ -134,8 +134,7 @@ def test_deprecated_keys_agentv_no_longer_reads_are_dropped_with_a_warning(
 
 
 def _exit_code(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    args = build_parser().parse_args(argv)
-    code = args.func(args)
+    code = main(argv)  # as the command runs: its settings read once, on `args.settings`
     return code, capsys.readouterr().err
 
 

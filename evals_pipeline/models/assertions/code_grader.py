@@ -62,6 +62,9 @@ class CodeGraderAssertion(AssertionBase):
 
     @model_validator(mode="after")
     def _extras_into_config(self) -> CodeGraderAssertion:
+        if "messages_format" in self.model_fields_set:
+            # Ours alone: AgentV passes it on as an unknown key, and so do we (the same payload).
+            self.config = {"messages_format": self.messages_format, **self.config}
         return extras_into_config(self)
 
     def display_name(self) -> str:

@@ -62,7 +62,7 @@ class CodeGraderAssertion(AssertionBase):
 
     @model_validator(mode="after")
     def _extras_into_config(self) -> CodeGraderAssertion:
-        if "messages_format" in self.model_fields_set:
+        if self.messages_format != "parquet":
             # Ours alone: AgentV passes it on as an unknown key, and so do we (the same payload).
             self.config = {"messages_format": self.messages_format, **self.config}
         return extras_into_config(self)

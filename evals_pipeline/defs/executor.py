@@ -9,7 +9,7 @@ import os
 import signal
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from evals_pipeline.errors import EvalsPipelineError
@@ -81,35 +81,11 @@ def in_process_executor() -> dg.ExecutorDefinition:
 
     from evals_pipeline.stopping import stop_when_interrupted
 
-    class StoppingExecutor(dg.Executor):
-        """Dagster's executor as made from the run's config, its plan run inside the stop
-        (through the public Executor base: the types of its arguments are private, so Any)."""
+    def within_stop(events: Callable[[], Iterator[dg.DagsterEvent]]) -> Iterator[dg.DagsterEvent]:
+        with stop_when_interrupted():
+            yield from events()
 
-        def __init__(self, inner: dg.Executor) -> None:
-            self.inner = inner
-
-        def execute(self, plan_context: Any, execution_plan: Any) -> Iterator[dg.DagsterEvent]:
-            with stop_when_interrupted():
-                yield from self.inner.execute(plan_context, execution_plan)
-
-        @property
-        def retries(self) -> Any:
-            return self.inner.retries
-
-        @property
-        def step_dependency_config(self) -> Any:
-            return self.inner.step_dependency_config
-
-    def create(init_context: dg.InitExecutorContext) -> dg.Executor:
-        made = dg.in_process_executor.executor_creation_fn(init_context)  # type: ignore[misc]
-        return StoppingExecutor(made)
-
-    return dg.ExecutorDefinition(
-        name=dg.in_process_executor.name,
-        config_schema=dg.in_process_executor.config_schema.as_field(),
-        executor_creation_fn=create,
-        description=dg.in_process_executor.description,
-    )
+    return _wrapped(dg.in_process_executor, within_stop)
 
 
 @functools.cache
@@ -121,19 +97,32 @@ def multiprocess_executor() -> dg.ExecutorDefinition:
     termination events."""
     import dagster as dg
 
-    class InterruptingExecutor(dg.Executor):
-        """Dagster's executor as made from the run's config, its step processes heard from
-        their events (each carries its pid) and interrupted on a stop."""
+    def heard_from(events: Callable[[], Iterator[dg.DagsterEvent]]) -> Iterator[dg.DagsterEvent]:
+        # Each event carries the pid of the step process that sent it.
+        with _StepProcesses() as steps:
+            for event in events():
+                if event.pid is not None:
+                    steps.heard(event.pid)
+                yield event
 
+    return _wrapped(dg.multiprocess_executor, heard_from)
+
+
+def _wrapped(
+    base: dg.ExecutorDefinition,
+    around: Callable[[Callable[[], Iterator[dg.DagsterEvent]]], Iterator[dg.DagsterEvent]],
+) -> dg.ExecutorDefinition:
+    """`base` (name, config, requirements) whose executor, as made from the run's config,
+    executes each plan through `around`; built on the public Executor base (the types of its
+    arguments are private, so Any)."""
+    import dagster as dg
+
+    class WrappedExecutor(dg.Executor):
         def __init__(self, inner: dg.Executor) -> None:
             self.inner = inner
 
         def execute(self, plan_context: Any, execution_plan: Any) -> Iterator[dg.DagsterEvent]:
-            with _StepProcesses() as steps:
-                for event in self.inner.execute(plan_context, execution_plan):
-                    if event.pid is not None:
-                        steps.heard(event.pid)
-                    yield event
+            return around(lambda: self.inner.execute(plan_context, execution_plan))
 
         @property
         def retries(self) -> Any:
@@ -144,15 +133,14 @@ def multiprocess_executor() -> dg.ExecutorDefinition:
             return self.inner.step_dependency_config
 
     def create(init_context: dg.InitExecutorContext) -> dg.Executor:
-        made = dg.multiprocess_executor.executor_creation_fn(init_context)  # type: ignore[misc]
-        return InterruptingExecutor(made)
+        return WrappedExecutor(base.executor_creation_fn(init_context))  # type: ignore[misc]
 
     return dg.ExecutorDefinition(
-        name=dg.multiprocess_executor.name,
-        config_schema=dg.multiprocess_executor.config_schema.as_field(),
+        name=base.name,
+        config_schema=base.config_schema.as_field(),
         executor_creation_fn=create,
-        description=dg.multiprocess_executor.description,
-        requirements=dg.multiprocess_executor.get_requirements,
+        description=base.description,
+        requirements=base.get_requirements,
     )
 
 

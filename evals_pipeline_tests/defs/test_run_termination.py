@@ -20,7 +20,7 @@ from evals_pipeline.instance.local import SETTINGS_FILE, local_instance, shipped
 from evals_pipeline.instance.run_launcher import WORKER_TAG, WarmRunLauncher
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites import load_suite, resolved_case_keys
-from evals_pipeline_tests.instance.test_run_launcher import LOCATION, Launches
+from evals_pipeline_tests.instance.test_run_launcher import Launches
 from evals_pipeline_tests.test_cli import write
 from evals_pipeline_tests.test_interrupts import agent_processes
 
@@ -66,22 +66,15 @@ class SuiteLaunches(Launches):
         loaded = load_suite(suite)
         self.order = register_cases(instance, loaded, resolved_case_keys(loaded))
 
-    def launch(self, job: str = "layers") -> str:
-        workspace = self.process_context.create_request_context()
-        location = workspace.get_code_location(LOCATION)
-        [repository] = location.get_repositories().values()
-        remote = repository.get_full_job(job)
-        run = self.instance.create_run_for_job(
-            job_def=self.module.defs.resolve_job_def(job),
-            remote_job_origin=remote.get_remote_origin(),
-            job_code_origin=remote.get_python_origin(),
-            tags={
+    def launch(self, job: str = "layers", tags: dict[str, str] | None = None) -> str:
+        return super().launch(
+            job,
+            {
                 "dagster/asset_partition_range_start": str(partition_key(self.order[0], "slow")),
                 "dagster/asset_partition_range_end": str(partition_key(self.order[-1], "slow")),
+                **(tags or {}),
             },
         )
-        self.instance.launch_run(run.run_id, workspace)
-        return run.run_id
 
 
 GRADER = """\

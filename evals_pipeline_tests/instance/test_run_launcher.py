@@ -84,7 +84,7 @@ class Launches:
         assert isinstance(launcher, WarmRunLauncher)
         return launcher
 
-    def launch(self, job: str) -> str:
+    def launch(self, job: str, tags: dict[str, str] | None = None) -> str:
         workspace = self.process_context.create_request_context()
         location = workspace.get_code_location(LOCATION)
         [repository] = location.get_repositories().values()
@@ -93,6 +93,7 @@ class Launches:
             job_def=self.module.defs.resolve_job_def(job),
             remote_job_origin=remote.get_remote_origin(),
             job_code_origin=remote.get_python_origin(),
+            tags=tags,
         )
         self.instance.launch_run(run.run_id, workspace)
         return run.run_id

@@ -21,6 +21,10 @@ from evals_pipeline.agents.registry import (
     AGENTS,
     BY_KIND,
     FORMAT_KINDS,
+    LLM_PROVIDERS,
+    PROVIDER_ALIASES,
+    PROVIDERS,
+    RUNNABLE_TARGETS,
     STREAMS,
     agent_for,
     detect_stream_kind,
@@ -28,14 +32,7 @@ from evals_pipeline.agents.registry import (
 from evals_pipeline.enrichers import streams, tool_names
 from evals_pipeline.enrichers.streams import detect_stream_format
 from evals_pipeline.models.events import CANONICAL_TOOLS
-from evals_pipeline.models.targets import (
-    LLM_PROVIDERS,
-    PROVIDER_ALIASES,
-    PROVIDERS,
-    RUNNABLE_TARGETS,
-    AgentTarget,
-    canonical_target,
-)
+from evals_pipeline.models.targets import AgentTarget, canonical_target
 
 ROOT = Path(evals_pipeline.__file__).parent
 TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from evals_pipeline.adapters.llm import LlmAdapter
 from evals_pipeline.agents.kind import AgentKind
-from evals_pipeline.models.targets import LLM_TARGETS
+from evals_pipeline.models.targets import (
+    AnthropicTarget,
+    AzureTarget,
+    GeminiTarget,
+    OpenAITarget,
+    OpenRouterTarget,
+)
 
 _ADAPTER = LlmAdapter()
 
 AGENTS: tuple[AgentKind, ...] = tuple(
-    AgentKind(target=model, adapter=_ADAPTER) for model in LLM_TARGETS
+    AgentKind(target=model, adapter=_ADAPTER)
+    for model in (AnthropicTarget, OpenAITarget, AzureTarget, GeminiTarget, OpenRouterTarget)
 )
 """One per LLM provider (anthropic, openai, azure, gemini, openrouter), sharing one adapter."""

@@ -4,6 +4,7 @@ provider, the stream parser of each agent kind, the agent that wrote each stream
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib.metadata import entry_points
 
 from evals_pipeline.adapters.agent_cli import AgentCliAdapter
 from evals_pipeline.adapters.base import Adapter
@@ -12,7 +13,17 @@ from evals_pipeline.agents.kind import AgentKind, AgentStream
 from evals_pipeline.enrichers.streams import StreamFormat, detect_stream_format
 from evals_pipeline.enrichers.tool_names import NO_TOOLS, canonical_tool
 from evals_pipeline.models.events import EnrichedSession
-from evals_pipeline.models.targets import PROVIDER_ALIASES, TargetSpec
+from evals_pipeline.models.targets import (
+    LlmTarget,
+    TargetBase,
+    TargetSpec,
+    provider_aliases,
+    register_targets,
+)
+
+ENTRY_POINT_GROUP = "evals_pipeline.agents"
+"""Agents outside this package: an installed distribution names its `AgentKind` (or a tuple of
+them) under this entry-point group, e.g. `my-agent = "my_agent:AGENT"` (docs/agents.md)."""
 
 
 def detect_stream_kind(text: str) -> str | None:
@@ -21,7 +32,7 @@ def detect_stream_kind(text: str) -> str | None:
     return FORMAT_KINDS[stream_format] if stream_format else None
 
 
-AGENTS: tuple[AgentKind, ...] = (
+BUILT_IN: tuple[AgentKind, ...] = (
     cli.AGENT,
     mock.AGENT,
     replay.agent(detect_stream_kind),
@@ -30,9 +41,44 @@ AGENTS: tuple[AgentKind, ...] = (
     pi_agent.AGENT,
     *llm.AGENTS,
 )
+"""The agents shipped here, in the order suites' messages list them."""
+
+
+def installed_agents() -> tuple[AgentKind, ...]:
+    """The agents other installed distributions add (ENTRY_POINT_GROUP), by entry-point name."""
+    found: list[AgentKind] = []
+    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        loaded = entry.load()
+        for agent in loaded if isinstance(loaded, tuple) else (loaded,):
+            if not isinstance(agent, AgentKind):
+                raise TypeError(
+                    f"entry point {entry.value!r} ({ENTRY_POINT_GROUP}) is no AgentKind"
+                )
+            found.append(agent)
+    return tuple(found)
+
+
+AGENTS: tuple[AgentKind, ...] = (*BUILT_IN, *installed_agents())
 """Every provider a target can name, in the order suites' messages list them."""
 
+register_targets(tuple(agent.target for agent in AGENTS))
+
 BY_KIND: Mapping[str, AgentKind] = {agent.kind: agent for agent in AGENTS}
+
+PROVIDERS: tuple[str, ...] = tuple(BY_KIND)
+"""Every provider name a target can write, in the order suites' messages list them."""
+
+PROVIDER_ALIASES: Mapping[str, str] = provider_aliases()
+"""AgentV's names for providers, accepted as they are written there (each target model's
+`agentv_aliases`)."""
+
+RUNNABLE_TARGETS: tuple[type[TargetBase], ...] = tuple(agent.target for agent in AGENTS)
+"""The target models a run can use, one per provider."""
+
+LLM_PROVIDERS: tuple[str, ...] = tuple(
+    agent.kind for agent in AGENTS if issubclass(agent.target, LlmTarget)
+)
+"""The providers that are an LLM API (judges can use them), not an agent."""
 
 ADAPTERS: Mapping[str, Adapter] = {agent.kind: agent.adapter for agent in AGENTS}
 """The adapter that runs each provider's targets."""

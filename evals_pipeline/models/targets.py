@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import difflib
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    TypeAdapter,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
 
 SandboxNetwork = Literal["host", "loopback"]
 """host: the host's network (an agent calling its model API needs it); loopback: a network
@@ -18,6 +28,10 @@ class TargetBase(BaseModel):
 
     agentv_aliases: ClassVar[tuple[str, ...]] = ()
     """AgentV's other names for this target's provider, accepted as written there."""
+
+    if TYPE_CHECKING:
+        # Each concrete target declares it as the one Literal it is chosen by.
+        provider: str
 
     name: str = Field(min_length=1)
     use_target: str | None = Field(
@@ -460,27 +474,70 @@ class OpenRouterTarget(LlmTarget):
     provider: Literal["openrouter"]
 
 
-LlmTargetSpec = Annotated[
-    AnthropicTarget | OpenAITarget | AzureTarget | GeminiTarget | OpenRouterTarget,
-    Field(discriminator="provider"),
-]
+class RegisteredTargets:
+    """The discriminated union (on `provider`) of the target models the agent registry
+    registered, built when a value is validated rather than when a model holding it is defined:
+    a model in `models/` cannot import the agents, and an agent's target model is the agent's
+    own. Errors, dumps and the JSON schema are those of the pydantic union itself."""
 
-TargetSpec = Annotated[
-    CliTarget
-    | MockTarget
-    | ReplayTarget
-    | ClaudeCodeTarget
-    | CodexTarget
-    | PiAgentTarget
-    | AnthropicTarget
-    | OpenAITarget
-    | AzureTarget
-    | GeminiTarget
-    | OpenRouterTarget
-    | DelegateTarget
-    | UnsupportedTarget,
-    Field(discriminator="provider"),
-]
+    def __init__(self, base: type[TargetBase]) -> None:
+        self.base = base
+
+    def members(self) -> tuple[type[TargetBase], ...]:
+        """The union's members now: the registered subclasses of `base`, then, for any target,
+        the delegation and the unsupported stand-in."""
+        if not _REGISTERED:
+            raise RuntimeError(
+                "no target models registered: importing evals_pipeline.agents.registry "
+                "registers every agent's"
+            )
+        found = tuple(model for model in _REGISTERED if issubclass(model, self.base))
+        return (*found, DelegateTarget, UnsupportedTarget) if self.base is TargetBase else found
+
+    def adapter(self) -> TypeAdapter[Any]:
+        members = self.members()
+        cached = _ADAPTERS.get((self.base, members))
+        if cached is None:
+            union = Annotated[Union[members], Field(discriminator="provider")]  # type: ignore[valid-type]  # noqa: UP007
+            cached = _ADAPTERS[(self.base, members)] = TypeAdapter(union)
+        return cached
+
+    def __get_pydantic_core_schema__(
+        self, _source: Any, _handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        # Any model serializes as its own class does (pydantic's SerializeAsAny).
+        return core_schema.no_info_plain_validator_function(
+            lambda value: self.adapter().validate_python(value),
+            serialization=core_schema.simple_ser_schema("any"),
+        )
+
+    def __get_pydantic_json_schema__(
+        self, _schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return handler(self.adapter().core_schema)
+
+
+_REGISTERED: list[type[TargetBase]] = []
+_ADAPTERS: dict[tuple[type[TargetBase], tuple[type[TargetBase], ...]], TypeAdapter[Any]] = {}
+
+
+def register_targets(models: tuple[type[TargetBase], ...]) -> None:
+    """Make `models` (one per provider, in the order messages list them) the runnable targets
+    of `TargetSpec`; the agent registry calls this when it is imported."""
+    _REGISTERED[:] = models
+
+
+def registered_targets() -> tuple[type[TargetBase], ...]:
+    """The runnable target models, one per provider, as the agent registry registered them."""
+    return tuple(_REGISTERED)
+
+
+TargetSpec = Annotated[TargetBase, RegisteredTargets(TargetBase)]
+"""Any target a suite can write: the registered agents' target models, a delegation, or an
+unsupported provider kept aside."""
+
+LlmTargetSpec = Annotated[LlmTarget, RegisteredTargets(LlmTarget)]
+"""A target a judge can use: the registered LLM providers' target models."""
 
 
 def provider_of(model: type[TargetBase]) -> str:
@@ -489,26 +546,13 @@ def provider_of(model: type[TargetBase]) -> str:
     return str(provider)
 
 
-def _members(union: Any) -> tuple[type[TargetBase], ...]:
-    (members, _field) = get_args(union)
-    return get_args(members)
-
-
-RUNNABLE_TARGETS: tuple[type[TargetBase], ...] = tuple(
-    model for model in _members(TargetSpec) if model not in (DelegateTarget, UnsupportedTarget)
-)
-"""The target models a run can use, one per provider; each agent of the registry
-(evals_pipeline/agents/) names one of these."""
-
-PROVIDERS: tuple[str, ...] = tuple(provider_of(model) for model in RUNNABLE_TARGETS)
-LLM_TARGETS: tuple[type[TargetBase], ...] = _members(LlmTargetSpec)
-LLM_PROVIDERS: tuple[str, ...] = tuple(provider_of(model) for model in LLM_TARGETS)
-
-PROVIDER_ALIASES: dict[str, str] = {
-    alias: provider_of(model) for model in RUNNABLE_TARGETS for alias in model.agentv_aliases
-}
-"""AgentV's names for providers, accepted as they are written there (each model's
-`agentv_aliases`)."""
+def provider_aliases() -> dict[str, str]:
+    """AgentV's names for the registered providers (each model's `agentv_aliases`)."""
+    return {
+        alias: provider_of(model)
+        for model in registered_targets()
+        for alias in model.agentv_aliases
+    }
 
 
 def _renamed(data: Any, renames: dict[str, str | None]) -> Any:
@@ -537,12 +581,14 @@ def canonical_target(target: Any) -> Any:
     if not isinstance(provider, str):
         return target
     key = provider.strip().lower()
-    key = PROVIDER_ALIASES.get(key, key)
-    if key in PROVIDERS:
+    aliases = provider_aliases()
+    providers = [provider_of(model) for model in registered_targets()]
+    key = aliases.get(key, key)
+    if key in providers:
         return {**target, "provider": key} if key != provider else target
     if key in ("use_target", "unsupported"):
         return target
-    known = [*PROVIDERS, *PROVIDER_ALIASES, *UNSUPPORTED_PROVIDERS]
+    known = [*providers, *aliases, *UNSUPPORTED_PROVIDERS]
     # A near miss of a known provider is a typo (AgentV would look for a script of that name
     # and fail): kept aside so selecting it says "did you mean".
     if key in UNSUPPORTED_PROVIDERS or difflib.get_close_matches(key, known, n=1, cutoff=0.8):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import evals_pipeline.agents.registry  # noqa: F401  (registers the target models the schemas list)
 from evals_pipeline.models.suite import EvalSuite
 from evals_pipeline.models.targets import TargetsFile
 

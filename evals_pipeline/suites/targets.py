@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from evals_pipeline.agents.registry import PROVIDERS
 from evals_pipeline.models.suite import EvalSuite, TargetRef, TestSpec
 from evals_pipeline.models.targets import (
-    PROVIDERS,
     UNSUPPORTED_PROVIDERS,
     AgentTarget,
     CliTarget,

@@ -18,8 +18,9 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from evals_pipeline.agents.registry import PROVIDERS
 from evals_pipeline.models.assertions import ASSERTION_TYPES
-from evals_pipeline.models.targets import PROVIDERS
+from evals_pipeline.models.targets import RegisteredTargets
 from evals_pipeline.suites.agentv_compat import (
     AGENTV_PROVIDERS,
     LLM_ASSERTION_TYPES,
@@ -494,6 +495,9 @@ def _valid_keys(model: type[BaseModel]) -> list[str]:
 
 def _strip(annotation: Any) -> Any:
     while get_origin(annotation) is Annotated:
+        registered = [m for m in annotation.__metadata__ if isinstance(m, RegisteredTargets)]
+        if registered:  # the registry's target union: its members now
+            return Union[registered[0].members()]  # noqa: UP007
         annotation = get_args(annotation)[0]
     return annotation
 

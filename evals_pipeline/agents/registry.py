@@ -13,13 +13,9 @@ from evals_pipeline.agents.kind import AgentKind, AgentStream
 from evals_pipeline.enrichers.streams import StreamFormat, detect_stream_format
 from evals_pipeline.enrichers.tool_names import NO_TOOLS, canonical_tool
 from evals_pipeline.models.events import EnrichedSession
-from evals_pipeline.models.targets import (
-    LlmTarget,
-    TargetBase,
-    TargetSpec,
-    provider_aliases,
-    register_targets,
-)
+from evals_pipeline.models.targets import LlmTarget, TargetBase, provider_aliases, register_targets
+from evals_pipeline.models.targets import LlmTargetSpec as LlmTargetSpec  # re-exported: see below
+from evals_pipeline.models.targets import TargetSpec as TargetSpec
 
 ENTRY_POINT_GROUP = "evals_pipeline.agents"
 """Agents outside this package: an installed distribution names its `AgentKind` (or a tuple of
@@ -62,6 +58,8 @@ AGENTS: tuple[AgentKind, ...] = (*BUILT_IN, *installed_agents())
 """Every provider a target can name, in the order suites' messages list them."""
 
 register_targets(tuple(agent.target for agent in AGENTS))
+# `TargetSpec` and `LlmTargetSpec` validate against the target models registered here: code that
+# validates them imports them from this module, so the registry is loaded first.
 
 BY_KIND: Mapping[str, AgentKind] = {agent.kind: agent for agent in AGENTS}
 

@@ -505,9 +505,10 @@ class RegisteredTargets:
     def __get_pydantic_core_schema__(
         self, _source: Any, _handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        # Any model serializes as its own class does (pydantic's SerializeAsAny).
-        return core_schema.no_info_plain_validator_function(
-            lambda value: self.adapter().validate_python(value),
+        # The context (where stored paths resolve) is the caller's; any model serializes as its
+        # own class does (pydantic's SerializeAsAny).
+        return core_schema.with_info_plain_validator_function(
+            lambda value, info: self.adapter().validate_python(value, context=info.context),
             serialization=core_schema.simple_ser_schema("any"),
         )
 

@@ -11,9 +11,9 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, TypeAdapter
 
+from evals_pipeline.agents.registry import TargetSpec
 from evals_pipeline.models.assertions import AssertionSpec
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.targets import TargetSpec
 from evals_pipeline.secrets import Slot, restore_slots
 
 _TARGET: TypeAdapter[Any] = TypeAdapter(TargetSpec)

@@ -32,7 +32,13 @@ from evals_pipeline.agents.registry import (
 from evals_pipeline.enrichers import streams, tool_names
 from evals_pipeline.enrichers.streams import detect_stream_format
 from evals_pipeline.models.events import CANONICAL_TOOLS
-from evals_pipeline.models.targets import AgentTarget, canonical_target
+from evals_pipeline.models.targets import (
+    AgentTarget,
+    RegisteredTargets,
+    TargetBase,
+    canonical_target,
+    registered_targets,
+)
 
 ROOT = Path(evals_pipeline.__file__).parent
 TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
@@ -46,6 +52,9 @@ STREAM_FIXTURES = {
 def test_each_provider_has_one_entry_with_its_target_model_and_adapter() -> None:
     assert tuple(agent.kind for agent in AGENTS) == PROVIDERS
     assert tuple(agent.target for agent in AGENTS) == RUNNABLE_TARGETS
+    # The target union suites are validated against is the registry's.
+    assert registered_targets() == RUNNABLE_TARGETS
+    assert RegisteredTargets(TargetBase).members()[: len(AGENTS)] == RUNNABLE_TARGETS
     assert len(BY_KIND) == len(AGENTS)
     for agent in AGENTS:
         assert callable(getattr(agent.adapter, "run", None)), agent.kind

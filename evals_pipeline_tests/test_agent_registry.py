@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,3 +155,16 @@ def test_every_agent_module_is_registered() -> None:
             agents = [module.agent(detect_stream_kind)]
         for agent in agents:
             assert agent is not None and agent.target in registered, info.name
+
+
+def test_a_target_validated_before_the_registry_is_loaded_says_so() -> None:
+    """`models/` cannot import the agents: a target validated in a process that never loaded the
+    registry is a loud error naming the fix, never a union missing its agents."""
+    code = (
+        "from pydantic import TypeAdapter\n"
+        "from evals_pipeline.models.targets import TargetSpec\n"
+        "TypeAdapter(TargetSpec).validate_python({'name': 'm', 'provider': 'mock'})\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode != 0
+    assert "importing evals_pipeline.agents.registry registers" in done.stderr, done.stderr

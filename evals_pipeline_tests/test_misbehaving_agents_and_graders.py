@@ -162,6 +162,8 @@ def test_grader_stderr_is_kept_with_its_error(run: Run) -> None:
 TYPED_ERRORS = {
     "agent-exit-stderr": ("agent", "exit_code", "fatal: the disk is full"),
     "agent-hang": ("agent", "timeout", ""),
+    "agent-no-output": ("agent", "parse", ""),
+    "agent-signal": ("agent", "crashed", ""),
     "grader-garbage": ("grade", "parse", ""),
     "grader-exit-stderr": ("grade", "exit_code", "KeyError: 'expected_output'"),
     "grader-hang": ("grade", "timeout", ""),

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import signal
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.adapters.sandboxing import run_sandbox
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import ErrorKind, RecordError, agent_error
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
 from evals_pipeline.process import ProcessResult, child_env, killed_or_exited, run_process
@@ -79,26 +81,40 @@ def check_health(target: CliTarget, base_dir: str) -> str | None:
     return None
 
 
-def process_failure(result: ProcessResult, stdout_path: Path, timeout_seconds: float) -> str | None:
-    """Why a command failed (spawn error, timeout, non-zero exit with its stderr), or None."""
+def process_failure(
+    result: ProcessResult, stdout_path: Path, timeout_seconds: float
+) -> RecordError | None:
+    """Why a command failed, typed: timeout, crashed (never started, or killed by a signal),
+    exit_code (non-zero, with its stderr); None when it exited 0."""
     if result.timed_out:
-        return f"timed out after {timeout_seconds:g} s"
-    if result.error is None and result.exit_code != 0:
-        stdout = stdout_path.read_text(errors="replace") if stdout_path.is_file() else ""
-        detail = (result.stderr.strip() or stdout.strip())[-ERROR_TAIL_CHARS:]
-        how = killed_or_exited(result.exit_code, shell=True)  # cli commands run through sh
-        return f"{how}: {detail}" if detail else how
-    return result.error
+        return agent_error("timeout", f"timed out after {timeout_seconds:g} s", result.stderr)
+    if result.error is not None:
+        return agent_error("crashed", result.error, result.stderr)
+    if result.exit_code == 0:
+        return None
+    stdout = stdout_path.read_text(errors="replace") if stdout_path.is_file() else ""
+    detail = (result.stderr.strip() or stdout.strip())[-ERROR_TAIL_CHARS:]
+    how = killed_or_exited(result.exit_code, shell=True)  # cli commands run through sh
+    kind: ErrorKind = "crashed" if _killed(result.exit_code) else "exit_code"
+    return agent_error(kind, f"{how}: {detail}" if detail else how, result.stderr)
 
 
-def missing_output(target: CliTarget, ctx: RunContext) -> str | None:
+def _killed(code: int | None) -> bool:
+    """Whether a command run through sh ended by a signal: a negative code (sh itself killed)
+    or 128 + n (its command killed by signal n), as killed_or_exited names them."""
+    return code is not None and (code < 0 or 128 < code < 128 + signal.NSIG)
+
+
+def missing_output(target: CliTarget, ctx: RunContext, stderr: str = "") -> RecordError | None:
     """The error when a command that exited 0 left no {OUTPUT_FILE}, or None when its stdout
     is the answer. A command that names {OUTPUT_FILE} must write it (AgentV reads only that
     file); one that does not name it answers on stdout (an evals-pipeline convenience)."""
     if "{OUTPUT_FILE}" in target.command:
-        return f"Failed to read output file '{ctx.output_path}': the command did not write it"
+        missing = f"Failed to read output file '{ctx.output_path}': the command did not write it"
+        return agent_error("parse", missing, stderr)
     if ctx.stdout_path.stat().st_size == 0:
-        return "exited 0 but wrote nothing on stdout (and its command has no {OUTPUT_FILE})"
+        empty = "exited 0 but wrote nothing on stdout (and its command has no {OUTPUT_FILE})"
+        return agent_error("parse", empty, stderr)
     return None
 
 
@@ -154,7 +170,7 @@ class CliAdapter:
             remove_home(home)
         error = process_failure(result, ctx.stdout_path, case.timeout_seconds)
         if error is None and not ctx.output_path.exists():
-            error = missing_output(target, ctx)
+            error = missing_output(target, ctx, result.stderr)
         return AgentRun(
             case_key=case.case_key,
             agent=case.agent,

@@ -28,6 +28,7 @@ from evals_pipeline.adapters.cli import (
 from evals_pipeline.adapters.identity import agent_version
 from evals_pipeline.adapters.sandboxing import run_sandbox
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import agent_error
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
 from evals_pipeline.process import ProcessResult, child_env, run_process
@@ -193,10 +194,12 @@ def _run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) ->
 
     failure = process_failure(result, ctx.stdout_path, first.timeout_seconds)
     if failure is None and not output.is_file():
-        failure = f"exited 0 but wrote no {{OUTPUT_FILE}} ({output})"
+        missing = f"exited 0 but wrote no {{OUTPUT_FILE}} ({output})"
+        failure = agent_error("parse", missing, result.stderr)
     if failure is not None:
         reason = f"batch runner {failure} (one invocation for {len(cases)} tests)"
-        return [record(case, case_ctx, error=reason) for case, case_ctx in cases]
+        failed = failure.with_message(reason)
+        return [record(case, case_ctx, error=failed) for case, case_ctx in cases]
 
     records = read_records(output.read_text(errors="replace"))
     share_ms = round((result.end_ms - result.start_ms) / len(cases))
@@ -209,13 +212,13 @@ def _run_batch(cases: list[tuple[ResolvedCase, RunContext]], ctx: RunContext) ->
                 f"batch output has no record with id {case.test_id!r} "
                 f"({len(records.by_id)} records in {output}){'; ' + bad if bad else ''}"
             )
-            runs.append(record(case, case_ctx, error=reason))
+            runs.append(record(case, case_ctx, error=agent_error("parse", reason)))
         elif records.duplicates[case.test_id]:
             count = records.duplicates[case.test_id] + 1
             reason = (
                 f"batch output has {count} records with id {case.test_id!r}: ids must be unique"
             )
-            runs.append(record(case, case_ctx, error=reason))
+            runs.append(record(case, case_ctx, error=agent_error("parse", reason)))
         else:
             case_ctx.artifacts.mkdir(parents=True, exist_ok=True)
             document = output_document(found, share_ms)

@@ -9,8 +9,10 @@ from typing import Any, cast
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.llm import LlmCallError, LlmClients, LlmConfigError, LlmMessage, LlmRequest
 from evals_pipeline.llm.client import LlmReply
+from evals_pipeline.llm.sdk import RETRIED_STATUSES
 from evals_pipeline.model_server import ScriptError
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import ErrorKind, RecordError, agent_error
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import LlmTarget, LlmTargetSpec
 from evals_pipeline.process import now_ms
@@ -41,6 +43,15 @@ def output_record(replies: list[LlmReply], duration_ms: int) -> dict[str, Any]:
     return record
 
 
+def call_error_kind(status: int | None) -> ErrorKind:
+    """refused for a 4xx the SDKs do not retry (auth, permission, a bad request, a policy): the
+    API turned the request down as asked; provider for the rest (5xx, rate limits and timeouts
+    after retries, no connection): the API's own trouble."""
+    if status is not None and 400 <= status < 500 and status not in RETRIED_STATUSES:
+        return "refused"
+    return "provider"
+
+
 class LlmAdapter:
     """One call to the target's model (one per turn for a conversation, later); a failed call is
     the run's error with the API's message."""
@@ -52,13 +63,15 @@ class LlmAdapter:
         prompt = chat_prompt(case.input)
         ctx.prompt_path.write_text(_shown(prompt))
         replies: list[LlmReply] = []
-        error: str | None = None
+        error: RecordError | None = None
         spec = cast(LlmTargetSpec, target)  # every LlmTarget is one of the union
         try:
             with LlmClients({target.name: spec}, log_dir=ctx.artifacts) as clients:
                 replies.append(clients.get(target.name).complete(llm_request(prompt)))
-        except (LlmCallError, LlmConfigError, ScriptError) as exc:
-            error = str(exc)
+        except LlmCallError as exc:
+            error = agent_error(call_error_kind(exc.status), str(exc))
+        except (LlmConfigError, ScriptError) as exc:
+            error = agent_error("setup", str(exc))  # no key, an unusable model script: not called
         end = now_ms()
         if not error:
             ctx.output_path.write_text(json.dumps(output_record(replies, end - start), indent=2))

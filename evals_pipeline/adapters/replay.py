@@ -16,6 +16,7 @@ from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.adapters.execution_traces import TraceError, read_traces, replayed_output
 from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import ErrorKind, RecordError, agent_error
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import ReplayTarget
 from evals_pipeline.process import now_ms
@@ -36,7 +37,13 @@ FIXTURE_SCHEMA = "agentv.replay_fixture.v1"
 
 
 class FixtureError(ValueError, EvalsPipelineError):
-    """A fixtures file that cannot be read, or a lookup with no single matching record."""
+    """A fixtures file that cannot be read, or a lookup with no single matching record. `kind`
+    types the run's error: setup when this test has no recording, parse when it cannot be read
+    as one."""
+
+    def __init__(self, message: str, kind: ErrorKind = "parse") -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
 
 
 def read_fixtures(path: Path) -> list[dict[str, Any]]:
@@ -44,7 +51,7 @@ def read_fixtures(path: Path) -> list[dict[str, Any]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise FixtureError(f"replay fixture file not readable: {path}: {exc}") from None
+        raise FixtureError(f"replay fixture file not readable: {path}: {exc}", "setup") from None
     records: list[dict[str, Any]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -103,7 +110,7 @@ def find_fixture(
         f"source_target={target.source_target} attempt=0 variant={target.variant or '<none>'}"
     )
     if not found:
-        raise FixtureError(f"{what} lookup found no record for {key}")
+        raise FixtureError(f"{what} lookup found no record for {key}", "setup")
     raise FixtureError(f"{what} lookup found {len(found)} duplicate records for {key}")
 
 
@@ -141,9 +148,10 @@ class ReplayAdapter:
         error = None
         if recording is None:
             names = " or ".join(f"{case.test_id}{s}" for s in RECORDING_SUFFIXES)
-            error = (
+            missing = (
                 f"no recorded session for test {case.test_id!r}: expected {names} in {sessions_dir}"
             )
+            error = agent_error("setup", missing)
         # A session file of a real agent CLI (imported with `evals-pipeline import`) is enriched
         # like a live run of that CLI; anything else is AgentV's cli output contract.
         stream_kind = None
@@ -169,11 +177,11 @@ class ReplayAdapter:
         target = case.target
         assert isinstance(target, ReplayTarget)
         start = now_ms()
-        error = None
+        error: RecordError | None = None
         try:
             ctx.output_path.write_text(json.dumps(_recorded_output(target, case), indent=2))
         except (FixtureError, TraceError) as exc:
-            error = str(exc)
+            error = agent_error(_replay_kind(target, exc), str(exc))
         return AgentRun(
             case_key=case.case_key,
             agent=case.agent,
@@ -185,6 +193,15 @@ class ReplayAdapter:
             error=error,
             workspace_path=str(ctx.workspace),
         )
+
+
+def _replay_kind(target: ReplayTarget, exc: FixtureError | TraceError) -> ErrorKind:
+    """setup when the test has no recording (no file, no record for it), parse when the file is
+    there but cannot be read as one (bad JSON, a wrong schema, duplicate records)."""
+    source = target.fixtures or target.execution_traces
+    if source is None or not Path(source).is_file():
+        return "setup"
+    return exc.kind if isinstance(exc, FixtureError) else "parse"
 
 
 def _recorded_output(target: ReplayTarget, case: ResolvedCase) -> dict[str, Any]:

@@ -14,7 +14,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,9 @@ from evals_pipeline.process import kill_live_children, live_children
 from evals_pipeline.stopping import request_stop, tally_at_stop, wait_for_stop
 
 if TYPE_CHECKING:
+    from evals_pipeline.models.case import ResolvedCase
     from evals_pipeline.progress_bars import ProgressDisplay
+    from evals_pipeline.results import ResultStore
 
 STOP_SECONDS = 3.0
 """How long the children running at a stop get to end (process.py gives them SIGTERM, then
@@ -35,15 +38,59 @@ CANCEL_SECONDS = 1.0
 (instance/run_recovery.py)."""
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-_planned = 0  # agent runs of the suites begun so far
+
+@dataclass(frozen=True)
+class _Planned:
+    """A suite's planned agent runs, each trial of each case, and the store that keeps them."""
+
+    cases: Sequence[ResolvedCase]
+    store: ResultStore
+
+    @property
+    def runs(self) -> int:
+        return sum(case.trials.count for case in self.cases)
+
+
+_plans: list[_Planned] = []  # the suites begun so far
 _display: ProgressDisplay | None = None
+_started_ms = 0  # when the first suite began: a record stored since is this command's
 
 
-def plan(runs: int, display: ProgressDisplay) -> None:
-    """A suite begins: its `runs` agent runs join the tally, and `display` shows its progress."""
-    global _planned, _display
-    _planned += runs
+def plan(cases: Sequence[ResolvedCase], store: ResultStore, display: ProgressDisplay) -> None:
+    """A suite begins: the agent runs of `cases` join the tally, counted done at a stop from
+    what `store` keeps (`kept_runs`), and `display` shows its progress."""
+    global _display, _started_ms
+    from evals_pipeline.process import now_ms
+
+    _started_ms = _started_ms or now_ms()
+    _plans.append(_Planned(cases, store))
     _display = display
+
+
+def kept_runs(cases: Sequence[ResolvedCase], store: ResultStore, since_ms: int) -> int:
+    """The trials of `cases` whose agent run `store` keeps under its unchanged key: stored since
+    `since_ms` (by this command), or reused from before. Counted from the store, not from this
+    process's tally: on the multiprocess or celery executor the runs end in other processes,
+    and only what they stored tells."""
+    from evals_pipeline.results import case_keys
+    from evals_pipeline.results.keys import FileLookups
+
+    files = FileLookups()  # cases name the same files: each hashed once
+    kept = 0
+    for case in cases:
+        keys = case_keys(case, files=files)
+        for trial in range(case.trials.count):
+            key = keys.run(trial)
+            ok = store.run(case.case_key, case.agent, key)  # reusable: without error
+            if ok is not None and case.cache:
+                kept += 1  # reused, or run now
+                continue
+            # An errored run (store.run leaves it out) or one of a case without cache is this
+            # command's when its record, or its session's, was stored since it began.
+            record = ok or store.session(case.case_key, case.agent, key)
+            stored = record.reused if record is not None else None
+            kept += stored is not None and stored.stored_ms >= since_ms
+    return kept
 
 
 def run_stoppable(work: Callable[[], int]) -> int:
@@ -94,15 +141,25 @@ def _stop(signum: int) -> None:
     kill_live_children()
     if canceling is not None:
         canceling.join(max(CANCEL_SECONDS, deadline - time.monotonic()))
-    tally = tally_at_stop()
-    not_started = max(0, _planned - tally.done - tally.stopped)
-    line = (
-        f"interrupted: {tally.done} done, {tally.stopped} stopped, {not_started} not started; "
-        "run the same command to resume\n"
-    )
+    line = _summary()
     with contextlib.suppress(OSError):
         os.write(terminal, line.encode())
     _leave(128 + signum)
+
+
+def _summary() -> str:
+    """The closing line: the planned agent runs kept (done), cut short (stopped: in flight in
+    this process at the stop and not kept), and the rest (not started)."""
+    planned = sum(p.runs for p in _plans)
+    done = 0
+    with contextlib.suppress(Exception):  # an unreadable store: nothing counts as kept
+        done = sum(kept_runs(p.cases, p.store, _started_ms) for p in _plans)
+    stopped = min(tally_at_stop().stopped, planned - done)
+    not_started = max(0, planned - done - stopped)
+    return (
+        f"interrupted: {done} done, {stopped} stopped, {not_started} not started; "
+        "run the same command to resume\n"
+    )
 
 
 def _silence_output() -> int:

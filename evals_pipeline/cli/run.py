@@ -150,10 +150,16 @@ def _run_one(
     command's instance, made (and the leftovers of dead runs swept) on the first call."""
     from evals_pipeline.cli.interrupts import plan
     from evals_pipeline.progress_bars import PlainProgress, progress_display
+    from evals_pipeline.results import ResultStore
+    from evals_pipeline.storage.root import open_root
+    from evals_pipeline.suites import with_run_options
 
     # Bars on a terminal, plain lines in logs and pipes (progress_bars.py).
     display = progress_display()
-    plan(sum(c.trials.count for c in cases if c.agent in agents), display)
+    # The cases as the steps run them, and the store they keep their runs in: a stop counts
+    # what is done from there, whichever executor ran it (cli/interrupts.py).
+    planned = with_run_options([c for c in cases if c.agent in agents], options)
+    plan(planned, ResultStore.of_suite(open_root(storage), suite.slug), display)
     echo = print if isinstance(display, PlainProgress) else display.message
     warn = _to_stderr if isinstance(display, PlainProgress) else display.message
     try:

@@ -19,9 +19,11 @@ ErrorKind = Literal[
     "timeout", "exit_code", "crashed", "refused", "setup", "parse", "provider", "no_score", "failed"
 ]
 """timeout: killed at its time limit. exit_code: the process exited non-zero. crashed: it never
-started or died without an exit code. refused: not started (a stop, the target proxy's limit).
-setup: its inputs or workspace could not be prepared. parse: its output could not be read.
-provider: the model API reported an error. no_score: a grader ended without a score.
+started or died without an exit code (a signal). refused: not started, or turned away as asked
+(a stop, the target proxy's limit, a model API's 4xx that no retry changes: auth, permission, a
+bad request). setup: its inputs or workspace could not be prepared (a missing recording, an
+unusable model script or key). parse: its output could not be read (no output file, no record).
+provider: the model API reported an error (5xx, rate limit after retries, no connection). no_score: a grader ended without a score.
 failed: a failure whose cause the record does not say (an old record's grader error)."""
 
 STDERR_TAIL_CHARS = 2000
@@ -48,6 +50,11 @@ class RecordError(BaseModel):
     def with_message(self, message: str) -> RecordError:
         """The same error said differently (a longer reason, a redacted one)."""
         return self.model_copy(update={"message": message})
+
+
+def agent_error(kind: ErrorKind, message: str, stderr: str | None = None) -> RecordError:
+    """The error of an agent run (stage `agent`), with the end of its process's stderr."""
+    return RecordError(stage="agent", kind=kind, message=message, stderr_tail=stderr_tail(stderr))
 
 
 def upgraded(value: Any, *, stage: ErrorStage, kind: ErrorKind, stderr: str | None = None) -> Any:

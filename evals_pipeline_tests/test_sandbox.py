@@ -25,6 +25,7 @@ from evals_pipeline.process import child_env, run_process
 from evals_pipeline.reaping.ledger import MARKER_FILE, STATE_DIR_VAR, sweep_leftovers
 from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
 from evals_pipeline.reaping.proc_table import all_pids, environ_has, read_stat
+from evals_pipeline.sandbox.bubblewrap import bwrap_argv
 from evals_pipeline.sandbox.detection import SANDBOX_VAR, bubblewrap
 from evals_pipeline.sandbox.policy import SandboxPolicy
 from evals_pipeline.settings import Settings
@@ -383,3 +384,33 @@ def test_a_forged_ledger_entry_gets_no_unrelated_process_killed(tmp_path: Path) 
 def _running(pid: int) -> bool:
     stat = read_stat(pid)
     return stat is not None and stat.running
+
+
+@needs_bwrap
+def test_the_sandbox_binds_again_only_what_its_private_tmp_hides(tmp_path: Path) -> None:
+    """The read-only `/` shows every folder outside /tmp as it is, so binding one again only
+    slows each child's start; a folder under /tmp, named directly or through a link from
+    outside it, is still readable in the sandbox."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "note.txt").write_text("seen")
+    link = Path("/var/tmp") / f"evals-sandbox-link-{secrets.token_hex(4)}"
+    link.symlink_to(data)
+    try:
+        policy = SandboxPolicy(
+            writable=(tmp_path / "ws",), readable=(Path("/usr"), Path(sys.prefix), link)
+        )
+        (tmp_path / "ws").mkdir()
+        argv = bwrap_argv("bwrap", policy, ["true"], cwd=tmp_path / "ws")
+        bound = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--ro-bind"]
+        assert bound == ["/", str(data)], argv
+        done = run_process(
+            ["cat", str(link / "note.txt")],
+            cwd=tmp_path / "ws",
+            env=child_env(),
+            timeout_seconds=30,
+            sandbox=policy,
+        )
+        assert done.stdout == b"seen", done.stderr
+    finally:
+        link.unlink()

@@ -49,6 +49,31 @@ def pi_stream(source: Source, _session_file: Source | None = None) -> ParsedStre
     return _PiParser().parse(source)
 
 
+_EVENT_LINES = frozenset(
+    {
+        "session",
+        "message",
+        "message_end",
+        "model_change",
+        "tool_execution_end",
+        "auto_retry_start",
+        "auto_retry_end",
+    }
+)
+"""The line types `_PiParser._line` makes something of; of the others (message_update, the
+bulk of a long stdout, repeats its message's text so far) it reads the time alone."""
+_HELD_KEYS = ("type", "timestamp", "id", "parentId")
+"""What is read of any line: its type and time, and its place in a session file's tree."""
+
+
+def _held(line: dict[str, Any]) -> dict[str, Any]:
+    """`line` as the parser reads it: whole when it makes an event, else its held keys."""
+    kind = line.get("type")
+    if isinstance(kind, str) and kind in _EVENT_LINES:
+        return line
+    return {key: line[key] for key in _HELD_KEYS if key in line}
+
+
 def pi_usage(usage: Any) -> TokenUsage | None:
     """pi usage in the AgentV convention: cache writes are input, cache reads `cached`."""
     if not isinstance(usage, dict):
@@ -76,9 +101,9 @@ class _PiParser:
         self.fallback_model: str | None = None
 
     def parse(self, source: Source) -> ParsedStream:
-        # A session file's branches are known at its end: its lines are held (parsed, the
-        # text itself is not).
-        lines = list(iter_jsonl(source, self.b.warnings))
+        # A session file's branches are known at its end: its lines are held, parsed (the text
+        # itself is not), each line no event comes from as only what is read of it.
+        lines = [(number, _held(line)) for number, line in iter_jsonl(source, self.b.warnings)]
         if any(line.get("type") == "message" for _, line in lines):
             lines = self._active_branch(lines)
         for number, line in lines:

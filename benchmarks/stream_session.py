@@ -41,7 +41,7 @@ def measure(kind: str, folder: Path, size: int) -> dict[str, float]:
     from evals_pipeline.models.run import AgentRun
 
     stream_name, rollout_name = STREAMS[kind]
-    side = {}
+    side: dict[str, str] = {}
     if rollout_name:  # codex: its rollout file is the transcript, the exec stream a summary
         side["rollout"] = str(_repeated(FIXTURES / rollout_name, folder / "rollout.jsonl", size))
         size = 0
@@ -64,7 +64,7 @@ def measure(kind: str, folder: Path, size: int) -> dict[str, float]:
     cpu = time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
-        "stream_mb": sum(Path(p).stat().st_size for p in [stdout, *side.values()]) / 2**20,
+        "stream_mb": sum(Path(p).stat().st_size for p in [str(stdout), *side.values()]) / 2**20,
         "cpu_s": round(cpu, 3),
         "peak_rss_mb": round(peak / 1024, 1),
         "rss_growth_mb": round((peak - before) / 1024, 1),

@@ -57,12 +57,41 @@ class StreamEvent:
     model: str | None
     detail: dict[str, Any] | None
 
-    def __init__(self, seq: int, kind: str, turn_index: int = 0, **fields: Any) -> None:
-        for name in EVENT_FIELDS:
-            setattr(self, name, fields.pop(name, None))
-        if fields:
-            raise TypeError(f"not event fields: {sorted(fields)}")
-        self.seq, self.kind, self.turn_index = seq, kind, turn_index
+    def __init__(
+        self,
+        seq: int,
+        kind: str,
+        turn_index: int = 0,
+        timestamp_ms: int | None = None,
+        role: str | None = None,
+        text: str | None = None,
+        tool: str | None = None,
+        native_tool: str | None = None,
+        tool_call_id: str | None = None,
+        tool_input: Any = None,
+        source: str | None = None,
+        label: str | None = None,
+        model: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        # Each field by name (not a loop of setattr): a long stream makes ~10,000 events.
+        self.seq, self.kind, self.turn_index, self.timestamp_ms = (
+            seq,
+            kind,
+            turn_index,
+            timestamp_ms,
+        )
+        self.role, self.text, self.tool, self.native_tool = role, text, tool, native_tool
+        self.tool_call_id, self.tool_input, self.source, self.label = (
+            tool_call_id,
+            tool_input,
+            source,
+            label,
+        )
+        self.model, self.detail = model, detail
+        # Filled in later: a tool call's result, a turn's usage.
+        self.tool_output = self.status = self.exit_code = self.duration_ms = None
+        self.token_usage = None
 
     def as_model(self) -> EnrichedEvent:
         """The event as the canonical model."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evals_pipeline.enrichers.builder import SessionBuilder, as_text, tolerate
+from evals_pipeline.enrichers.builder import ParsedStream, SessionBuilder, as_text, tolerate
 from evals_pipeline.enrichers.cli_output import iso_to_ms
-from evals_pipeline.enrichers.jsonl import iter_jsonl
+from evals_pipeline.enrichers.jsonl import Source, iter_jsonl
 from evals_pipeline.enrichers.tool_names import ToolNames
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import TokenUsage
@@ -59,7 +59,12 @@ _EXIT_CODE = re.compile(r"^Exit code (\d+)")
 
 def parse_claude(text: str) -> EnrichedSession:
     """Parse a Claude Code stream-json output or on-disk transcript; never raises on bad input."""
-    return _ClaudeParser().parse(text)
+    return claude_stream(text).enriched()
+
+
+def claude_stream(source: Source, _session_file: Source | None = None) -> ParsedStream:
+    """`parse_claude` of a text or an open file, read line by line, left unmodelled."""
+    return _ClaudeParser().parse(source)
 
 
 def claude_usage(usage: Any) -> TokenUsage | None:
@@ -88,8 +93,8 @@ class _ClaudeParser:
         self.on_disk = False
         self.api_error: str | None = None
 
-    def parse(self, text: str) -> EnrichedSession:
-        for number, line in iter_jsonl(text, self.b.warnings):
+    def parse(self, source: Source) -> ParsedStream:
+        for number, line in iter_jsonl(source, self.b.warnings):
             with tolerate(number, self.b.warnings):
                 self._line(line)
         return self._finish()
@@ -234,7 +239,7 @@ class _ClaudeParser:
             timestamp_ms=self.last_ms,
         )
 
-    def _finish(self) -> EnrichedSession:
+    def _finish(self) -> ParsedStream:
         session = self.b.session
         result = self.result or {}
         session.llm_call_count = len(self.turns)
@@ -271,10 +276,10 @@ class _ClaudeParser:
                     )
             elif isinstance(result.get("result"), str):
                 answer = result["result"]
-        self.b.finish(answer=answer)
+        parsed = self.b.finish(answer=answer)
         if session.duration_ms is None and self.on_disk and session.start_ms is not None:
             session.duration_ms = (session.end_ms or session.start_ms) - session.start_ms
-        return session
+        return parsed
 
 
 def _blocks(content: Any) -> list[Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 LONE_SURROGATES = "lone UTF-16 surrogates (a character cut in half) were replaced with U+FFFD"
@@ -39,24 +39,24 @@ def _valid_unicode(value: Any) -> Any:
     return value
 
 
-def iter_jsonl(text: str, warnings: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield `(line_number, object)` for each JSON-object line of `text`, from 1.
+Source = str | Iterable[str]
+"""A stream's text, or its lines as an open text file yields them (each with its "\\n" but the
+last, when the writer stopped mid-line): read line by line, the text is never held whole."""
+
+
+def iter_jsonl(source: Source, warnings: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield `(line_number, object)` for each JSON-object line of `source`, from 1.
 
     A malformed line, a truncated last line or a line that is not an object is appended to
     `warnings` as "line N: ..." and skipped: a stream killed mid-write must still parse.
     """
-    # Split on "\n" only: str.splitlines() would also break at U+2028 and friends, which JSON
-    # strings may contain raw.
-    lines = text.split("\n")
-    # A last line without its newline is where a killed process stopped writing.
-    last = len(lines) if lines[-1].strip() else 0
-    for number, line in enumerate(lines, start=1):
+    for number, line, cut in _lines(source):
         if not line.strip():
             continue
         try:
             value = loads_valid(line, warnings)
         except (ValueError, RecursionError) as exc:
-            reason = "truncated JSON" if number == last else "not valid JSON"
+            reason = "truncated JSON" if cut else "not valid JSON"
             warnings.append(f"line {number}: {reason}, skipped ({exc})")
             continue
         if not isinstance(value, dict):
@@ -65,7 +65,25 @@ def iter_jsonl(text: str, warnings: list[str]) -> Iterator[tuple[int, dict[str, 
         yield number, value
 
 
-def read_jsonl(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+def _lines(source: Source) -> Iterator[tuple[int, str, bool]]:
+    """Each line of `source` without its "\\n", numbered from 1, and whether it is a last line
+    cut short (no "\\n" after it: where a killed process stopped writing)."""
+    if isinstance(source, str):
+        # Split on "\n" only: str.splitlines() would also break at U+2028 and friends, which
+        # JSON strings may contain raw.
+        lines = source.split("\n")
+        last = len(lines)
+        for number, line in enumerate(lines, start=1):
+            yield number, line, number == last
+        return
+    for number, line in enumerate(source, start=1):
+        if line.endswith("\n"):
+            yield number, line[:-1], False
+        else:
+            yield number, line, True
+
+
+def read_jsonl(text: Source) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     """All JSON-object lines of `text` with their line numbers, and the warnings for the rest."""
     warnings: list[str] = []
     return list(iter_jsonl(text, warnings)), warnings

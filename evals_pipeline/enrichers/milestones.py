@@ -4,9 +4,37 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from evals_pipeline.models.events import EnrichedEvent, Milestone, MilestoneName
+from evals_pipeline.models.events import Milestone, MilestoneName
+
+
+class _Event(Protocol):
+    """What milestones read of an event: an EnrichedEvent, or a parser's StreamEvent."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def turn_index(self) -> int: ...
+    @property
+    def timestamp_ms(self) -> int | None: ...
+    @property
+    def role(self) -> str | None: ...
+    @property
+    def text(self) -> str | None: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def tool_input(self) -> Any: ...
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def exit_code(self) -> int | None: ...
+
+
+E = TypeVar("E", bound=_Event)
 
 EDIT_TOOLS = frozenset({"Write", "Edit"})
 
@@ -67,21 +95,21 @@ def tool_command(tool_input: Any) -> str | None:
     return command if isinstance(command, str) else None
 
 
-def _is_test_run(event: EnrichedEvent) -> bool:
+def _is_test_run(event: _Event) -> bool:
     if event.kind != "tool_call" or event.tool != "Bash":
         return False
     command = tool_command(event.tool_input)
     return command is not None and is_test_command(command)
 
 
-def _passed(event: EnrichedEvent) -> bool:
+def _passed(event: _Event) -> bool:
     # The exit code is the better witness when a stream reports both.
     if event.exit_code is not None:
         return event.exit_code == 0
     return event.status == "ok"
 
 
-def compute_milestones(events: Sequence[EnrichedEvent], start_ms: int | None) -> list[Milestone]:
+def compute_milestones(events: Sequence[E], start_ms: int | None) -> list[Milestone]:
     """The milestones a session reached, in `MILESTONE_NAMES` order; missing ones are left out.
 
     `elapsed_ms` counts from `start_ms` when both it and the event's timestamp are known.
@@ -90,7 +118,7 @@ def compute_milestones(events: Sequence[EnrichedEvent], start_ms: int | None) ->
     edits = [e for e in tool_calls if e.tool in EDIT_TOOLS]
     test_runs = [e for e in tool_calls if _is_test_run(e)]
     answers = [e for e in events if e.kind == "message" and e.role == "assistant" and e.text]
-    found: list[tuple[MilestoneName, Iterable[EnrichedEvent]]] = [
+    found: list[tuple[MilestoneName, Iterable[E]]] = [
         ("first_file_read", (e for e in tool_calls if e.tool == "Read")),
         ("first_file_edit", edits),
         ("first_test_run", test_runs),
@@ -106,7 +134,7 @@ def compute_milestones(events: Sequence[EnrichedEvent], start_ms: int | None) ->
     return milestones
 
 
-def _milestone(name: MilestoneName, event: EnrichedEvent, start_ms: int | None) -> Milestone:
+def _milestone(name: MilestoneName, event: _Event, start_ms: int | None) -> Milestone:
     elapsed = None
     if event.timestamp_ms is not None and start_ms is not None:
         elapsed = event.timestamp_ms - start_ms

@@ -11,9 +11,9 @@ import json
 import re
 from typing import Any
 
-from evals_pipeline.enrichers.builder import SessionBuilder, as_text, tolerate
+from evals_pipeline.enrichers.builder import ParsedStream, SessionBuilder, as_text, tolerate
 from evals_pipeline.enrichers.cli_output import iso_to_ms
-from evals_pipeline.enrichers.jsonl import iter_jsonl
+from evals_pipeline.enrichers.jsonl import Source, iter_jsonl
 from evals_pipeline.enrichers.tool_names import ToolNames
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import TokenUsage
@@ -41,7 +41,37 @@ _SUMMARY_ROLES = {"compactionSummary": "compaction", "branchSummary": "branch"}
 
 def parse_pi(text: str) -> EnrichedSession:
     """Parse pi's `--mode json` stdout or its session file; never raises on bad input."""
-    return _PiParser().parse(text)
+    return pi_stream(text).enriched()
+
+
+def pi_stream(source: Source, _session_file: Source | None = None) -> ParsedStream:
+    """`parse_pi` of a text or an open file, read line by line, left unmodelled."""
+    return _PiParser().parse(source)
+
+
+_EVENT_LINES = frozenset(
+    {
+        "session",
+        "message",
+        "message_end",
+        "model_change",
+        "tool_execution_end",
+        "auto_retry_start",
+        "auto_retry_end",
+    }
+)
+"""The line types `_PiParser._line` makes something of; of the others (message_update, the
+bulk of a long stdout, repeats its message's text so far) it reads the time alone."""
+_HELD_KEYS = ("type", "timestamp", "id", "parentId")
+"""What is read of any line: its type and time, and its place in a session file's tree."""
+
+
+def _held(line: dict[str, Any]) -> dict[str, Any]:
+    """`line` as the parser reads it: whole when it makes an event, else its held keys."""
+    kind = line.get("type")
+    if isinstance(kind, str) and kind in _EVENT_LINES:
+        return line
+    return {key: line[key] for key in _HELD_KEYS if key in line}
 
 
 def pi_usage(usage: Any) -> TokenUsage | None:
@@ -70,8 +100,10 @@ class _PiParser:
         self.cost: float | None = None
         self.fallback_model: str | None = None
 
-    def parse(self, text: str) -> EnrichedSession:
-        lines = list(iter_jsonl(text, self.b.warnings))
+    def parse(self, source: Source) -> ParsedStream:
+        # A session file's branches are known at its end: its lines are held, parsed (the text
+        # itself is not), each line no event comes from as only what is read of it.
+        lines = [(number, _held(line)) for number, line in iter_jsonl(source, self.b.warnings)]
         if any(line.get("type") == "message" for _, line in lines):
             lines = self._active_branch(lines)
         for number, line in lines:
@@ -217,7 +249,7 @@ class _PiParser:
     def _now(self) -> int | None:
         return self.message_ms[-1] if self.message_ms else None
 
-    def _finish(self) -> EnrichedSession:
+    def _finish(self) -> ParsedStream:
         session = self.b.session
         session.model = session.model or self.fallback_model
         session.llm_call_count = self.calls

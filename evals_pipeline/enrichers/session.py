@@ -10,10 +10,12 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 from evals_pipeline.agents.registry import parse_stream
+from evals_pipeline.enrichers.builder import ParsedStream
 from evals_pipeline.enrichers.cli_output import (
     ParsedOutput,
     parse_message_lines,
@@ -94,15 +96,39 @@ def parse_agent_stream(run: AgentRun) -> EnrichedSession:
     return parse_stream(run.stream_kind, text, rollout=_read(run.side_files.get("rollout")))
 
 
+def read_agent_stream(run: AgentRun) -> ParsedStream:
+    """`parse_agent_stream` without the models, the files read line by line (never whole)."""
+    from evals_pipeline.enrichers.claude_code import claude_stream
+    from evals_pipeline.enrichers.codex.exec_stream import codex_stream
+    from evals_pipeline.enrichers.pi_agent import pi_stream
+
+    readers = {"claude-code": claude_stream, "codex": codex_stream, "pi-agent": pi_stream}
+    kind = run.stream_kind
+    if kind not in readers:
+        raise ValueError(f"no stream parser for agent kind {kind!r}; known: {sorted(readers)}")
+    with ExitStack() as files:
+        stdout, rollout = (
+            files.enter_context(Path(path).open(errors="replace"))
+            if path and Path(path).is_file()
+            else None
+            for path in (run.stdout_path, run.side_files.get("rollout"))
+        )
+        if kind != "codex" and rollout is not None:
+            parsed = readers[kind](stdout or "", None)
+            parsed.session.parse_warnings.append(
+                f"a rollout file only applies to codex, not {kind}: ignored"
+            )
+            return parsed
+        return readers[kind](stdout or "", rollout)
+
+
 def run_cost(run: AgentRun) -> float | None:
     """The run's cost in USD as its session will report it, without writing anything (for
     the suite's budget while runs are still starting)."""
     if run.stream_kind:
-        enriched = parse_agent_stream(run)
+        facts = read_agent_stream(run).session
         return (
-            enriched.cost_usd
-            if enriched.cost_usd is not None
-            else priced(enriched.token_usage, run.pricing)
+            facts.cost_usd if facts.cost_usd is not None else priced(facts.token_usage, run.pricing)
         )
     return None if run.failed else _parse_output(run).cost_usd
 
@@ -151,7 +177,7 @@ def enriched_run(run: AgentRun, session_dir: Path) -> Enriched:
 
 def _enrich(run: AgentRun, session_dir: Path) -> Enriched:
     if run.stream_kind:
-        return _from_stream(run, session_dir, parse_agent_stream(run))
+        return _from_stream(run, session_dir, read_agent_stream(run))
     parsed = ParsedOutput(messages=[]) if run.failed else _parse_output(run)
     return _session(
         run,
@@ -166,39 +192,43 @@ def _enrich(run: AgentRun, session_dir: Path) -> Enriched:
     )
 
 
-def _from_stream(run: AgentRun, session_dir: Path, enriched: EnrichedSession) -> Enriched:
+def _from_stream(run: AgentRun, session_dir: Path, parsed: ParsedStream) -> Enriched:
+    """The session of a parsed stream, its events and messages written straight to Parquet."""
     # The Parquet writers (pyarrow) load with the first session, not with `evals-pipeline run`,
     # whose agents start before they are needed.
-    from evals_pipeline.storage.events import write_events
+    from evals_pipeline.enrichers.stream_tables import (
+        StreamMessages,
+        stream_trace_summary,
+        write_stream_tables,
+    )
 
-    events_path = write_events(enriched.events, session_dir / "events.parquet")
-    cost = enriched.cost_usd
-    if cost is None:
-        cost = priced(enriched.token_usage, run.pricing)
-    made = _session(
+    facts = parsed.session
+    events_path, messages_path, as_stored = write_stream_tables(parsed, session_dir)
+    cost = facts.cost_usd if facts.cost_usd is not None else priced(facts.token_usage, run.pricing)
+    session = _record(
         run,
         session_dir,
-        enriched.messages,
-        answer=enriched.final_answer,
-        error=run.error or _stream_error(run, enriched.error),
-        token_usage=enriched.token_usage,
+        messages_path,
+        message_count=len(parsed.messages),
+        summary=stream_trace_summary(parsed.messages, facts.llm_call_count),
+        answer=facts.final_answer,
+        error=run.error or _stream_error(run, facts.error),
+        token_usage=facts.token_usage,
         cost_usd=cost,
-        duration_ms=enriched.duration_ms,
-        warnings=[*run.warnings, *enriched.parse_warnings],
-        llm_calls=enriched.llm_call_count,
-    )
-    session = made.session.model_copy(
+        duration_ms=facts.duration_ms,
+        warnings=[*run.warnings, *facts.parse_warnings],
+    ).model_copy(
         update={
-            "agent_kind": enriched.agent_kind,
-            "session_id": enriched.session_id,
-            "model": enriched.model or run.model,
+            "agent_kind": facts.agent_kind,
+            "session_id": facts.session_id,
+            "model": facts.model or run.model,
             "events_path": str(events_path),
-            "milestones": compute_milestones(enriched.events, milestone_origin(run, enriched)),
-            "system_prompt_injections": enriched.system_prompt_injections,
-            "retries": enriched.retries,
+            "milestones": compute_milestones(parsed.events, milestone_origin(run, facts)),
+            "system_prompt_injections": facts.system_prompt_injections,
+            "retries": facts.retries,
         }
     )
-    return Enriched(session, made.messages)
+    return Enriched(session, StreamMessages(parsed.messages) if as_stored else None)
 
 
 def milestone_origin(run: AgentRun, enriched: EnrichedSession) -> int | None:
@@ -232,17 +262,47 @@ def _session(
     cost_usd: float | None,
     duration_ms: int | None,
     warnings: list[str],
-    llm_calls: int | None = None,
 ) -> Enriched:
     from evals_pipeline.storage.messages import write_transcript  # pyarrow: see _from_stream
 
     messages_path = session_dir / "messages.parquet"
     as_stored = write_transcript(messages, messages_path)
+    session = _record(
+        run,
+        session_dir,
+        messages_path,
+        message_count=len(messages),
+        summary=trace_summary(messages),
+        answer=answer,
+        error=error,
+        token_usage=token_usage,
+        cost_usd=cost_usd,
+        duration_ms=duration_ms,
+        warnings=warnings,
+    )
+    return Enriched(session, messages if as_stored else None)
+
+
+def _record(
+    run: AgentRun,
+    session_dir: Path,
+    messages_path: Path,
+    *,
+    message_count: int,
+    summary: TraceSummary,
+    answer: str,
+    error: RecordError | None,
+    token_usage: TokenUsage | None,
+    cost_usd: float | None,
+    duration_ms: int | None,
+    warnings: list[str],
+) -> Session:
+    """The session record of a run whose messages are written; a long answer goes to a file."""
     output_path = None
     if not fits_inline(answer):
         output_path = session_dir / "output.json"
         output_path.write_text(json.dumps(answer, ensure_ascii=False))
-    session = Session(
+    return Session(
         case_key=run.case_key,
         agent=run.agent,
         trial=run.trial,
@@ -258,11 +318,11 @@ def _session(
         error=error,
         stderr=run.stderr,
         messages_path=str(messages_path),
-        message_count=len(messages),
+        message_count=message_count,
         output=None if output_path else answer,
         output_path=str(output_path) if output_path else None,
         output_chars=len(answer),
-        trace_summary=trace_summary(messages, llm_calls),
+        trace_summary=summary,
         token_usage=token_usage,
         cost_usd=cost_usd,
         duration_ms=duration_ms if duration_ms is not None else run.duration_ms,
@@ -274,4 +334,3 @@ def _session(
         turns=run.turns,
         agent_version=run.agent_version,
     )
-    return Enriched(session, messages if as_stored else None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evals_pipeline.enrichers.builder import SessionBuilder, tolerate
+from evals_pipeline.enrichers.builder import ParsedStream, SessionBuilder, StreamEvent, tolerate
 from evals_pipeline.enrichers.codex.fields import (
     AGENT_KIND,
     ITEM_FAMILY,
@@ -31,18 +31,24 @@ from evals_pipeline.enrichers.codex.records import (
     emit_rollout,
 )
 from evals_pipeline.enrichers.codex.rollout import is_rollout, read_rollout
-from evals_pipeline.enrichers.jsonl import iter_jsonl
-from evals_pipeline.models.events import EnrichedEvent, EnrichedSession
+from evals_pipeline.enrichers.jsonl import Source, iter_jsonl
+from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import TokenUsage
 
 
 def parse_codex(text: str, rollout: str | None = None) -> EnrichedSession:
+    """`codex_stream` of texts, in the canonical models."""
+    return codex_stream(text, rollout).enriched()
+
+
+def codex_stream(source: Source, rollout: Source | None = None) -> ParsedStream:
     """Parse `codex exec --json` stdout, enriched by the run's rollout file when given.
 
-    A rollout passed as `text` is recognised and parsed as `parse_codex_rollout` would.
+    A rollout passed as `source` is recognised and parsed as `parse_codex_rollout` would.
     """
     builder = SessionBuilder(AGENT_KIND, TOOL_NAMES)
-    lines = list(iter_jsonl(text, builder.warnings))
+    # Held parsed (the text is not): which file it is, and the pairing, need every line.
+    lines = list(iter_jsonl(source, builder.warnings))
     if is_rollout([line for _, line in lines]):
         return emit_rollout(builder, read_rollout(lines, builder.warnings))
     facts = None
@@ -64,11 +70,11 @@ class _ExecParser:
         self.turn = 0  # model call index as stdout alone suggests it
         self.after_tool = False
         self.turn_used = False
-        self.open: dict[str, EnrichedEvent] = {}  # item id -> tool call event
+        self.open: dict[str, StreamEvent] = {}  # item id -> tool call event
         self.usage: TokenUsage | None = None
         self.answer: str | None = None
 
-    def parse(self, lines: list[tuple[int, dict[str, Any]]]) -> EnrichedSession:
+    def parse(self, lines: list[tuple[int, dict[str, Any]]]) -> ParsedStream:
         for number, line in lines:
             with tolerate(number, self.b.warnings):
                 self._line(line)
@@ -129,7 +135,7 @@ class _ExecParser:
 
     def _item(self, item: dict[str, Any], *, completed: bool) -> None:
         item_type = item.get("type")
-        item_id = as_str(item.get("id")) or f"item-{len(self.b.session.events)}"
+        item_id = as_str(item.get("id")) or f"item-{len(self.b.events)}"
         if item_type == "agent_message":
             if completed and isinstance(item.get("text"), str):
                 entry = self._match("assistant")
@@ -149,7 +155,7 @@ class _ExecParser:
             turn = self._turn_of(entry)
             if entry is not None:
                 emit_call(self.b, entry, entry.call_id or item_id, turn)
-                event = self.b.session.events[-1]
+                event = self.b.events[-1]
             else:
                 event = self.b.tool_call(
                     item_type, _item_input(item_type, item), call_id=item_id, turn_index=turn
@@ -176,12 +182,12 @@ class _ExecParser:
         text = as_str(error.get("message")) if isinstance(error, dict) else None
         text = text or as_str(line.get("message")) or str(line.get("type"))
         # `error` then `turn.failed` usually say the same thing: one event for both.
-        last = self.b.session.events[-1] if self.b.session.events else None
+        last = self.b.events[-1] if self.b.events else None
         if not (last and last.kind == "error" and last.text == text):
             self.b.error(text, turn_index=self.turn, detail={"type": line.get("type")})
         self.b.session.error = text
 
-    def _finish(self) -> EnrichedSession:
+    def _finish(self) -> ParsedStream:
         session = self.b.session
         for entry in self.pending:  # context of turns the stdout never reached
             if entry.kind in ("inject", "user"):
@@ -194,7 +200,7 @@ class _ExecParser:
             session.session_id = session.session_id or self.rollout.session_id
         # Without a (complete) rollout the count is stdout's estimate, in which parallel tool
         # calls of one model call count as several.
-        turns = {e.turn_index for e in session.events if e.role == "assistant"}
+        turns = {e.turn_index for e in self.b.events if e.role == "assistant"}
         session.llm_call_count = max(session.llm_call_count, len(turns))
         return self.b.finish(answer=self.answer)
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from evals_pipeline.enrichers.builder import SessionBuilder
+from evals_pipeline.enrichers.builder import ParsedStream, SessionBuilder
 from evals_pipeline.enrichers.codex.fields import Family
-from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.messages import TokenUsage, ToolStatus
 
 
@@ -51,7 +50,7 @@ class Rollout:
     times: list[int] = field(default_factory=list)
 
 
-def emit_rollout(builder: SessionBuilder, rollout: Rollout) -> EnrichedSession:
+def emit_rollout(builder: SessionBuilder, rollout: Rollout) -> ParsedStream:
     for entry in rollout.entries:
         emit_entry(builder, entry)
     session = builder.session

@@ -42,7 +42,7 @@ def parse_codex_rollout(text: str) -> EnrichedSession:
     """Parse a codex rollout file alone (an existing session, without its stdout)."""
     builder = SessionBuilder(AGENT_KIND, TOOL_NAMES)
     lines = list(iter_jsonl(text, builder.warnings))
-    return emit_rollout(builder, read_rollout(lines, builder.warnings))
+    return emit_rollout(builder, read_rollout(lines, builder.warnings)).enriched()
 
 
 def is_rollout(lines: list[dict[str, Any]]) -> bool:

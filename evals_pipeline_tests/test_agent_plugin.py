@@ -1,7 +1,8 @@
 """Adding an agent is one module: an agent written outside evals_pipeline (its target model,
-adapter, stream parser and tool names in one file), installed under the `evals_pipeline.agents`
-entry point, is a provider a suite can name, validated, run and graded through the real CLI,
-with no file of evals_pipeline edited."""
+adapter, stream reader and format sniff, and tool names in one file), installed under the
+`evals_pipeline.agents` entry point, is a provider a suite can name, validated, run and graded
+through the real CLI, and its recorded streams are recognised by `import` and `replay`, with no
+file of evals_pipeline edited."""
 
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ from typing import Literal
 
 from evals_pipeline.adapters.base import RunContext
 from evals_pipeline.agents.kind import AgentKind, AgentStream
+from evals_pipeline.enrichers.builder import ParsedStream, SessionBuilder
+from evals_pipeline.enrichers.jsonl import Source, iter_jsonl
 from evals_pipeline.enrichers.tool_names import ToolNames
 from evals_pipeline.models.case import ResolvedCase
-from evals_pipeline.models.events import EnrichedSession
-from evals_pipeline.models.messages import Message
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import TargetBase
 from evals_pipeline.process import now_ms
@@ -42,7 +43,8 @@ class EchoAdapter:
         assert isinstance(case.target, EchoTarget)
         start = now_ms()
         answer = f"{case.target.greeting}: {case.prompt.strip()}"
-        ctx.stdout_path.write_text(json.dumps({"echo": answer}) + "\\n")
+        lines = [{"echo_session": "e-1"}, {"echo": answer}]
+        ctx.stdout_path.write_text("".join(json.dumps(line) + "\\n" for line in lines))
         return AgentRun(
             case_key=case.case_key,
             agent=case.agent,
@@ -56,21 +58,26 @@ class EchoAdapter:
         )
 
 
-def parse_echo(text: str, _session_file: str | None) -> EnrichedSession:
-    answer = " ".join(json.loads(line)["echo"] for line in text.splitlines() if line)
-    return EnrichedSession(
-        agent_kind="echo-agent",
-        messages=[Message(role="assistant", content=answer)],
-        final_answer=answer,
-    )
+def read_echo(source: Source, _session_file: Source | None) -> ParsedStream:
+    builder = SessionBuilder("echo-agent", TOOLS)
+    for _, line in iter_jsonl(source, builder.warnings):
+        if "echo_session" in line:
+            builder.session.session_id = line["echo_session"]
+        elif "echo" in line:
+            builder.message("assistant", line["echo"], turn_index=0)
+    return builder.finish()
 
+
+def sniff_echo(line: dict) -> str | None:
+    return "echo-jsonl" if "echo_session" in line else None
+
+
+TOOLS = ToolNames({"Echo": "Read"})
 
 AGENT = AgentKind(
     target=EchoTarget,
     adapter=EchoAdapter(),
-    stream=AgentStream(
-        formats=("echo-jsonl",), parser=parse_echo, tool_names=ToolNames({"Echo": "Read"})
-    ),
+    stream=AgentStream(formats=("echo-jsonl",), reader=read_echo, tool_names=TOOLS, sniff=sniff_echo),
 )
 '''
 
@@ -132,3 +139,28 @@ def test_a_near_miss_of_an_installed_agent_says_did_you_mean(
     checked = cli("validate", str(suite), home=tmp_path)
     said = checked.stdout + checked.stderr
     assert "echo.eval.yaml:4" in said and "did you mean 'echo-agent'" in said, checked.explain()
+
+
+def test_an_installed_agents_recording_is_imported_and_replayed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`import` and a `replay` target tell an installed agent's stream from its own sniff (the
+    registry's), and read it with its own reader."""
+    install_plugin(tmp_path / "site", monkeypatch)
+    lines = [{"echo_session": "rec-7"}, {"echo": "bonjour: say hi"}]
+    recorded = write(
+        tmp_path / "recorded", "greets.jsonl", "".join(f"{json.dumps(x)}\n" for x in lines)
+    )
+    sessions = tmp_path / "project" / "sessions"
+    imported = cli("import", str(recorded), "--into", str(sessions), home=tmp_path)
+    assert imported.code == 0, imported.explain()
+    assert "echo-agent session rec-7" in imported.stdout, imported.explain()
+    replayed = SUITE.replace(
+        "{name: echo, provider: Echo, greeting: bonjour}",
+        "{name: echo, provider: replay, sessions_dir: sessions}",
+    )
+    suite = write(tmp_path / "project", "echo.eval.yaml", replayed)
+    done = cli("run", str(suite), home=tmp_path)
+    assert done.code == 0, done.explain()
+    assert table_rows(done.stdout)["echo"]["passed"] == "1", done.explain()
+    assert "echo-agent" in stored_agent_kinds(tmp_path / "storage"), done.explain()

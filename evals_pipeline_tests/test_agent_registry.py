@@ -29,10 +29,10 @@ from evals_pipeline.agents.registry import (
     RUNNABLE_TARGETS,
     STREAMS,
     agent_for,
+    detect_stream_format,
     detect_stream_kind,
 )
 from evals_pipeline.enrichers import streams, tool_names
-from evals_pipeline.enrichers.streams import detect_stream_format
 from evals_pipeline.models.events import CANONICAL_TOOLS
 from evals_pipeline.models.targets import (
     AgentTarget,

@@ -7,26 +7,34 @@ from dataclasses import dataclass
 
 from evals_pipeline.adapters.agent_cli import AgentCliAdapter
 from evals_pipeline.adapters.base import Adapter
-from evals_pipeline.enrichers.streams import StreamFormat
+from evals_pipeline.enrichers.builder import ParsedStream
+from evals_pipeline.enrichers.jsonl import Source
+from evals_pipeline.enrichers.streams import LineSniff, StreamFormat
 from evals_pipeline.enrichers.tool_names import ToolNames
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.targets import TargetBase, provider_of
 
-StreamParser = Callable[[str, str | None], EnrichedSession]
-"""A stream's text (and the agent's session file beside it, e.g. codex's rollout) to the
-canonical event model."""
+StreamReader = Callable[[Source, Source | None], ParsedStream]
+"""A stream (a text, or an open file read line by line, never whole) and the agent's session
+file beside it (codex's rollout), to the parsed events and messages (enrichers/builder.py)."""
 
 
 @dataclass(frozen=True)
 class AgentStream:
-    """How an agent CLI reports a run: the stream formats it writes, their parser, and the
-    native tool names in them."""
+    """How an agent CLI reports a run: the stream formats it writes and how to tell them from a
+    line (`sniff`, for `replay` and `import-sessions`), their reader, the native tool names."""
 
     formats: tuple[StreamFormat, ...]
-    parser: StreamParser
+    reader: StreamReader
     tool_names: ToolNames
+    sniff: LineSniff
+    """One JSON line to one of `formats` (or `enrichers.streams.Provisional`), else None."""
     reads_session_file: bool = False
-    """The parser also reads the CLI's session file (codex's rollout), when one was kept."""
+    """The reader also reads the CLI's session file (codex's rollout), when one was kept."""
+
+    def parser(self, text: str, session_file: str | None = None) -> EnrichedSession:
+        """The stream in the canonical event model (events, messages and milestones filled in)."""
+        return self.reader(text, session_file if self.reads_session_file else None).enriched()
 
 
 @dataclass(frozen=True)

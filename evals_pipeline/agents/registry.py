@@ -1,5 +1,5 @@
 """The registry of agents, and the per-agent tables derived from it: the adapter of each
-provider, the stream parser of each agent kind, the agent that wrote each stream format."""
+provider, the stream reader of each agent kind, the agent that wrote each stream format."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from evals_pipeline.adapters.agent_cli import AgentCliAdapter
 from evals_pipeline.adapters.base import Adapter
 from evals_pipeline.agents import claude_code, cli, codex, llm, mock, pi_agent, replay
 from evals_pipeline.agents.kind import AgentKind, AgentStream
-from evals_pipeline.enrichers.streams import StreamFormat, detect_stream_format
+from evals_pipeline.enrichers.builder import ParsedStream
+from evals_pipeline.enrichers.jsonl import Source
+from evals_pipeline.enrichers.streams import StreamFormat, sniffed_format
 from evals_pipeline.enrichers.tool_names import NO_TOOLS, canonical_tool
 from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.targets import LlmTarget, TargetBase, provider_aliases, register_targets
@@ -22,10 +24,16 @@ ENTRY_POINT_GROUP = "evals_pipeline.agents"
 them) under this entry-point group, e.g. `my-agent = "my_agent:AGENT"` (docs/agents.md)."""
 
 
+def detect_stream_format(text: str) -> StreamFormat | None:
+    """Which agent's CLI output or session file `text` is, by every registered agent's sniff."""
+    return sniffed_format(text, [stream.sniff for stream in STREAMS.values()])
+
+
 def detect_stream_kind(text: str) -> str | None:
-    """The agent kind ("claude-code", "codex", "pi-agent") that wrote a stream, or None."""
+    """The agent kind ("claude-code", "codex", "pi-agent", an installed one) that wrote a
+    stream, or None."""
     stream_format = detect_stream_format(text)
-    return FORMAT_KINDS[stream_format] if stream_format else None
+    return FORMAT_KINDS.get(stream_format) if stream_format else None
 
 
 BUILT_IN: tuple[AgentKind, ...] = (
@@ -111,17 +119,25 @@ def cli_adapter(target: TargetSpec) -> AgentCliAdapter | None:
     return AGENT_CLIS.get(target.provider)
 
 
-def parse_stream(kind: str, text: str, *, rollout: str | None = None) -> EnrichedSession:
-    """Parse an agent stream of the given kind; `rollout` is codex's session log, if kept."""
+def read_stream(kind: str, source: Source, *, rollout: Source | None = None) -> ParsedStream:
+    """Read an agent stream of the given kind (a text, or an open file line by line); `rollout`
+    is the CLI's session file beside it, if kept, read by the agents that read one (codex)."""
     stream = STREAMS.get(kind)
     if stream is None:
         raise ValueError(f"no stream parser for agent kind {kind!r}; known: {sorted(STREAMS)}")
-    if stream.reads_session_file:
-        return stream.parser(text, rollout)
-    session = stream.parser(text, None)
-    if rollout is not None:
-        session.parse_warnings.append(f"a rollout file only applies to codex, not {kind}: ignored")
-    return session
+    if stream.reads_session_file or rollout is None:
+        return stream.reader(source, rollout)
+    parsed = stream.reader(source, None)
+    readers = ", ".join(k for k, s in STREAMS.items() if s.reads_session_file)
+    parsed.session.parse_warnings.append(
+        f"a rollout file only applies to {readers}, not {kind}: ignored"
+    )
+    return parsed
+
+
+def parse_stream(kind: str, text: str, *, rollout: str | None = None) -> EnrichedSession:
+    """`read_stream` of texts, in the canonical event model."""
+    return read_stream(kind, text, rollout=rollout).enriched()
 
 
 def agent_tool(kind: str, native_name: str, tool_input: object = None) -> str:

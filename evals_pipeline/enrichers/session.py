@@ -14,7 +14,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals_pipeline.agents.registry import parse_stream
+from evals_pipeline.agents.registry import parse_stream, read_stream
 from evals_pipeline.enrichers.builder import ParsedStream
 from evals_pipeline.enrichers.cli_output import (
     ParsedOutput,
@@ -97,15 +97,9 @@ def parse_agent_stream(run: AgentRun) -> EnrichedSession:
 
 
 def read_agent_stream(run: AgentRun) -> ParsedStream:
-    """`parse_agent_stream` without the models, the files read line by line (never whole)."""
-    from evals_pipeline.enrichers.claude_code import claude_stream
-    from evals_pipeline.enrichers.codex.exec_stream import codex_stream
-    from evals_pipeline.enrichers.pi_agent import pi_stream
-
-    readers = {"claude-code": claude_stream, "codex": codex_stream, "pi-agent": pi_stream}
-    kind = run.stream_kind
-    if kind not in readers:
-        raise ValueError(f"no stream parser for agent kind {kind!r}; known: {sorted(readers)}")
+    """`parse_agent_stream` without the models, the files read line by line (never whole), by
+    the reader of the run's agent kind (agents/registry.py)."""
+    assert run.stream_kind is not None
     with ExitStack() as files:
         stdout, rollout = (
             files.enter_context(Path(path).open(errors="replace"))
@@ -113,13 +107,7 @@ def read_agent_stream(run: AgentRun) -> ParsedStream:
             else None
             for path in (run.stdout_path, run.side_files.get("rollout"))
         )
-        if kind != "codex" and rollout is not None:
-            parsed = readers[kind](stdout or "", None)
-            parsed.session.parse_warnings.append(
-                f"a rollout file only applies to codex, not {kind}: ignored"
-            )
-            return parsed
-        return readers[kind](stdout or "", rollout)
+        return read_stream(run.stream_kind, stdout or "", rollout=rollout)
 
 
 def run_cost(run: AgentRun) -> float | None:

@@ -1,65 +1,45 @@
-"""Sniffing which CLI output or session file a stream of unknown origin is; the agent kind that
-writes each format is the registry's (evals_pipeline/agents/registry.py)."""
+"""Sniffing which CLI output or session file a stream of unknown origin is: each agent's stream
+declares its formats and a per-line check (`AgentStream.sniff`, evals_pipeline/agents/), and the
+registry hands every agent's check in, so an installed agent's recordings are recognised too."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from evals_pipeline.enrichers.codex.rollout import ROLLOUT_LINE_TYPES
 from evals_pipeline.enrichers.jsonl import iter_jsonl
 
-StreamFormat = Literal[
-    "claude-stream", "claude-transcript", "codex-exec", "codex-rollout", "pi-json", "pi-session"
-]
+StreamFormat = str
+"""A stream format's name (`claude-stream`, `codex-rollout`, `pi-session`, ...), unique across
+the agents: the registry finds the agent kind that writes it."""
+
+
+@dataclass(frozen=True)
+class Provisional:
+    """A line that could begin more than one of an agent's formats (pi's `session` header starts
+    both its stdout and its session file): taken when no later line of the head decides."""
+
+    format: StreamFormat
+
+
+LineSniff = Callable[[dict[str, Any]], StreamFormat | Provisional | None]
+"""One agent's check of one JSON line: the format it shows, or None when it is not this agent's."""
 
 SNIFF_LINES = 20
-_PI_EVENTS = frozenset(
-    {
-        "agent_start",
-        "agent_end",
-        "turn_start",
-        "turn_end",
-        "message_start",
-        "message_update",
-        "message_end",
-        "tool_execution_start",
-        "tool_execution_end",
-        "auto_retry_start",
-    }
-)
-_PI_ENTRIES = frozenset({"message", "model_change", "thinking_level_change", "compaction"})
 
 
-def detect_stream_format(text: str) -> StreamFormat | None:
-    """Which CLI output or session file `text` is, from its first few valid JSON lines."""
-    pi_header = False
+def sniffed_format(text: str, sniffs: Sequence[LineSniff]) -> StreamFormat | None:
+    """Which format `text` is, from its first few valid JSON lines: the first line one of
+    `sniffs` (in registry order) claims decides; a provisional claim only if nothing does."""
+    provisional: StreamFormat | None = None
     for count, (_, line) in enumerate(iter_jsonl(text, [])):
         if count >= SNIFF_LINES:
             break
-        found = _line_format(line)
-        if found == "pi-json" and line.get("type") == "session":
-            pi_header = True  # stdout and session file both start so: look further
-        elif found:
-            return found
-    return "pi-json" if pi_header else None
-
-
-def _line_format(line: dict[str, Any]) -> StreamFormat | None:
-    kind = line.get("type")
-    if not isinstance(kind, str):
-        return None
-    if kind in ROLLOUT_LINE_TYPES and "payload" in line:
-        return "codex-rollout"
-    if kind.startswith(("thread.", "turn.", "item.")):
-        return "codex-exec"
-    if "parentUuid" in line or "sessionId" in line or (kind == "summary" and "leafUuid" in line):
-        return "claude-transcript"
-    if "session_id" in line and kind in ("system", "assistant", "user", "result", "stream_event"):
-        return "claude-stream"
-    if kind == "session" and "version" in line:
-        return "pi-json"
-    if kind in _PI_EVENTS:
-        return "pi-json"
-    if kind in _PI_ENTRIES and "parentId" in line:
-        return "pi-session"
-    return None
+        for sniff in sniffs:
+            found = sniff(line)
+            if isinstance(found, Provisional):
+                provisional = provisional or found.format  # look further
+            elif found:
+                return found
+    return provisional

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from evals_pipeline.agents.registry import STREAMS, detect_stream_kind, parse_stream
+from evals_pipeline.agents.registry import (
+    STREAMS,
+    detect_stream_format,
+    detect_stream_kind,
+    parse_stream,
+)
 from evals_pipeline.enrichers.jsonl import iter_jsonl, read_jsonl
-from evals_pipeline.enrichers.streams import detect_stream_format
 
 TRANSCRIPTS = Path(__file__).parent.parent / "fixtures" / "transcripts"
 FIXTURES = {

@@ -22,8 +22,11 @@ if TYPE_CHECKING:
 ToolKind = Literal["function", "custom", "builtin"]
 """function and custom tools are called by name; builtin ones (`local_shell`) by item type."""
 
-# claude; codex; pi over Responses.
-SESSION_HEADERS = ("x-claude-code-session-id", "session-id", "session_id")
+SESSION_HEADER = re.compile(r"(?:^|[-_])session[-_]id$")
+"""A header naming the CLI's session, whatever the agent: claude's `x-claude-code-session-id`,
+codex's `session-id`, pi's `session_id` over Responses, an installed agent's `x-my-session-id`.
+A rule on the name, not a table of agents: the server runs without the agent registry (which
+imports the adapters that start it) and serves agents added after it was written."""
 
 # Where each CLI states its working directory: claude, codex, pi.
 _CWD_PATTERNS = (
@@ -130,9 +133,8 @@ def session_key(headers: Mapping[str, str], first_user_message: Any, cwd: str | 
     pi sends no session header over Chat Completions or Messages; its fresh per-run work dir,
     stated in the prompt, still tells parallel runs of one task apart.
     """
-    for name in SESSION_HEADERS:
-        value = headers.get(name)
-        if value:
+    for name, value in headers.items():
+        if value and SESSION_HEADER.search(name.lower()):
             return value
     # Only the text counts: pi marks the latest user message with cache_control, so the raw
     # first message changes shape once the conversation moves on.

@@ -138,6 +138,10 @@ def test_session_key_sources() -> None:
     assert session_key({"session_id": "pi-1"}, text_block, None) == "pi-1"
     assert session_key({"session-id": "codex-1"}, text_block, None) == "codex-1"
     assert session_key({"x-claude-code-session-id": "claude-1"}, text_block, None) == "claude-1"
+    # An agent added later names its session its own way: no table of agents to extend.
+    added = {"user-agent": "echo/1", "x-echo-agent-session-id": "echo-1"}
+    assert session_key(added, text_block, None) == "echo-1"
+    assert session_key({"x-session-idle": "30"}, text_block, "/w/1").startswith("prompt-")
 
 
 def test_runs_without_session_header_fail_independently_by_work_dir(start: StartServer) -> None:

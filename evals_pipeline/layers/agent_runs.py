@@ -13,6 +13,7 @@ from evals_pipeline.adapters.cli_batch import batch_context, batch_groups, is_ba
 from evals_pipeline.adapters.identity import auth_problem
 from evals_pipeline.enrichers import run_cost
 from evals_pipeline.models.case import ResolvedCase
+from evals_pipeline.models.errors import ErrorStage, RecordError
 from evals_pipeline.models.reuse import age_text
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
@@ -40,16 +41,20 @@ def run_folder(folder: Path, case_key: str, agent: str, trial: int) -> Path:
 def _refused_run(
     case: ResolvedCase, trial: int, reason: str, *, setup: bool, not_run: bool = False
 ) -> AgentRun:
-    """A run that never started: an unhealthy target, (`setup`) the gate said no, or
-    (`not_run`) the run budget was spent, which is no error."""
+    """A run that never started, kind `refused` (models/errors.py: not started): its target
+    cannot start (unhealthy, or a command or grader preflight found missing), (`setup`) the gate
+    turned it away (a failed dependency, fail_on_error, the suite budget), or (`not_run`) the run
+    budget was spent, which is no error."""
     now = now_ms()
+    stage: ErrorStage = "setup" if setup else "agent"
+    error = None if not_run else RecordError(stage=stage, kind="refused", message=reason)
     return AgentRun(
         case_key=case.case_key,
         agent=case.agent,
         trial=trial,
         start_ms=now,
         end_ms=now,
-        error=None if not_run else reason,
+        error=error,
         setup_failed=setup,
         not_run=reason if not_run else None,
     )

@@ -1,5 +1,7 @@
 """The floor: a workload's cases done bare, as a shell loop would, with no framework. Each case
-runs the agent, then its three graders on a JSON payload, `workers` cases at a time."""
+runs the agent, then its three graders on a JSON payload, `workers` cases at a time; sandboxed,
+each of them under bubblewrap as the pipeline starts its children, so the sandbox's own cost
+is the floor's too."""
 
 from __future__ import annotations
 
@@ -8,31 +10,48 @@ import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from benchmarks.workloads import GRADERS, HERE, Workload
 
 
+def sandbox(argv: list[str], writable: list[Path]) -> list[str]:
+    """`argv` under bubblewrap with the namespaces and mounts the pipeline gives its children
+    (sandbox/bubblewrap.py): the host read-only, a private /tmp and PID namespace, `writable`
+    bound back."""
+    binds = [arg for path in writable for arg in ("--bind", str(path), str(path))]
+    head = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    return [*head, *mounts, *binds, "--", *argv]
+
+
 def run_case(
-    index: int, workload: Workload, folder: Path, started_file: Path | None = None
+    index: int,
+    workload: Workload,
+    folder: Path,
+    started_file: Path | None = None,
+    sandboxed: bool = False,
 ) -> float:
     """One case: the agent writes its output (and notes its start in `started_file`), each
     grader scores it; returns the mean score."""
     case = folder / f"case-{index}"
     case.mkdir()
+    writable = [case, *([started_file.parent] if started_file else [])]
+    wrap = partial(sandbox, writable=writable) if sandboxed else list
     prompt, output = case / "prompt.md", case / "output.json"
     prompt.write_text(f"Benchmark case {index}.")
     agent = [sys.executable, str(HERE / "fake_agent.py"), "--prompt-file", str(prompt)]
     agent += ["--output", str(output), "--transcript-mb", str(workload.transcript_mb)]
     if started_file is not None:
         agent += ["--started-file", str(started_file)]
-    subprocess.run(agent, check=True, cwd=case)
+    subprocess.run(wrap(agent), check=True, cwd=case)
     messages = json.loads(output.read_text())["output"]
     payload = json.dumps({"output": messages[-1]["content"], "output_path": str(output)})
     scores = []
     for _ in range(GRADERS):
         graded = subprocess.run(
-            [sys.executable, str(HERE / "grader.py")],
+            wrap([sys.executable, str(HERE / "grader.py")]),
             input=payload,
             capture_output=True,
             text=True,
@@ -43,15 +62,19 @@ def run_case(
     return sum(scores) / len(scores)
 
 
-def run_floor(workload: Workload, started_file: Path | None = None) -> None:
-    """Every case of `workload`, bare; fails loudly if any case does not score 1."""
+def run_floor(
+    workload: Workload, started_file: Path | None = None, sandboxed: bool = False
+) -> None:
+    """Every case of `workload`, bare (or each process sandboxed); fails loudly if any case
+    does not score 1."""
     with (
         tempfile.TemporaryDirectory(prefix="evals-floor-") as tmp,
         ThreadPoolExecutor(workload.workers) as pool,
     ):
         scores = list(
             pool.map(
-                lambda i: run_case(i, workload, Path(tmp), started_file), range(workload.cases)
+                lambda i: run_case(i, workload, Path(tmp), started_file, sandboxed),
+                range(workload.cases),
             )
         )
     if scores != [1.0] * workload.cases:
@@ -61,5 +84,7 @@ def run_floor(workload: Workload, started_file: Path | None = None) -> None:
 if __name__ == "__main__":
     from benchmarks.workloads import WORKLOADS
 
-    # `python -m benchmarks.floor W0 [STARTED_FILE]`
-    run_floor(WORKLOADS[sys.argv[1]], Path(sys.argv[2]) if len(sys.argv) > 2 else None)
+    # `python -m benchmarks.floor W0 [STARTED_FILE] [--sandboxed]`
+    args = [a for a in sys.argv[1:] if a != "--sandboxed"]
+    started = Path(args[1]) if len(args) > 1 else None
+    run_floor(WORKLOADS[args[0]], started, sandboxed="--sandboxed" in sys.argv)

@@ -14,8 +14,11 @@ from benchmarks.outcome import Outcome
 from benchmarks.workloads import STAMPS, STARTED_FILE, Workload, stamping_env
 
 
-def floor(workload: Workload, tmp: Path) -> Measured:
+def floor(workload: Workload, tmp: Path, *, sandboxed: bool = False) -> Measured:
+    """The workload done bare (benchmarks/floor.py), its agents and graders each under the
+    sandbox the pipeline gives them when `sandboxed`."""
     argv = [sys.executable, "-m", "benchmarks.floor", workload.name, str(tmp / STARTED_FILE)]
+    argv += ["--sandboxed"] if sandboxed else []
     return measure(argv, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp)
 
 
@@ -40,12 +43,16 @@ def dagster_start(tmp: Path) -> float:
 
 
 def versus_floor(workload: Workload, tmp: Path) -> Outcome:
-    """Both runs, with their start-up: from the command's launch to its first agent's start;
-    a start-up workload also shows Dagster's own (`dagster_start_s`)."""
+    """The runs, with their start-up: from the command's launch to its first agent's start;
+    a start-up workload also shows Dagster's own (`dagster_start_s`). The ratio is to the bare
+    floor; `x_sandboxed_floor` divides by the floor whose children run in the same sandbox as
+    ours, which leaves the framework's own cost."""
     bare = floor(workload, tmp)
     floor_start = first_start(tmp / STARTED_FILE) - bare.launched_at
+    sandboxed = floor(workload, tmp, sandboxed=True)
     framework = ours(workload, tmp)
     figures = {
+        "x_sandboxed_floor": framework.seconds / sandboxed.seconds,
         "floor_start_s": floor_start,
         "start_s": first_start(tmp / "suite" / STAMPS / STARTED_FILE) - framework.launched_at,
         **written_figures(workload, bare, framework),
@@ -53,7 +60,7 @@ def versus_floor(workload: Workload, tmp: Path) -> Outcome:
     if workload.start_up:
         figures["dagster_start_s"] = dagster_start(tmp)
     return Outcome(
-        parts={"floor": bare, "ours": framework},
+        parts={"floor": bare, "sandboxed_floor": sandboxed, "ours": framework},
         seconds=framework.seconds,
         peak_mb=framework.peak_mb,
         ratio=framework.seconds / bare.seconds,

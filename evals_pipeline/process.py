@@ -324,13 +324,13 @@ def _supervise(
     with _live_lock:
         _live[proc.pid] = (proc, tree)
     streams = _Streams(proc, stdin)
-    left_behind = None
+    left_behind: bool | None = None
     try:
         timed_out = _await_leader(proc, tree, streams, timeout_seconds)
         # The leader is gone: what it left behind goes too, so pipes they hold reach EOF. Its
         # group is signalled too: the leader was reaped a moment ago, too soon for its pid (the
         # group's id) to be reused.
-        left_behind = tree.signal(signal.SIGKILL, leader_alive=False, group=True)
+        left_behind = not tree.settled(tree.signal(signal.SIGKILL, leader_alive=False, group=True))
         streams.drain(DRAIN_SECONDS)
     finally:
         streams.close()
@@ -338,9 +338,9 @@ def _supervise(
             tree.signal(signal.SIGKILL, leader_alive=True)
             proc.kill()
             proc.wait()
-        # With no member left once the leader exited, nothing remains that could start one: the
-        # usual case costs one scan of /proc.
-        if left_behind != 0:
+        # With no member left running once the leader exited, nothing remains that could start
+        # one: the usual case costs one scan of /proc.
+        if left_behind is not False:
             tree.signal(signal.SIGKILL, leader_alive=False)
             tree.wait_gone()
         forget_child(record)

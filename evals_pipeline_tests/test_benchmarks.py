@@ -34,10 +34,14 @@ def test_a_workload_is_a_valid_suite_with_its_graders(tmp_path: Path) -> None:
     assert all(len(c.assertions) == GRADERS for c in cases)
 
 
-def test_the_floor_runs_the_agent_and_every_grader(tmp_path: Path) -> None:
-    assert run_case(0, TINY, tmp_path) == 1.0
+@pytest.mark.parametrize("sandboxed", [False, True])
+def test_the_floor_runs_the_agent_and_every_grader(tmp_path: Path, sandboxed: bool) -> None:
+    started = tmp_path / "stamps" / "started.txt"
+    started.parent.mkdir()
+    assert run_case(0, TINY, tmp_path, started, sandboxed) == 1.0
     output = tmp_path / "case-0" / "output.json"
     assert output.stat().st_size > 100_000  # the 0.1 MB transcript
+    assert len(started.read_text().split()) == 1
 
 
 def test_dagsters_own_start_up_runs_its_first_asset_on_a_set_up_home(tmp_path: Path) -> None:

@@ -74,10 +74,12 @@ class ChildTree:
                 self.seen[stat.pid] = stat.start_ticks
         return found
 
-    def signal(self, sig: int, *, leader_alive: bool, group: bool | None = None) -> int:
+    def signal(
+        self, sig: int, *, leader_alive: bool, group: bool | None = None
+    ) -> list[ProcessStat]:
         """Send `sig` to every member and (by default only while the leader is unreaped, when
-        its pid cannot name another group) to the leader's process group; returns how many
-        members there were, zombies included."""
+        its pid cannot name another group) to the leader's process group; returns the members
+        there were, zombies included."""
         if leader_alive if group is None else group:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.leader, sig)
@@ -85,7 +87,19 @@ class ChildTree:
         for stat in members:
             if stat.running:
                 send_signal(stat, sig)
-        return len(members)
+        return members
+
+    def settled(self, members: list[ProcessStat]) -> bool:
+        """Whether `members`, met once the leader was reaped, were only exited children of ours
+        (the sandbox's init, re-parented to us as its subreaper): reaped now, as nothing that
+        runs is left to start another, the tree is gone without another look at /proc."""
+        me = os.getpid()
+        if any(stat.running or stat.ppid != me for stat in members):
+            return False
+        for stat in members:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(stat.pid, os.WNOHANG)
+        return True
 
     def reap(self) -> None:
         """Collect the exit status of members re-parented to us (we are their subreaper), so

@@ -261,10 +261,12 @@ def load_records(
     reader = RecordReader(model, root.record_context())
     redactor = run_redactor()
     records = LoadedRecords()
+    # The stored files rows name are here already on a local root; an object store's come down.
+    fetch = root.fetch_file if root.remote else None
     for uri in sorted(set(uris.values())):
         path = root.local_path(uri)
         root.fetch_file(path)
-        for key, text, slots in read_record_slots(path, wanted, root.fetch_file):
+        for key, text, slots in read_record_slots(path, wanted, fetch):
             if uris[key] == uri and not any(mark in text for mark in skip_holding):
                 # A stored case's slots say where the suite's interpolated secrets were
                 # scrubbed; the steps that run its command or its graders need them back.

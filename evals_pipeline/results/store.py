@@ -3,7 +3,7 @@
 It makes a run durable per case (a crash loses only the cases in flight) and is the result
 cache: a record whose key (results/keys.py) is unchanged is reused instead of recomputed. Files
 live under `<storage root>/<suite>/results/<agent>/<case>/`. A run's, session's or grade's JSON
-is written once, in a file named by its digest (record_files.py); the cache is an index over
+is written once, in a file named by its digest (`record_file`); the cache is an index over
 those files, one small entry per record named by its kind and key that points at its file, and
 a run's record tables point at the same files (storage/records.py) rather than copy them.
 Entries and files are written atomically, so concurrent writers of the same key cannot tear them.
@@ -17,6 +17,7 @@ a `state` note: workspaces/final_state.py), so a re-grade reading the workspace 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -30,7 +31,6 @@ from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.models.stored import StoredPath, StoredRecord
 from evals_pipeline.process import now_ms
-from evals_pipeline.results.record_files import record_file, record_text, write_record_file
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.root import StorageRoot
 from evals_pipeline.workspaces.final_state import KeptState, archive_workspace, max_state_bytes
@@ -44,6 +44,9 @@ STORE_FORMAT = 3
 2: the record's paths relative to the storage root; 1 held absolute paths or storage URIs,
 which still resolve). Older formats read unchanged; a newer one is a miss, never misread."""
 
+RECORD_FILE = "record-"
+"""How the name of a record's own file begins (`record-<digest>.json`)."""
+
 Kind = Literal["run", "session", "grade", "trial", "votes", "state"]
 R = TypeVar("R", AgentRun, Session, CaseGrade)
 
@@ -55,6 +58,36 @@ def _votes() -> TypeAdapter[TrialVotes]:
     from evals_pipeline.judging.panel import TrialVotes
 
     return TypeAdapter(TrialVotes)
+
+
+def record_text(record: BaseModel, context: dict[str, Any] | None) -> str:
+    """`record` as stored: its JSON with paths made references by `context`, secrets scrubbed
+    (the same text a run's record table would hold for it)."""
+    return run_redactor().json(record.model_dump_json(context=context))
+
+
+def record_file(case_folder: Path, text: str) -> Path:
+    """Where the record whose stored text is `text` lies in its case's folder: named by the
+    text's digest, so equal records share a file and a file never changes once written."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    return case_folder / f"{RECORD_FILE}{digest}.json"
+
+
+def write_record_file(path: Path, text: str) -> bool:
+    """Write `text` to `path` (renamed into place whole) unless it is there already; whether
+    it was written."""
+    data = text.encode()
+    try:
+        if path.stat().st_size == len(data):
+            return False  # named by its digest: what is there is this text (unless cut short)
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+    return True
 
 
 class StoredResult(StoredRecord):

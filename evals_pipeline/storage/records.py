@@ -2,7 +2,7 @@
 
 Each row is one (case, agent) partition's record as JSON, next to its partition columns, so a
 consumer reads one file per upstream step and filters to the partitions it needs. A record the
-result store holds already (results/record_files.py) is not copied: its row names the stored
+result store holds already (results/store.py, `record_file`) is not copied: its row names the stored
 file (STORED_COLUMN) and holds only the fields set over it, and reads back as the whole record.
 """
 
@@ -39,9 +39,12 @@ SLOTS_COLUMN = "secret_slots"
 Only written for records whose consumers need the secrets back (resolved cases)."""
 
 STORED_COLUMN = "stored_record"
-"""The file holding the row's record (the result store's, results/record_files.py), relative to
+"""The file holding the row's record (the result store's, results/store.py), relative to
 the table's folder; `record_json` then holds the fields set over it (a reused record's mark).
 Null when the row holds its record itself."""
+
+FETCH_THREADS = 16
+"""Stored files a read downloads at once from an object-store root."""
 
 StoredFile = Callable[[BaseModel, str], "tuple[Path, dict[str, Any]] | None"]
 """The file already holding a record whose stored JSON is the text given, and the fields to set
@@ -126,18 +129,32 @@ def read_record_slots(
         strict=True,
     )
     folder = Path(path).parent
+    wanted = [row for row in rows if partition_keys is None or row[0] in partition_keys]
+    if fetch is not None:
+        _fetch_all([folder / f for _, _, _, f in wanted if f is not None], fetch)
     return [
-        (k, v if f is None else _stored_text(folder / f, v, fetch), json.loads(s) if s else [])
-        for k, v, s, f in rows
-        if partition_keys is None or k in partition_keys
+        (k, v if f is None else _stored_text(folder / f, v), json.loads(s) if s else [])
+        for k, v, s, f in wanted
     ]
 
 
-def _stored_text(file: Path, over: str, fetch: Callable[[Path], object] | None) -> str:
+def _fetch_all(files: list[Path], fetch: Callable[[Path], object]) -> None:
+    """Make the stored files not here yet present, a few at a time: from an object store, a
+    table's thousands of records are as many downloads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    missing = [file for file in files if not file.exists()]
+    if len(missing) <= 1:
+        for file in missing:
+            fetch(file)
+        return
+    with ThreadPoolExecutor(FETCH_THREADS) as pool:
+        list(pool.map(fetch, missing))
+
+
+def _stored_text(file: Path, over: str) -> str:
     """The JSON of the record in the stored `file` with the fields of `over` set on it (as it
     was written, byte for byte, when none are)."""
-    if fetch is not None:
-        fetch(file)
     text = file.read_text(encoding="utf-8")
     fields = json.loads(over)
     if not fields:

@@ -2,8 +2,8 @@
 
 Each row is one (case, agent) partition's record as JSON, next to its partition columns, so a
 consumer reads one file per upstream step and filters to the partitions it needs. A record the
-result store holds already (results/store.py, `record_file`) is not copied: its row names the stored
-file (STORED_COLUMN) and holds only the fields set over it, and reads back as the whole record.
+result store holds already (results/store.py, `record_file`) is not copied: its row names the
+stored file (STORED_COLUMN) and holds only the fields set over it, and reads back whole.
 """
 
 from __future__ import annotations

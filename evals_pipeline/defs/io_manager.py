@@ -20,6 +20,7 @@ from evals_pipeline.models.judging import CaseJudgment, CasePairwise
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.reporting.record_digest import record_digest
+from evals_pipeline.results.store import ResultStore
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.record_reader import RecordReader
 from evals_pipeline.storage.records import read_record_slots, write_records
@@ -201,7 +202,17 @@ class RecordsIOManager(dg.ConfigurableIOManager):
         # A case's steps need the secrets the suite interpolated into it (its command, a
         # grader's key): where each was scrubbed is kept, to put it back by position on load.
         model = RECORD_MODELS.get(context.asset_key.path[-1])
-        rows = write_records(obj, records, root.record_context(), slots=model is ResolvedCase)
+        # Runs, sessions and grades the result store holds are named there, not copied.
+        store = None
+        if model in (AgentRun, Session, CaseGrade):
+            store = ResultStore.of_suite(root, "/".join(context.asset_key.path[:-1]))
+        rows = write_records(
+            obj,
+            records,
+            root.record_context(),
+            slots=model is ResolvedCase,
+            stored=store.stored_file if store is not None else None,
+        )
         # Its records and whatever else the step wrote that no stored result published yet
         # (stored results publish their own trial folders, never the step's folder itself).
         root.publish(folder)
@@ -250,10 +261,12 @@ def load_records(
     reader = RecordReader(model, root.record_context())
     redactor = run_redactor()
     records = LoadedRecords()
+    # The stored files rows name are here already on a local root; an object store's come down.
+    fetch = root.fetch_file if root.remote else None
     for uri in sorted(set(uris.values())):
         path = root.local_path(uri)
         root.fetch_file(path)
-        for key, text, slots in read_record_slots(path, wanted):
+        for key, text, slots in read_record_slots(path, wanted, fetch):
             if uris[key] == uri and not any(mark in text for mark in skip_holding):
                 # A stored case's slots say where the suite's interpolated secrets were
                 # scrubbed; the steps that run its command or its graders need them back.

@@ -2,8 +2,11 @@
 
 It makes a run durable per case (a crash loses only the cases in flight) and is the result
 cache: a record whose key (results/keys.py) is unchanged is reused instead of recomputed. Files
-live under `<storage root>/<suite>/results/<agent>/<case>/`, one JSON file per record named by
-its kind and key, written atomically, so concurrent writers of the same key cannot tear it.
+live under `<storage root>/<suite>/results/<agent>/<case>/`. A run's, session's or grade's JSON
+is written once, in a file named by its digest (`record_file`); the cache is an index over
+those files, one small entry per record named by its kind and key that points at its file, and
+a run's record tables point at the same files (storage/records.py) rather than copy them.
+Entries and files are written atomically, so concurrent writers of the same key cannot tear them.
 Failed runs and errored grades are stored (nothing is lost) but never reused: a retry runs them.
 Each trial's grade is stored on its own (kind `trial`): a case's grade is aggregated again from
 them on every run, so how trials add up (`trials.strategy`, `cost_limit_usd`) is never stale.
@@ -14,6 +17,7 @@ a `state` note: workspaces/final_state.py), so a re-grade reading the workspace 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -25,7 +29,7 @@ from evals_pipeline.models.grade import CaseGrade, TrialGrade
 from evals_pipeline.models.reuse import Reuse
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
-from evals_pipeline.models.stored import StoredRecord
+from evals_pipeline.models.stored import StoredPath, StoredRecord
 from evals_pipeline.process import now_ms
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.root import StorageRoot
@@ -34,9 +38,14 @@ from evals_pipeline.workspaces.final_state import KeptState, archive_workspace, 
 if TYPE_CHECKING:
     from evals_pipeline.judging.panel import TrialVotes
 
-STORE_FORMAT = 2
-"""The stored envelope's format (2: the record's paths relative to the storage root; 1 held
-absolute paths or storage URIs, which still resolve). A newer format is a miss, never misread."""
+STORE_FORMAT = 3
+"""The stored envelope's format (3: a run's, session's or grade's record in a file of its own,
+`record_path`, where format 2 held it inline, as trials, votes and workspace notes still are;
+2: the record's paths relative to the storage root; 1 held absolute paths or storage URIs,
+which still resolve). Older formats read unchanged; a newer one is a miss, never misread."""
+
+RECORD_FILE = "record-"
+"""How the name of a record's own file begins (`record-<digest>.json`)."""
 
 Kind = Literal["run", "session", "grade", "trial", "votes", "state"]
 R = TypeVar("R", AgentRun, Session, CaseGrade)
@@ -51,6 +60,36 @@ def _votes() -> TypeAdapter[TrialVotes]:
     return TypeAdapter(TrialVotes)
 
 
+def record_text(record: BaseModel, context: dict[str, Any] | None) -> str:
+    """`record` as stored: its JSON with paths made references by `context`, secrets scrubbed
+    (the same text a run's record table would hold for it)."""
+    return run_redactor().json(record.model_dump_json(context=context))
+
+
+def record_file(case_folder: Path, text: str) -> Path:
+    """Where the record whose stored text is `text` lies in its case's folder: named by the
+    text's digest, so equal records share a file and a file never changes once written."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    return case_folder / f"{RECORD_FILE}{digest}.json"
+
+
+def write_record_file(path: Path, text: str) -> bool:
+    """Write `text` to `path` (renamed into place whole) unless it is there already; whether
+    it was written."""
+    data = text.encode()
+    try:
+        if path.stat().st_size == len(data):
+            return False  # named by its digest: what is there is this text (unless cut short)
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+    return True
+
+
 class StoredResult(StoredRecord):
     """One stored record with where and when it was made. Its format covers the record's too
     (votes and workspace notes have none of their own); the record keeps its own as well."""
@@ -59,7 +98,12 @@ class StoredResult(StoredRecord):
     key: str = Field(description="The result-cache key the record was computed under.")
     run_id: str | None = Field(default=None, description="The Dagster run that computed it.")
     stored_ms: int
-    record: dict[str, Any]
+    record: dict[str, Any] | None = Field(
+        default=None, description="The record itself: a trial's grade, votes, a workspace note."
+    )
+    record_path: StoredPath | None = Field(
+        default=None, description="The file of the record (a run, session or grade) instead."
+    )
 
 
 class ResultStore:
@@ -129,7 +173,25 @@ class ResultStore:
         if record.result_key is None or record.reused is not None:
             return
         self.root.publish_record(record)  # the files it names first: never a dangling record
-        self._write(kind, record.case_key, record.agent, record.result_key, self._dump(record))
+        text = record_text(record, self.root.record_context())
+        path = record_file(self._case(record.case_key, record.agent), text)
+        write_record_file(path, text)
+        self.root.publish(path)  # before the entry naming it
+        self._write(kind, record.case_key, record.agent, record.result_key, path=path)
+
+    def stored_file(self, record: BaseModel, text: str) -> tuple[Path, dict[str, Any]] | None:
+        """The file holding `record`, whose stored text is `text`, and the fields a run's
+        record table sets over it (a reused record's mark): None when no file holds it (its
+        table then holds the record itself)."""
+        if not isinstance(record, AgentRun | Session | CaseGrade) or record.result_key is None:
+            return None
+        over: dict[str, Any] = {}
+        if record.reused is not None:  # stored unmarked
+            bare = record.model_copy(update={"reused": None})
+            text = record_text(bare, self.root.record_context())
+            over = {"reused": record.reused.model_dump(mode="json")}
+        path = record_file(self._case(record.case_key, record.agent), text)
+        return (path, over) if path.exists() else None
 
     def put_votes(self, key: str, votes: TrialVotes) -> None:
         """Store judges' votes on one trial, unless a call failed (that is retried next time)."""
@@ -175,30 +237,49 @@ class ResultStore:
         envelope = self._read(kind, case_key, agent, key)
         if envelope is None:
             return None
+        context = self.root.record_context()
         try:
-            record = model.model_validate(envelope.record, context=self.root.record_context())
-        except ValidationError:
+            if envelope.record_path is None:  # a format 2 entry: the record inline
+                record = model.model_validate(envelope.record, context=context)
+            else:
+                path = Path(envelope.record_path)
+                self.root.fetch_file(path)  # never rewritten: a copy here is current
+                record = model.model_validate_json(path.read_bytes(), context=context)
+        except (OSError, ValidationError):  # its file gone or cut short: a miss
             return None
         self.root.fetch_record(record)
         reuse = Reuse(run_id=envelope.run_id, stored_ms=envelope.stored_ms)
         return record.model_copy(update={"reused": reuse})
 
-    def _write(self, kind: Kind, case_key: str, agent: str, key: str, record: Any) -> None:
+    def _write(
+        self,
+        kind: Kind,
+        case_key: str,
+        agent: str,
+        key: str,
+        record: Any = None,
+        *,
+        path: Path | None = None,
+    ) -> None:
+        """Write the entry of `key`: holding `record`, or pointing at its file `path`."""
         envelope = StoredResult(
             key=key,
             run_id=self.run_id,
             stored_ms=now_ms(),
             record=record,
+            record_path=None if path is None else str(path),
         )
-        path = self._path(kind, case_key, agent, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        entry = self._path(kind, case_key, agent, key)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=f".{entry.name}.")
         # Renamed whole, so a crashed process never leaves half an entry; not flushed to disk
         # (~1.6 ms each): one a power cut truncates reads as a miss, and is made again.
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(run_redactor().json(envelope.model_dump_json()))
-        os.replace(tmp, path)
-        self.root.publish(path)
+            text = envelope.model_dump_json(context=self.root.record_context())
+            # A record inline is scrubbed; a pointer holds only names and keys (its file was).
+            handle.write(run_redactor().json(text) if record is not None else text)
+        os.replace(tmp, entry)
+        self.root.publish(entry)
 
     def _read(self, kind: Kind, case_key: str, agent: str, key: str) -> StoredResult | None:
         """The stored envelope under `key`, if it is whole and of this format."""
@@ -206,7 +287,9 @@ class ResultStore:
         try:
             # The store decides: another worker may have stored a retry under this key since.
             self.root.fetch_file(path, fresh=True)
-            envelope = StoredResult.model_validate_json(path.read_bytes())
+            envelope = StoredResult.model_validate_json(
+                path.read_bytes(), context=self.root.record_context()
+            )
         except (OSError, ValidationError):  # missing, torn by a crash, or of a newer format
             return None
         if envelope.key != key:
@@ -217,5 +300,8 @@ class ResultStore:
         """A record as stored: its paths relative to the storage root."""
         return record.model_dump(mode="json", context=self.root.record_context())
 
+    def _case(self, case_key: str, agent: str) -> Path:
+        return self.folder / agent / case_key
+
     def _path(self, kind: Kind, case_key: str, agent: str, key: str) -> Path:
-        return self.folder / agent / case_key / f"{kind}-{key}.json"
+        return self._case(case_key, agent) / f"{kind}-{key}.json"

@@ -72,8 +72,12 @@ def test_a_local_root_publishes_nothing(tmp_path: Path) -> None:
 def test_a_moved_local_root_still_resolves_its_records(tmp_path: Path) -> None:
     root = StorageRoot(str(tmp_path / "storage"))
     ResultStore.of_suite(root, "suite", "run-1").put("run", agent_run(trial_folder(root)))
-    stored = json.loads((root.local / "suite/results/agent/case/run-k1.json").read_text())
-    assert stored["record"]["stdout_path"] == "suite/agent_runs/run-1/agent/case/trial-0/stdout.txt"
+    entry = json.loads((root.local / "suite/results/agent/case/run-k1.json").read_text())
+    # The cache's entry names the record's file, relative to the root, as the record its paths.
+    assert entry["record"] is None
+    assert entry["record_path"].startswith("suite/results/agent/case/record-")
+    stored = json.loads((root.local / entry["record_path"]).read_text())
+    assert stored["stdout_path"] == "suite/agent_runs/run-1/agent/case/trial-0/stdout.txt"
 
     shutil.move(tmp_path / "storage", tmp_path / "moved")
     found = ResultStore.of_suite(StorageRoot(str(tmp_path / "moved")), "suite").run(
@@ -82,9 +86,7 @@ def test_a_moved_local_root_still_resolves_its_records(tmp_path: Path) -> None:
 
     assert found is not None and found.stdout_path is not None
     assert Path(found.stdout_path).read_text() == "hello\n"
-    assert found.workspace_path == str(
-        tmp_path / "moved" / Path(stored["record"]["workspace_path"])
-    )
+    assert found.workspace_path == str(tmp_path / "moved" / Path(stored["workspace_path"]))
 
 
 def test_a_result_of_the_previous_format_still_loads(tmp_path: Path, s3_env: S3) -> None:
@@ -138,13 +140,17 @@ def test_a_stored_result_is_found_by_another_process_with_its_own_folder(
 
     ResultStore.of_suite(writer, "suite", "run-1").put("run", run)
 
-    # In the store: the record names paths relative to the root, never the writer's folder.
+    # In the store: the entry names the record's file, and the record names paths, relative
+    # to the root, never the writer's folder.
     assert writer.fs is not None
-    stored = writer.fs.open_input_stream(
+    entry = writer.fs.open_input_stream(
         f"{s3_env.bucket}/stored/suite/results/agent/case/run-k1.json"
     ).read()
+    record_path = json.loads(entry)["record_path"]
+    assert record_path.startswith("suite/results/agent/case/record-")
+    stored = writer.fs.open_input_stream(f"{s3_env.bucket}/stored/{record_path}").read()
     assert b'"suite/agent_runs/run-1/agent/case/trial-0/stdout.txt"' in stored
-    assert str(tmp_path).encode() not in stored
+    assert str(tmp_path).encode() not in entry + stored
     found = ResultStore.of_suite(reader, "suite").run("case", "agent", "k1")
     assert found is not None and found.reused is not None
     # In the reader's own folder, with its files fetched: the workspace with its baseline.

@@ -16,7 +16,7 @@ from evals_pipeline.models.report import EvalReport
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.session import Session
 from evals_pipeline.models.stored import StoredRecord
-from evals_pipeline.results.store import STORE_FORMAT, StoredResult
+from evals_pipeline.results.store import STORE_FORMAT, Kind, ResultStore, StoredResult
 from evals_pipeline.storage.record_reader import RecordReader
 from evals_pipeline.storage.records import read_records, write_records
 from evals_pipeline.storage.root import StorageRoot
@@ -90,7 +90,46 @@ def test_an_envelope_of_the_previous_format_reads_as_the_current_one() -> None:
     envelope = StoredResult.model_validate(
         {"format_version": 1, "key": "k", "stored_ms": 1, "record": {}}
     )
-    assert envelope.format_version == STORE_FORMAT == 2
+    assert envelope.format_version == STORE_FORMAT == 3
+    assert envelope.record == {} and envelope.record_path is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "model"), [("run", AgentRun), ("session", Session), ("grade", CaseGrade)]
+)
+def test_a_cache_entry_of_format_2_holding_its_record_inline_still_reads(
+    tmp_path: Path, kind: Kind, model: type[StoredRecord]
+) -> None:
+    """Format 2 held each record inside its cache entry; format 3 names the record's file. An
+    entry written by the previous layout reads as the record it holds, its paths resolved."""
+    root = StorageRoot(str(tmp_path / "storage"))
+    record = model.model_validate(previous(model, root.local))
+    data = record.model_dump(mode="json", context=root.record_context())
+    data["result_key"] = "k1"
+    entry = {"format_version": 2, "key": "k1", "run_id": "run-1", "stored_ms": 5, "record": data}
+    folder = root.local / "suite/results/agent/case"
+    folder.mkdir(parents=True)
+    (folder / f"{kind}-k1.json").write_text(json.dumps(entry))
+
+    store = ResultStore.of_suite(root, "suite")
+    found = {"run": store.run, "session": store.session, "grade": store.grade}[kind](
+        "case", "agent", "k1"
+    )
+
+    assert found is not None and found.reused is not None
+    assert (found.reused.run_id, found.reused.stored_ms) == ("run-1", 5)
+    assert found.model_copy(update={"reused": None}) == record.model_copy(
+        update={"result_key": "k1"}
+    )
+    if isinstance(found, AgentRun):
+        assert found.stdout_path == str(root.local / TRIAL / "stdout.txt")
+    # Stored again, the record is written once, in its own file, and the entry names it.
+    ResultStore.of_suite(root, "suite", "run-2").put(
+        kind, found.model_copy(update={"reused": None})
+    )
+    rewritten = json.loads((folder / f"{kind}-k1.json").read_text())
+    assert rewritten["format_version"] == 3 and rewritten["record"] is None
+    assert json.loads((root.local / rewritten["record_path"]).read_text()) == data
 
 
 def test_paths_are_stored_relative_and_resolved_against_the_root(tmp_path: Path) -> None:

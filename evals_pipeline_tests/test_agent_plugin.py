@@ -202,6 +202,9 @@ def test_an_installed_agents_recording_is_imported_and_replayed(
     imported = cli("import", str(recorded), "--into", str(sessions), home=tmp_path)
     assert imported.code == 0, imported.explain()
     assert "echo-agent session rec-7" in imported.stdout, imported.explain()
+    other = write(tmp_path / "recorded", "notes.jsonl", '{"role": "user", "content": "hi"}\n')
+    refused = cli("import", str(other), "--into", str(sessions), home=tmp_path)
+    assert "not a claude-code, codex, pi-agent or echo-agent session" in refused.stderr
     replayed = SUITE.replace(
         "{name: echo, provider: Echo, greeting: bonjour}",
         "{name: echo, provider: replay, sessions_dir: sessions}",

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from evals_pipeline.sandbox.detection import bubblewrap
 from evals_pipeline_tests.test_cli import cli, printed_report_folder, table_rows, write
 
 AGENT_MODULE = '''\
-"""echo-agent: answers with its target's greeting and the prompt, as a JSONL stream."""
+"""echo-agent: answers with its target's greeting and the prompt, as a JSONL stream, with what
+its sandboxed child read of its login file in the runner's home."""
 
 import json
+import os
 from typing import Literal
 
 from evals_pipeline.adapters.base import RunContext
@@ -29,7 +34,8 @@ from evals_pipeline.enrichers.tool_names import ToolNames
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import TargetBase
-from evals_pipeline.process import now_ms
+from evals_pipeline.process import child_env, now_ms, run_process
+from evals_pipeline.sandbox.policy import SandboxPolicy
 
 
 class EchoTarget(TargetBase):
@@ -43,7 +49,18 @@ class EchoAdapter:
         assert isinstance(case.target, EchoTarget)
         start = now_ms()
         answer = f"{case.target.greeting}: {case.prompt.strip()}"
-        lines = [{"echo_session": "e-1"}, {"echo": answer}]
+        login = os.path.join(os.environ["HOME"], ".echo", "login.json")
+        home = ctx.artifacts / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        read = run_process(
+            ["cat", login],
+            cwd=ctx.workspace,
+            env=child_env({"HOME": str(home)}),
+            timeout_seconds=60,
+            sandbox=SandboxPolicy(writable=(ctx.workspace,), home=home),
+        )
+        seen = {"login_read": read.stdout.decode(), "login_exit": read.exit_code}
+        lines = [{"echo_session": "e-1"}, seen, {"echo": answer}]
         ctx.stdout_path.write_text("".join(json.dumps(line) + "\\n" for line in lines))
         return AgentRun(
             case_key=case.case_key,
@@ -78,6 +95,7 @@ AGENT = AgentKind(
     target=EchoTarget,
     adapter=EchoAdapter(),
     stream=AgentStream(formats=("echo-jsonl",), reader=read_echo, tool_names=TOOLS, sniff=sniff_echo),
+    logins=(".echo",),
 )
 '''
 
@@ -131,6 +149,35 @@ def test_an_agent_in_one_installed_module_runs_a_suite_naming_it(
     assert "echo-agent" in stored_agent_kinds(tmp_path / "storage"), done.explain()
 
 
+@pytest.mark.skipif(bubblewrap() is None, reason="needs a working bubblewrap")
+def test_an_installed_agents_login_is_hidden_from_sandboxed_children(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's `logins` join the stores no sandboxed child reads: the agent's own child
+    finds no login file in the runner's home although the file is there."""
+    install_plugin(tmp_path / "site", monkeypatch)
+    # Outside /tmp, which the sandbox's private /tmp would hide anyway.
+    home = Path(os.environ["HOME"]) / f".evals-plugin-home-{secrets.token_hex(4)}"
+    login = home / ".echo" / "login.json"
+    token = f"echo-login-{secrets.token_hex(8)}"
+    try:
+        login.parent.mkdir(parents=True)
+        login.write_text(token)
+        monkeypatch.setenv("HOME", str(home))
+        suite = write(tmp_path / "project", "echo.eval.yaml", SUITE)
+        done = cli("run", str(suite), home=tmp_path)
+        assert done.code == 0, done.explain()
+        streams = [
+            json.loads(line)
+            for path in (tmp_path / "storage").rglob("stdout.txt")
+            for line in path.read_text().splitlines()
+        ]
+        seen = [line for line in streams if "login_exit" in line]
+        assert seen == [{"login_read": "", "login_exit": 1}], done.explain()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def test_a_near_miss_of_an_installed_agent_says_did_you_mean(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,6 +202,9 @@ def test_an_installed_agents_recording_is_imported_and_replayed(
     imported = cli("import", str(recorded), "--into", str(sessions), home=tmp_path)
     assert imported.code == 0, imported.explain()
     assert "echo-agent session rec-7" in imported.stdout, imported.explain()
+    other = write(tmp_path / "recorded", "notes.jsonl", '{"role": "user", "content": "hi"}\n')
+    refused = cli("import", str(other), "--into", str(sessions), home=tmp_path)
+    assert "not a claude-code, codex, pi-agent or echo-agent session" in refused.stderr
     replayed = SUITE.replace(
         "{name: echo, provider: Echo, greeting: bonjour}",
         "{name: echo, provider: replay, sessions_dir: sessions}",

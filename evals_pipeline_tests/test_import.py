@@ -80,5 +80,5 @@ def test_a_file_no_agent_wrote_is_refused_with_the_reason(tmp_path: Path) -> Non
     other = write(tmp_path, "notes.jsonl", '{"role": "user", "content": "hi"}\n')
     done = cli("import", str(other), "--into", str(tmp_path / "out"), home=tmp_path)
     assert done.code == 2
-    assert "not a Claude Code, Codex CLI or pi session" in done.stderr
+    assert "not a claude-code, codex or pi-agent session" in done.stderr
     assert str(other) in done.stderr

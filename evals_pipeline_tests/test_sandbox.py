@@ -244,6 +244,52 @@ def test_an_agent_in_the_sandbox_reads_no_credential_store_and_no_env_file(
         shutil.rmtree(home, ignore_errors=True)
 
 
+SHIPPED_LOGINS = (
+    ".claude/.credentials.json",
+    ".claude.json",
+    ".codex/auth.json",
+    ".pi/agent/auth.json",
+)
+
+GRADER_ONLY = """\
+import json, sys
+from pathlib import Path
+from evals_pipeline.grading.grader_process import run_grader
+done = run_grader(["cat", *sys.argv[1:]], cwd=Path.cwd(), timeout_seconds=60, stdin=b"")
+print(json.dumps({"stdout": done.stdout.decode(), "exit_code": done.exit_code}))
+"""
+
+
+@needs_bwrap
+def test_a_grader_hides_every_shipped_agents_login_in_a_process_that_ran_no_agent(
+    tmp_path: Path,
+) -> None:
+    """The agents' logins are the agent registry's to say (AgentKind.logins); a process that
+    only grades loads it with the grader runner, so no grader reads the runner's logins."""
+    if bubblewrap() is None:
+        pytest.skip("needs a working bubblewrap")
+    home = Path(os.environ["HOME"]) / f".evals-sandbox-home-{secrets.token_hex(4)}"
+    logins = [home / login for login in SHIPPED_LOGINS]
+    try:
+        for login in logins:
+            login.parent.mkdir(parents=True, exist_ok=True)
+            login.write_text(PLANTED)
+        env = {**os.environ, "HOME": str(home)}
+        env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+        done = subprocess.run(
+            [sys.executable, "-c", GRADER_ONLY, *map(str, logins)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        assert json.loads(done.stdout) == {"stdout": "", "exit_code": 1}, done.stderr
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 @needs_bwrap
 def test_loopback_network_reaches_no_host_service(tmp_path: Path) -> None:
     with socket.create_server(("127.0.0.1", 0)) as server:

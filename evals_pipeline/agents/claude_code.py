@@ -35,4 +35,6 @@ AGENT = AgentKind(
         tool_names=TOOL_NAMES,
         sniff=sniff,
     ),
+    # Its settings folder (the login is `.credentials.json` there), and its account file.
+    logins=(".claude", ".claude.json"),
 )

@@ -35,4 +35,5 @@ AGENT = AgentKind(
         sniff=sniff,
         reads_session_file=True,
     ),
+    logins=(".codex",),  # its home (`CODEX_HOME`): `auth.json`, config, rollouts
 )

@@ -40,11 +40,15 @@ class AgentStream:
 @dataclass(frozen=True)
 class AgentKind:
     """One provider a target can name: its target model (which also holds AgentV's aliases),
-    the adapter that runs it, and, for an agent CLI, its stream."""
+    the adapter that runs it, for an agent CLI its stream, and where it keeps its login."""
 
     target: type[TargetBase]
     adapter: Adapter
     stream: AgentStream | None = None
+    logins: tuple[str, ...] = ()
+    """Where the agent keeps its login and settings, relative to a home folder (`.claude`,
+    `.claude.json`): hidden from every sandboxed child, agents' and graders' alike, so that no
+    agent under test reads the runner's logins of any agent."""
 
     @property
     def kind(self) -> str:
@@ -54,6 +58,12 @@ class AgentKind:
     @property
     def agentv_aliases(self) -> tuple[str, ...]:
         return self.target.agentv_aliases
+
+    @property
+    def login_stores(self) -> tuple[str, ...]:
+        """`logins`, and the agent CLI's login file (`credentials_file`) when it names one."""
+        own = (self.cli.credentials_file,) if self.cli and self.cli.credentials_file else ()
+        return tuple(dict.fromkeys((*self.logins, *own)))
 
     @property
     def cli(self) -> AgentCliAdapter | None:

@@ -48,4 +48,5 @@ AGENT = AgentKind(
     stream=AgentStream(
         formats=("pi-json", "pi-session"), reader=pi_stream, tool_names=TOOL_NAMES, sniff=sniff
     ),
+    logins=(".pi",),  # its folder: `agent/auth.json`, settings, sessions
 )

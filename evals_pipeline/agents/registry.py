@@ -18,6 +18,7 @@ from evals_pipeline.models.events import EnrichedSession
 from evals_pipeline.models.targets import LlmTarget, TargetBase, provider_aliases, register_targets
 from evals_pipeline.models.targets import LlmTargetSpec as LlmTargetSpec  # re-exported: see below
 from evals_pipeline.models.targets import TargetSpec as TargetSpec
+from evals_pipeline.sandbox.hidden import register_agent_logins
 
 ENTRY_POINT_GROUP = "evals_pipeline.agents"
 """Agents outside this package: an installed distribution names its `AgentKind` (or a tuple of
@@ -103,6 +104,14 @@ AGENT_CLIS: Mapping[str, AgentCliAdapter] = {
     agent.kind: agent.cli for agent in AGENTS if agent.cli is not None
 }
 """The agent CLI adapters by provider: their binary, key variable and login file."""
+
+LOGIN_STORES: tuple[str, ...] = tuple(
+    dict.fromkeys(store for agent in AGENTS for store in agent.login_stores)
+)
+"""Every agent's login stores, relative to a home folder: no sandboxed child reads them."""
+
+register_agent_logins(LOGIN_STORES)
+# sandbox/ hides them from here on: it cannot import this registry, whose adapters it serves.
 
 
 def agent_for(provider: str) -> AgentKind:

@@ -10,7 +10,7 @@ from evals_pipeline.cli.exits import EXIT_OK, usage_error
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from evals_pipeline.agents.registry import detect_stream_kind, parse_stream
+    from evals_pipeline.agents.registry import STREAMS, detect_stream_kind, parse_stream
     from evals_pipeline.secrets import Redactor, secret_values
 
     files = [Path(f) for f in args.files]
@@ -26,7 +26,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         kind = detect_stream_kind(text)
         if kind is None:
             return usage_error(
-                f"{path}: not a Claude Code, Codex CLI or pi session (JSONL stream or session "
+                f"{path}: not a {_either(list(STREAMS))} session (JSONL stream or session "
                 "file); an AgentV output file can be used by a replay target as it is"
             )
         test_id = args.test_id or path.name.removesuffix(".jsonl").removesuffix(".json")
@@ -48,3 +48,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"sessions_dir: {into}}}, then `evals-pipeline run SUITE --target imported`"
     )
     return EXIT_OK
+
+
+def _either(kinds: list[str]) -> str:
+    """`a, b or c`: the agent kinds whose streams `import` reads, the installed ones included."""
+    return " or ".join(filter(None, [", ".join(kinds[:-1]), kinds[-1]]))

@@ -268,14 +268,15 @@ def _add_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     """`import`: existing agent session files turned into replay recordings."""
     importer = sub.add_parser(
         "import",
-        help="turn existing claude, codex or pi session files into recordings a replay target "
-        "grades without running an agent",
+        help="turn an agent CLI's existing session files (any agent with a stream reader) into "
+        "recordings a replay target grades without running an agent",
     )
     importer.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
-        help="stream-json/exec --json/--mode json output, or a CLI's own session file",
+        help="an agent CLI's JSONL output (claude's stream-json, codex's exec --json, ...), or "
+        "its own session file",
     )
     importer.add_argument(
         "--into", required=True, metavar="DIR", help="the replay target's sessions_dir"

@@ -8,6 +8,9 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+# Loading the agent registry registers every agent's logins with sandbox/ (hidden.py): a grader
+# hides them even in a process that only grades (`assert`, a grading step), with no agent run.
+import evals_pipeline.agents.registry  # noqa: F401
 from evals_pipeline.process import ProcessResult, child_env, run_process
 from evals_pipeline.sandbox.policy import SandboxPolicy
 from evals_pipeline.suites.file_boundary import file_boundary

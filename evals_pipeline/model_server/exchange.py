@@ -28,12 +28,14 @@ codex's `session-id`, pi's `session_id` over Responses, an installed agent's `x-
 A rule on the name, not a table of agents: the server runs without the agent registry (which
 imports the adapters that start it) and serves agents added after it was written."""
 
-# Where each CLI states its working directory: claude, codex, pi.
-_CWD_PATTERNS = (
-    re.compile(r"Primary working directory:[ \t]*(\S[^\n]*?)[ \t]*$", re.MULTILINE),
+CWD_STATEMENTS = (
     re.compile(r"<cwd>\s*([^<]+?)\s*</cwd>"),
-    re.compile(r"Current working directory:[ \t]*(\S[^\n]*?)[ \t]*$", re.MULTILINE),
+    re.compile(r"\bworking directory:[ \t]*(\S[^\n]*?)[ \t]*$", re.MULTILINE | re.IGNORECASE),
 )
+"""How an agent states its working directory in its prompt, whatever the agent, tag first: codex's
+`<cwd>` tag, then a `... working directory:` line (claude's `Primary working directory:`, pi's
+`Current working directory:`, an installed agent's `Working directory:`). A rule on the wording,
+not a table of agents, for the reason SESSION_HEADER gives."""
 
 
 class BadRequest(EvalsPipelineError):
@@ -108,7 +110,7 @@ def require_list(body: Mapping[str, Any], key: str) -> list[Any]:
 def find_cwd(*parts: Any) -> str | None:
     """The agent's working directory as stated in its prompt, searching parts in order."""
     texts = [text for part in parts for text in _strings(part)]
-    for pattern in _CWD_PATTERNS:
+    for pattern in CWD_STATEMENTS:
         for text in texts:
             match = pattern.search(text)
             if match:

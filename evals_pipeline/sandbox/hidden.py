@@ -1,5 +1,5 @@
 """What no sandboxed child may read although the host is readable: the credential stores tools
-keep in the user's home (SSH and cloud keys, registry tokens, agent CLI logins), and the `.env`
+keep in the user's home (SSH and cloud keys, registry tokens, agents' logins), and the `.env`
 files suites were loaded with (they hold the keys the runner withholds from its children)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pwd
+from collections.abc import Iterable
 from pathlib import Path
 
 from evals_pipeline.secrets import env_files
@@ -31,14 +32,28 @@ CREDENTIAL_STORES: tuple[str, ...] = (
     ".config/hub",
     ".local/share/keyrings",
     ".password-store",
-    ".claude",
-    ".claude.json",
-    ".codex",
-    ".pi",
     ".config/anthropic",
     ".config/openai",
 )
-"""Relative to a home folder: where common tools keep logins, tokens and private keys."""
+"""Relative to a home folder: where common tools keep logins, tokens and private keys. The
+agents' own (`.claude`, `.codex`, an installed agent's) are each agent's to say: see
+`register_agent_logins`."""
+
+_AGENT_LOGINS: dict[str, None] = {}
+"""The agents' login stores registered so far, relative to a home folder, in order."""
+
+
+def register_agent_logins(stores: Iterable[str]) -> None:
+    """Hide `stores` (relative to a home folder) from every sandboxed child too. The agent
+    registry registers every agent's logins when it loads (`AgentKind.login_stores`): sandbox/
+    cannot ask it, since the adapters the registry imports run their children through here."""
+    _AGENT_LOGINS.update(dict.fromkeys(stores))
+
+
+def credential_stores() -> tuple[str, ...]:
+    """Every credential store hidden from sandboxed children: the common tools' and the agents'
+    registered so far."""
+    return (*CREDENTIAL_STORES, *_AGENT_LOGINS)
 
 
 def user_homes() -> set[Path]:
@@ -55,5 +70,5 @@ def hidden_paths(*, user_home_visible: bool) -> tuple[Path, ...]:
     (`home: user`)."""
     found = [Path(file) for file in env_files()]
     if not user_home_visible:
-        found += [home / store for home in user_homes() for store in CREDENTIAL_STORES]
+        found += [home / store for home in user_homes() for store in credential_stores()]
     return tuple(path for path in found if os.path.lexists(path))

@@ -10,7 +10,7 @@ import anthropic
 import openai
 import pytest
 
-from evals_pipeline.model_server.exchange import session_key
+from evals_pipeline.model_server.exchange import find_cwd, session_key
 from evals_pipeline_tests.model_server.conftest import (
     StartServer,
     anthropic_client,
@@ -142,6 +142,22 @@ def test_session_key_sources() -> None:
     added = {"user-agent": "echo/1", "x-echo-agent-session-id": "echo-1"}
     assert session_key(added, text_block, None) == "echo-1"
     assert session_key({"x-session-idle": "30"}, text_block, "/w/1").startswith("prompt-")
+
+
+def test_the_working_directory_is_found_by_its_wording_not_by_agent() -> None:
+    claude = "# Environment\n - Primary working directory: /w/claude\n - Is a git repository: true"
+    codex = "<environment_context>\n  <cwd>/w/codex</cwd>\n</environment_context>"
+    pi = "You are an expert coding assistant.\nCurrent working directory: /w/pi"
+    added = "You are echo.\nWorking directory: /w/echo  \nToday: Sunday"  # an installed agent's
+    assert [find_cwd(text) for text in (claude, codex, pi, added)] == [
+        "/w/claude",
+        "/w/codex",
+        "/w/pi",
+        "/w/echo",
+    ]
+    # The tag first, then the parts in order; a directory only mentioned is no statement.
+    assert find_cwd("Current working directory: /w/a", [{"text": codex}]) == "/w/codex"
+    assert find_cwd("work in your current working directory", "no cwd here") is None
 
 
 def test_runs_without_session_header_fail_independently_by_work_dir(start: StartServer) -> None:

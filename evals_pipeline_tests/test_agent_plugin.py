@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evals_pipeline.sandbox.detection import bubblewrap
+from evals_pipeline.storage.records import read_records
 from evals_pipeline_tests.test_cli import cli, printed_report_folder, table_rows, write
 
 AGENT_MODULE = '''\
@@ -128,7 +129,7 @@ def stored_agent_kinds(storage: Path) -> set[str]:
     """The agent kinds of the stored sessions (the `sessions` step's records)."""
     kinds = set()
     for path in storage.rglob("sessions/*/records.parquet"):
-        for record in pq.read_table(path).column("record_json").to_pylist():
+        for _, record in read_records(path):
             kinds.add(json.loads(record).get("agent_kind"))
     return kinds
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
+from evals_pipeline.storage.records import read_records
 from evals_pipeline_tests.test_cli import cli, write
 
 SUITE = """\
@@ -32,7 +31,7 @@ def stored_errors(storage: Path, step: str) -> dict[tuple[str, str], tuple[str, 
     """(agent, case) -> the (stage, kind) of the error each record of `step` stored."""
     errors = {}
     for path in storage.rglob(f"{step}/*/records.parquet"):
-        for text in pq.read_table(path).column("record_json").to_pylist():
+        for _, text in read_records(path):
             record = json.loads(text)
             error = record.get("error")
             key = (record["agent"], record["case_key"])

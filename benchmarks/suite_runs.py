@@ -1,5 +1,5 @@
 """W0-W3: a suite workload done bare (the floor) and by `evals-pipeline run`, one after the other;
-the ratio is ours to the floor."""
+the ratio is ours to the floor. W1-fresh's run starts on an empty DAGSTER_HOME."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import REPO
-from benchmarks.instance import prepared_env
+from benchmarks.instance import fresh_env, fresh_home_seconds, prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
 from benchmarks.workloads import STAMPS, STARTED_FILE, Workload, stamping_env
@@ -23,10 +23,10 @@ def floor(workload: Workload, tmp: Path, *, sandboxed: bool = False) -> Measured
 
 
 def ours(workload: Workload, tmp: Path) -> Measured:
-    """`evals-pipeline run` of the workload's suite on a set-up instance and an empty storage
-    root."""
+    """`evals-pipeline run` of the workload's suite on a set-up instance (an empty home for a
+    fresh-home workload: creating the instance counts) and an empty storage root."""
     suite = workload.write(tmp / "suite")
-    env = stamping_env(prepared_env(tmp), suite)
+    env = stamping_env(fresh_env(tmp) if workload.fresh_home else prepared_env(tmp), suite)
     return measure(
         [sys.executable, "-m", "evals_pipeline.cli", "run", str(suite)], env=env, cwd=tmp
     )
@@ -59,6 +59,9 @@ def versus_floor(workload: Workload, tmp: Path) -> Outcome:
     }
     if workload.start_up:
         figures["dagster_start_s"] = dagster_start(tmp)
+    if workload.fresh_home:
+        # Creating an instance on an empty home alone (`local_instance`), beside a run's time.
+        figures["fresh_home_s"] = fresh_home_seconds(tmp / "fresh-homes")
     return Outcome(
         parts={"floor": bare, "sandboxed_floor": sandboxed, "ours": framework},
         seconds=framework.seconds,

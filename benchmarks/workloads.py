@@ -31,6 +31,7 @@ class Workload:
     default: bool = True  # in the set `make bench` runs without W=
     start_up: bool = False  # also measure Dagster's own start-up beside it (dagster_floor.py)
     agents: int = 1  # targets `fake-0`.. of the same fake agent, each running every case
+    fresh_home: bool = False  # `evals-pipeline run` on an empty DAGSTER_HOME, as in CI
 
     @property
     def targets(self) -> list[str]:
@@ -92,6 +93,14 @@ WORKLOADS = {
     for w in (
         Workload("W0", "10 cases, no transcript (the fixed start-up)", 10, 0.0, 4, start_up=True),
         Workload("W1", "200 cases, no transcript, 4 workers", 200, 0.0, 4),
+        Workload(
+            "W1-fresh",
+            "W1 on an empty DAGSTER_HOME, as a CI job runs it after `make`",
+            200,
+            0.0,
+            4,
+            fresh_home=True,
+        ),
         Workload("W2", "10 cases x 10 MB transcript, 4 workers", 10, 10.0, 4),
         # W2' of issue 37 (a prime is awkward in `make bench W=...`): ~2 min, run it by name.
         Workload(

@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.daemon import through_daemon
 from benchmarks.floor import run_case
-from benchmarks.instance import prepared_env
+from benchmarks.instance import fresh_env, fresh_home_seconds, prepared_env
 from benchmarks.measure import Measured, measure
 from benchmarks.outcome import Outcome
 from benchmarks.registration import registration
@@ -23,6 +23,8 @@ from benchmarks.run import BENCHES, Bench, main
 from benchmarks.suite_runs import dagster_start, ours, written_figures
 from benchmarks.workloads import GRADERS, Workload
 from evals_pipeline.defs.partitions import case_partitions_name
+from evals_pipeline.instance.home_template import databases, template_key, template_roots
+from evals_pipeline.instance.local import fresh_settings
 from evals_pipeline.suites import load_suite, resolve_cases
 
 TINY = Workload("T", "2 cases x 0.1 MB", cases=2, transcript_mb=0.1, workers=2)
@@ -94,6 +96,25 @@ def test_a_workload_home_is_set_up_before_anything_is_measured(tmp_path: Path) -
     assert env["EVALS_PIPELINE_STORAGE"] == str(tmp_path / "storage")
 
 
+def test_a_fresh_home_workload_runs_on_an_empty_home_with_the_template_shipped(
+    tmp_path: Path,
+) -> None:
+    env = fresh_env(tmp_path / "probe")
+    assert not Path(env["DAGSTER_HOME"]).exists()
+    key = template_key(fresh_settings)
+    assert any((root / key).is_dir() for root in template_roots())  # as `make` leaves it
+    fresh = Workload("TF", "2 cases", cases=2, transcript_mb=0.0, workers=2, fresh_home=True)
+    assert ours(fresh, tmp_path).seconds > 0
+    # The run's own home was created by the run, from the template.
+    home = tmp_path / "dagster"
+    assert "BatchingSqliteEventLogStorage" in (home / "dagster.yaml").read_text()
+    assert set(databases(home)) >= {Path("history/runs.db"), Path("schedules/schedules.db")}
+    [report] = (tmp_path / "storage" / "bench_tf" / "eval_report").glob("*/results.jsonl")
+    assert len(report.read_text().splitlines()) == 2
+    assert fresh_home_seconds(tmp_path / "timed", runs=1) > 0
+    assert (tmp_path / "timed" / "fresh-0" / "history" / "runs.db").is_file()
+
+
 def test_an_outcome_prints_and_records_every_part_and_its_ratio() -> None:
     outcome = Outcome(
         parts={"floor": Measured(2.0, 50.0), "ours": Measured(3.0, 120.0)},
@@ -160,7 +181,15 @@ def test_the_daemon_backfills_the_cases_the_cli_ran(tmp_path: Path) -> None:
 def test_make_bench_runs_all_but_the_long_one_and_appends_a_row_per_workload(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert [n for n, b in BENCHES.items() if b.default] == ["W0", "W1", "W2", "W4", "W5", "W6"]
+    assert [n for n, b in BENCHES.items() if b.default] == [
+        "W0",
+        "W1",
+        "W1-fresh",
+        "W2",
+        "W4",
+        "W5",
+        "W6",
+    ]
     folders: list[Path] = []
 
     def touch(folder: Path) -> Outcome:

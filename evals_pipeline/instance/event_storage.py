@@ -189,7 +189,8 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
     def run_shard_template(self) -> Path:
         """An empty run database set up by Dagster's own code, one per Dagster version (its
         migrations come with it), made once in the event log's folder: by the home's set-up
-        (instance/local.py), else by the first run that needs it."""
+        (instance/local.py; a fresh home's is copied from the home template), else by the first
+        run that needs it."""
         template = Path(self._base_dir) / f".run-template-{dagster_version}.db"
         if not template.exists():
             tmp = template.with_name(f".{template.name}.{os.getpid()}.tmp")

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import pyarrow.parquet as pq
 
 from evals_pipeline.enrichers.builder import ParsedStream, StreamEvent
-from evals_pipeline.models.messages import MESSAGE_LIST, Message, TokenUsage
+from evals_pipeline.models.messages import RowMessages, TokenUsage
 from evals_pipeline.models.session import TraceSummary
 from evals_pipeline.secrets import run_redactor
 from evals_pipeline.storage.events import EVENTS_SCHEMA
@@ -114,29 +113,7 @@ def stream_trace_summary(messages: list[dict[str, Any]], llm_calls: int) -> Trac
     )
 
 
-class StreamMessages(Sequence[Message]):
+class StreamMessages(RowMessages):
     """A parsed stream's messages, made models on first use (by a grader in this process)."""
 
-    __slots__ = ("_models", "_rows")
-
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
-        self._rows = rows
-        self._models: list[Message] | None = None
-
-    def models(self) -> list[Message]:
-        if self._models is None:
-            self._models = MESSAGE_LIST.validate_python(self._rows)
-        return self._models
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    @overload
-    def __getitem__(self, index: int) -> Message: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Message]: ...
-    def __getitem__(self, index: int | slice) -> Message | list[Message]:
-        return self.models()[index]
-
-    def __iter__(self) -> Iterator[Message]:
-        return iter(self.models())
+    __slots__ = ()

@@ -140,7 +140,48 @@ def _answers(row: dict[str, Any]) -> bool:
     return row["role"] == "assistant" and row["content"] != ""
 
 
-class PlainMessages(Sequence[Message]):
+class RowMessages(Sequence[Message]):
+    """Messages kept as the JSON objects they were parsed from (their stored and wire form),
+    made models only when an item is read, all in one call: most transcripts are written and
+    handed to graders without a model per message."""
+
+    __slots__ = ("_models", "_rows")
+
+    def __init__(self, rows: list[dict[str, Any]] | None) -> None:
+        self._rows = rows
+        self._models: list[Message] | None = None
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """Each message's JSON object."""
+        if self._rows is None:
+            self._rows = self._make_rows()
+        return self._rows
+
+    def _make_rows(self) -> list[dict[str, Any]]:
+        raise NotImplementedError(f"a {type(self).__name__} made without rows makes them itself")
+
+    def models(self) -> list[Message]:
+        """The messages as models, made on first use."""
+        if self._models is None:
+            self._models = MESSAGE_LIST.validate_python(self.rows)
+        return self._models
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        return self.models()[index]
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(self.models())
+
+
+class PlainMessages(RowMessages):
     """A transcript of messages that are a role and text alone (a long CLI session's usual
     shape), kept as the JSON objects they were parsed from, which already are their stored and
     wire form: written and handed to graders without a model per message (10,000 models cost
@@ -149,11 +190,7 @@ class PlainMessages(Sequence[Message]):
     A subclass may hold them in another form (storage/arrow_messages.py: Arrow columns) and
     make `rows` only when asked; the counts and the answer are then its own."""
 
-    __slots__ = ("_models", "_rows")
-
-    def __init__(self, rows: list[dict[str, Any]] | None) -> None:
-        self._rows = rows
-        self._models: list[Message] | None = None
+    __slots__ = ()
 
     @classmethod
     def of(cls, raws: list[Any]) -> PlainMessages | None:
@@ -168,22 +205,6 @@ class PlainMessages(Sequence[Message]):
             ):
                 return None
         return cls(raws)
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        """Each message as `{"role", "content"}`, its wire form."""
-        if self._rows is None:
-            self._rows = self._make_rows()
-        return self._rows
-
-    def _make_rows(self) -> list[dict[str, Any]]:
-        raise NotImplementedError("a PlainMessages made without rows makes them itself")
-
-    def models(self) -> list[Message]:
-        """The messages as models, made on first use."""
-        if self._models is None:
-            self._models = MESSAGE_LIST.validate_python(self.rows)
-        return self._models
 
     def assistant_turns(self) -> int:
         """How many messages are the assistant's (the model turns a trace summary counts)."""
@@ -209,19 +230,6 @@ class PlainMessages(Sequence[Message]):
     def answer(self) -> str:
         """The last assistant message's text that is not empty; empty when there is none."""
         return next((r["content"] for r in reversed(self.rows) if _answers(r)), "")
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @overload
-    def __getitem__(self, index: int) -> Message: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Message]: ...
-    def __getitem__(self, index: int | slice) -> Message | list[Message]:
-        return self.models()[index]
-
-    def __iter__(self) -> Iterator[Message]:
-        return iter(self.models())
 
 
 _ROLES = frozenset(get_args(Role))

@@ -2,17 +2,17 @@
 item 5): the stage whose work failed and the kind of failure, beside the message people read.
 
 One suite, run by the real `evals-pipeline run`, has one target per failure; each test's stored
-grade keeps its agent run's error."""
+grade (the grades step's records) keeps its agent run's error."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from textwrap import dedent
 
 import pytest
+
+from evals_pipeline.storage.records import read_records
+from evals_pipeline_tests.test_cli import cli
 
 SUITE = """\
 name: kinds
@@ -67,27 +67,17 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, obje
     }
     for name, text in files.items():
         (project / name).write_text(dedent(text))
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(home / "dagster"),
-        "EVALS_PIPELINE_STORAGE": str(home / "storage"),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "evals_pipeline.cli", "run", "kinds.eval.yaml"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    explain = f"exit {done.returncode}\n{done.stdout[-6000:]}\n{done.stderr[-6000:]}"
-    assert "report: " in done.stdout, explain
+    done = cli("run", "kinds.eval.yaml", home=home, cwd=project)
+    assert "report: " in done.stdout, done.explain()
+    grades = {}
+    for table in (home / "storage" / "kinds" / "grades").glob("*/records.parquet"):
+        for _, text in read_records(table):
+            grade = json.loads(text)
+            grades[grade["agent"]] = grade
     errors = {}
     for target in EXPECTED:
-        folder = home / "storage" / "kinds" / "results" / target / "t"
-        paths = list(folder.glob("grade-*.json"))
-        assert len(paths) == 1, f"{target}: {paths}\n{explain}"
-        grade = json.loads(paths[0].read_text())["record"]
+        assert target in grades, f"{target}: no stored grade\n{done.explain()}"
+        grade = grades[target]
         assert grade["trials"][0]["error"] == grade["error"]
         errors[target] = grade["error"]
     return errors

@@ -19,6 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from evals_pipeline.storage.records import read_records
+
 FIXTURE = Path(__file__).parent / "fixtures" / "misbehaving"
 EXIT_CODE_WARNING = "scored 1 by its exit code (AgentV's plain-text convention)"
 
@@ -176,9 +178,13 @@ def test_a_stored_grade_keeps_a_typed_error_whose_message_the_report_shows(
     test_id: str, run: Run, cases: dict[str, dict[str, object]]
 ) -> None:
     stage, kind, stderr_part = TYPED_ERRORS[test_id]
-    stored = run.project.parent / "storage" / "misbehaving" / "results" / "agent" / test_id
-    (path,) = stored.glob("grade-*.json")
-    grade = json.loads(path.read_text())["record"]
+    tables = (run.project.parent / "storage" / "misbehaving" / "grades").glob("*/records.parquet")
+    (grade,) = [
+        record
+        for table in tables
+        for _, text in read_records(table)
+        if (record := json.loads(text))["test_id"] == test_id
+    ]
     error = grade["error"]
     assert (error["stage"], error["kind"]) == (stage, kind), error
     assert stderr_part in error["stderr_tail"], error

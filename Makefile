@@ -38,8 +38,8 @@ run: $(STAMP) sandbox
 ## (evals_pipeline_tests/executor_passes.py)
 test: $(DEV_STAMP) agents agentv chromium servers sandbox lint typecheck
 	$(BIN)/python -m pytest -n 2 -q --durations=25
-	$(BIN)/python -m pytest -n 2 -q --durations=10 --executor multiprocess evals_pipeline_tests
-	$(BIN)/python -m pytest -n 2 -q --durations=10 --executor celery evals_pipeline_tests
+	$(BIN)/python -m pytest -n 2 -q --durations=10 --executor multiprocess --graph-tests ci evals_pipeline_tests
+	$(BIN)/python -m pytest -n 2 -q --durations=10 --executor celery --graph-tests ci evals_pipeline_tests
 
 ## bench: the default benchmark workloads (README, "Benchmarks"), each beside its reference; W=... picks some
 bench: $(STAMP)

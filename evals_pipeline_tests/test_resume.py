@@ -91,6 +91,9 @@ def agent_processes(folder: Path) -> list[int]:
     return found
 
 
+@pytest.mark.not_on(
+    "celery", reason="the steps run on a worker, which a killed command does not take down"
+)
 def test_a_run_killed_half_way_resumes_with_only_the_missing_cases(tmp_path: Path) -> None:
     project = tmp_path / "project"
     tests = [f"case-{n:02d}" for n in range(30)]

@@ -1,5 +1,6 @@
-"""The suite's executor passes: `pytest --executor multiprocess|celery` (or
-EVALS_PIPELINE_TEST_EXECUTOR) runs the tests that run the Dagster graph, and only those, with
+"""The suite's executor passes: `pytest --executor multiprocess|celery evals_pipeline_tests`
+(the folder named: pytest reads this plugin's options only then), or
+EVALS_PIPELINE_TEST_EXECUTOR, runs the tests that run the Dagster graph, and only those, with
 EVALS_PIPELINE_EXECUTOR set for the whole session, so every `evals-pipeline run`, `run_suite` and
 code-location run of a test runs its steps on that executor. For celery the session starts a real
 Redis and two celery workers (servers.py); each run's settings reach the workers with the run

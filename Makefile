@@ -37,9 +37,13 @@ run: $(STAMP) sandbox
 	@# Exit code 1 means "some cases did not pass", which the example shows on purpose.
 	$(BIN)/evals-pipeline run $(SUITE); status=$$?; [ $$status -le 1 ]
 
-## test: set up and run lint, format check, type check and every test
+## test: set up and run lint, format check, type check and every test; then the tests that run
+## the Dagster graph again on the multiprocess executor and on two celery workers
+## (evals_pipeline_tests/executor_passes.py)
 test: $(DEV_STAMP) agents agentv chromium servers sandbox lint typecheck
 	$(BIN)/python -m pytest -n 2 -q --durations=25
+	$(BIN)/python -m pytest -n 2 -q --durations=10 --executor multiprocess --graph-tests ci evals_pipeline_tests
+	$(BIN)/python -m pytest -n 2 -q --durations=10 --executor celery --graph-tests ci evals_pipeline_tests
 
 ## bench: the default benchmark workloads (README, "Benchmarks"), each beside its reference; W=... picks some
 bench: $(STAMP)

@@ -12,7 +12,7 @@ from evals_pipeline.instance.event_volume import SETTINGS
 from evals_pipeline.settings import Settings
 from evals_pipeline_tests.conformance import corpus_outcomes
 
-pytest_plugins = ["evals_pipeline_tests.servers"]
+pytest_plugins = ["evals_pipeline_tests.servers", "evals_pipeline_tests.executor_passes"]
 
 
 @pytest.fixture(autouse=True)

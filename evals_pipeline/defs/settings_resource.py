@@ -52,6 +52,25 @@ class EvalsSettings(dg.ConfigurableResource):
         return Settings.model_validate({f: getattr(self, f) for f in Settings.model_fields})
 
 
+# The workers' own: a broker URL may hold a password, and a run's config is stored with it.
+_WORKERS_OWN = frozenset({"celery_broker", "celery_backend"})
+
+
+def settings_run_config(settings: Settings) -> dict[str, object]:
+    """The run config that hands `settings` to the run's steps, wherever they run: a celery
+    worker serving many runs takes each run's settings, not those of its own environment."""
+    return {"resources": {SETTINGS_KEY: {"config": run_settings(settings)}}}
+
+
+def run_settings(settings: Settings) -> dict[str, str]:
+    """The settings a run carries, by field: those set, but the workers' own."""
+    return {
+        field: value
+        for field, value in settings.model_dump().items()
+        if value is not None and field not in _WORKERS_OWN
+    }
+
+
 def settings_resource() -> EvalsSettings:
     """This process's resource: one object while the same variables are set (suites built
     apart share it); Dagster reads their values where a step runs."""

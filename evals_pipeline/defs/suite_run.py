@@ -16,6 +16,7 @@ from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.executor import in_process_executor
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import partition_key, register_cases
+from evals_pipeline.defs.settings_resource import run_settings, settings_run_config
 from evals_pipeline.gc_pause import start_up_over
 from evals_pipeline.instance.run_recovery import runner_tags
 from evals_pipeline.instance.run_tags import REPORT_AGENTS_TAG, eval_run_tags
@@ -124,13 +125,15 @@ def reconstruct_run_job(
     job_name: str,
     workers: int | None = None,
     targets_file: str | None = None,
+    settings: dict[str, str] | None = None,
 ) -> dg.JobDefinition:
     """One of `run_suite`'s jobs rebuilt from its suite file: what another process (a celery
     worker, perhaps on another host) runs; its progress lines go to that process's stderr.
     `workers` carries a `--workers` override and `targets_file` a `--targets`, which live in
-    the caller's memory only."""
-    # A worker's entry: its environment's settings, read once, are its process's (settings.py).
-    Settings.install(Settings.from_env())
+    the caller's memory only, and `settings` the caller's settings (settings_run_config)."""
+    # A worker's entry: its environment's settings, read once, under the run's own (a worker
+    # serves runs of many commands), are its process's (settings.py).
+    Settings.install(Settings.from_env().model_copy(update=settings or {}))
     suite = load_suite(suite_path, Path(targets_file) if targets_file else None)
     if workers:
         suite.suite.execution.workers = workers
@@ -162,6 +165,7 @@ def _execute(
             "job_name": job_name,
             "workers": suite.suite.execution.workers,
             "targets_file": str(suite.targets_given) if suite.targets_given else None,
+            "settings": run_settings(Settings.current()),
         },
     )
     with dg.execute_job(
@@ -233,7 +237,8 @@ class _SuiteRuns:
             self.storage_root,
             job,
             instance=self.instance,
-            run_config=run_config,
+            # The run carries the command's settings to its steps (a worker's may differ).
+            run_config={**run_config, **settings_run_config(Settings.current())},
             tags={**tags, TRIGGER_TAG: self.trigger, **runner_tags()},
         )
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from evals_pipeline.defs.executor import BROKER_ENV, EXECUTOR_ENV
 from evals_pipeline.model_server import ModelServer, load_script
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites.slugs import slugify
@@ -129,6 +130,8 @@ def base_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
         "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
         "NO_COLOR": "1",
         "PYTHONPATH": str(REPO),
+        # The executor pass's (executor_passes.py): our runs' steps run on its executor.
+        **{name: os.environ[name] for name in (EXECUTOR_ENV, BROKER_ENV) if name in os.environ},
         **extra,
     }
 

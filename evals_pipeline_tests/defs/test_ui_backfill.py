@@ -30,6 +30,11 @@ LAYERS = ("cases", "agent_runs", "sessions", "grades")
 CHOSEN = ("watch-list-origin", "exact-threshold", "near-threshold")  # neighbours; the last fails
 START_TIMEOUT_SECONDS = 180
 BACKFILL_TIMEOUT_SECONDS = 300
+pytestmark = pytest.mark.not_on(
+    "celery",
+    reason="the UI's runs rebuild the code location on the workers from their environment "
+    "(docs/scale-out.md), and the session's workers have no test's suites",
+)
 
 
 PARTITION = """

@@ -35,6 +35,11 @@ def materialize(tmp_path: Path, suite: Path, partition: str) -> subprocess.Compl
     )
 
 
+@pytest.mark.not_on(
+    "celery",
+    reason="the code location's runs are rebuilt on the workers from their environment "
+    "(docs/scale-out.md), and the session's workers have no test's suites",
+)
 def test_the_dagster_cli_says_to_register_the_suite_without_a_traceback(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, [("greets", "hello"), ("waves", "wave")])
     (tmp_path / "dagster").mkdir()

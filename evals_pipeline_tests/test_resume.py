@@ -92,10 +92,7 @@ def agent_processes(folder: Path) -> list[int]:
 
 
 @pytest.mark.not_on(
-    "multiprocess",
-    "celery",
-    reason="the steps run in processes a killed command does not take down (on multiprocess a "
-    "bug to fix: the orphaned step process runs every case)",
+    "celery", reason="the steps run on a worker, which a killed command does not take down"
 )
 def test_a_run_killed_half_way_resumes_with_only_the_missing_cases(tmp_path: Path) -> None:
     project = tmp_path / "project"

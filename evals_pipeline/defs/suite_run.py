@@ -4,6 +4,7 @@ the executor EVALS_PIPELINE_EXECUTOR names."""
 from __future__ import annotations
 
 import logging
+import multiprocessing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from evals_pipeline.instance.run_tags import REPORT_AGENTS_TAG, eval_run_tags
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
+from evals_pipeline.reaping.prctl import die_with_parent_process
 from evals_pipeline.run_ranges import contiguous_ranges
 from evals_pipeline.settings import Settings
 from evals_pipeline.storage.root import open_root
@@ -131,6 +133,11 @@ def reconstruct_run_job(
     worker, perhaps on another host) runs; its progress lines go to that process's stderr.
     `workers` carries a `--workers` override and `targets_file` a `--targets`, which live in
     the caller's memory only, and `settings` the caller's settings (settings_run_config)."""
+    # A step process of a multiprocess run ends with the command that started it, even one
+    # killed outright (its agents and graders end with it: process.py).
+    parent = multiprocessing.parent_process()
+    if parent is not None and parent.pid is not None:
+        die_with_parent_process(parent.pid)
     # A worker's entry: its environment's settings, read once, under the run's own (a worker
     # serves runs of many commands), are its process's (settings.py).
     Settings.install(Settings.from_env().model_copy(update=settings or {}))

@@ -97,6 +97,18 @@ def die_with_parent(parent_pid: int) -> Callable[[], None] | None:
     return preexec
 
 
+def die_with_parent_process(parent_pid: int) -> bool:
+    """Give this process SIGKILL when its parent dies (a step process whose command may be
+    killed outright); False where the kernel cannot do that. Exits at once when the parent
+    died before the call."""
+    if _PRCTL is None:
+        return False
+    _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    return True
+
+
 # util-linux's setpriv sets the parent-death signal and execs the command. Through it Python can
 # vfork: a pre-exec hook forces a full fork of the runner, about 20 ms per child once Dagster and
 # pandas are loaded, against 2 ms.

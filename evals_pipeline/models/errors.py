@@ -18,13 +18,15 @@ session, a grader, a judge, the report."""
 ErrorKind = Literal[
     "timeout", "exit_code", "crashed", "refused", "setup", "parse", "provider", "no_score", "failed"
 ]
-"""timeout: killed at its time limit. exit_code: the process exited non-zero. crashed: it never
-started or died without an exit code (a signal). refused: not started, or turned away as asked
-(a stop, the target proxy's limit, a model API's 4xx that no retry changes: auth, permission, a
-bad request). setup: its inputs or workspace could not be prepared (a missing recording, an
-unusable model script or key). parse: its output could not be read (no output file, no record).
-provider: the model API reported an error (5xx, rate limit after retries, no connection). no_score: a grader ended without a score.
-failed: a failure whose cause the record does not say (an old record's grader error)."""
+"""timeout: killed at its time limit. exit_code: the process exited non-zero. crashed: its
+process could not be launched (a program missing when it ran) or died without an exit code (a
+signal). refused: not started (an unhealthy target, a failed dependency, the budget), or turned
+away as asked (a stop, the target proxy's limit, a model API's 4xx that no retry changes: auth,
+permission, a bad request). setup: its inputs or workspace could not be prepared (a missing
+recording, an unusable model script or key). parse: its output could not be read (no output
+file, no record). provider: the model API reported an error (5xx, rate limit after retries, no
+connection). no_score: a grader ended without a score. failed: a failure whose cause the record
+does not say (an old record's grader error)."""
 
 STDERR_TAIL_CHARS = 2000
 

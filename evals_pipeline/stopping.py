@@ -35,6 +35,17 @@ def request_stop() -> bool:
     return first
 
 
+def reset_stop() -> None:
+    """Forget the stop and the tally: a process that serves one run after another (a celery
+    worker's pool process) begins each run's step unstopped, whatever stopped the last."""
+    global _at_stop, _done
+    with _lock:
+        _stop.clear()
+        _at_stop = None
+        _done = 0
+        _in_flight.clear()
+
+
 @contextmanager
 def stop_when_interrupted() -> Iterator[None]:
     """Work whose thread may be interrupted rather than failed (KeyboardInterrupt; in a Dagster

@@ -127,9 +127,6 @@ def wait_for_stored(process: subprocess.Popen[bytes], home: Path, count: int) ->
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-@pytest.mark.not_on(
-    "celery", reason="a stopped command does not yet stop its steps on the celery workers"
-)
 def test_a_signal_at_case_6_stops_the_run_and_the_same_command_resumes_it(
     project: Path, tmp_path: Path, sig: signal.Signals, code: int
 ) -> None:
@@ -175,9 +172,6 @@ def test_a_signal_at_case_6_stops_the_run_and_the_same_command_resumes_it(
     assert {r["score"] for r in rows} == {1.0}
 
 
-@pytest.mark.not_on(
-    "celery", reason="a stopped command does not yet stop its steps on the celery workers"
-)
 def test_a_second_ctrl_c_ends_the_command_at_once(project: Path, tmp_path: Path) -> None:
     # Agents that ignore SIGTERM hold the first Ctrl-C's stop for its grace (a second or more)
     # before SIGKILL ends them; a second Ctrl-C does not wait.

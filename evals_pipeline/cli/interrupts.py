@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from evals_pipeline.defs.executor import live_step_processes
+from evals_pipeline.defs.executor import live_steps, stopped_elsewhere
 from evals_pipeline.process import kill_live_children, live_children
 from evals_pipeline.stopping import request_stop, tally_at_stop, wait_for_stop
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 STOP_SECONDS = 3.0
 """How long the children running at a stop get to end (process.py gives them SIGTERM, then
 SIGKILL after a second) before they are killed outright; a multiprocess run's step processes
-get as long to end theirs."""
+get as long to end theirs, and a celery run's steps (defs/celery_app.py)."""
 CANCEL_SECONDS = 1.0
 """How long marking the command's Dagster runs canceled may take once the children are gone
 (it starts with the stop); past it they are marked failed by the next command
@@ -135,8 +135,9 @@ def _stop(signum: int) -> None:
     terminal = _silence_output()
     canceling = _cancel_runs()  # beside the children's grace: opening the instance takes time
     deadline = time.monotonic() + STOP_SECONDS
-    # A multiprocess run's step processes, interrupted (defs/executor.py), end their own.
-    while (live_children() or live_step_processes()) and time.monotonic() < deadline:
+    # A multiprocess run's step processes, interrupted (defs/executor.py), end their own; a
+    # celery run's steps end theirs once they see the run canceled (defs/celery_app.py).
+    while (live_children() or live_steps()) and time.monotonic() < deadline:
         time.sleep(0.05)
     kill_live_children()
     if canceling is not None:
@@ -149,12 +150,12 @@ def _stop(signum: int) -> None:
 
 def _summary() -> str:
     """The closing line: the planned agent runs kept (done), cut short (stopped: in flight in
-    this process at the stop and not kept), and the rest (not started)."""
+    this process, or a celery step's, at the stop and not kept), and the rest (not started)."""
     planned = sum(p.runs for p in _plans)
     done = 0
     with contextlib.suppress(Exception):  # an unreadable store: nothing counts as kept
         done = sum(kept_runs(p.cases, p.store, _started_ms) for p in _plans)
-    stopped = min(tally_at_stop().stopped, planned - done)
+    stopped = min(tally_at_stop().stopped + stopped_elsewhere(), planned - done)
     not_started = max(0, planned - done - stopped)
     return (
         f"interrupted: {done} done, {stopped} stopped, {not_started} not started; "

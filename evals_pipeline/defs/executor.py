@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import signal
 import threading
 import warnings
@@ -25,6 +26,9 @@ EXECUTOR_ENV = "EVALS_PIPELINE_EXECUTOR"
 BROKER_ENV = "EVALS_PIPELINE_CELERY_BROKER"
 BACKEND_ENV = "EVALS_PIPELINE_CELERY_BACKEND"
 EXECUTORS = ("in_process", "multiprocess", "celery")
+STOPPED_RUNS = "stopped on its worker, {} agent runs cut short"
+"""The engine event a stopped celery step adds: how many agent runs it cut short."""
+_STOPPED_RUNS = re.compile(re.escape(STOPPED_RUNS).replace(r"\{\}", r"(\d+)"))
 
 
 class ExecutorSettingError(ValueError, EvalsPipelineError):
@@ -65,9 +69,21 @@ def executor_from_env(settings: Settings | None = None) -> dg.ExecutorDefinition
     # the user's to act on.
     warnings.filterwarnings("ignore", category=DuplicateTaskNameWarning)
     backend = BACKEND_ENV if settings.celery_backend else BROKER_ENV
-    return celery_executor.configured(
+    return _wrapped(celery_executor, _heard_from_celery).configured(
         {"broker": {"env": BROKER_ENV}, "backend": {"env": backend}}, name="celery"
     )
+
+
+def _heard_from_celery(
+    events: Callable[[], Iterator[dg.DagsterEvent]],
+) -> Iterator[dg.DagsterEvent]:
+    """A celery run's events, its steps on the workers counted until each is back: what a
+    stopped command waits for (each stops itself once the command marks its run canceled:
+    defs/celery_app.py)."""
+    with _CelerySteps() as steps:
+        for event in events():
+            steps.heard(event)
+            yield event
 
 
 @functools.cache
@@ -132,6 +148,9 @@ def _wrapped(
         def step_dependency_config(self) -> Any:
             return self.inner.step_dependency_config
 
+        def __getattr__(self, name: str) -> Any:  # the base's own (celery's app_args)
+            return getattr(self.inner, name)
+
     def create(init_context: dg.InitExecutorContext) -> dg.Executor:
         return WrappedExecutor(base.executor_creation_fn(init_context))  # type: ignore[misc]
 
@@ -195,13 +214,57 @@ class _StepProcesses:
                 return
 
 
-_runs: set[_StepProcesses] = set()
+class _CelerySteps:
+    """The steps of one celery run sent to the workers and not yet back: a step's task returns
+    all its events at once, so a step is out from the executor's `Submitting celery task`
+    event (it starts a delegation) until any other event of it."""
+
+    def __init__(self) -> None:
+        self.out: set[str] = set()
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> _CelerySteps:
+        with _runs_lock:
+            _runs.add(self)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with _runs_lock:
+            _runs.discard(self)
+
+    def heard(self, event: dg.DagsterEvent) -> None:
+        global _stopped_elsewhere
+        if event.step_key is None:
+            return
+        data = event.event_specific_data
+        told = _STOPPED_RUNS.fullmatch(event.message or "") if event.is_engine_event else None
+        if told is not None:
+            with _runs_lock:
+                _stopped_elsewhere += int(told.group(1))
+        sent = event.is_engine_event and getattr(data, "marker_start", None) is not None
+        with self.lock:
+            (self.out.add if sent else self.out.discard)(event.step_key)
+
+    def alive(self) -> int:
+        with self.lock:
+            return len(self.out)
+
+
+_runs: set[_StepProcesses | _CelerySteps] = set()
 _runs_lock = threading.Lock()
+_stopped_elsewhere = 0
 
 
-def live_step_processes() -> int:
-    """How many step processes of this process's multiprocess runs still run: what a stopped
-    command waits for, as for its own children (cli/interrupts.py)."""
+def stopped_elsewhere() -> int:
+    """How many agent runs the stopped steps on celery workers cut short, as they told."""
+    with _runs_lock:
+        return _stopped_elsewhere
+
+
+def live_steps() -> int:
+    """How many steps of this process's multiprocess or celery runs still run elsewhere (step
+    processes, celery tasks): what a stopped command waits for, as for its own children
+    (cli/interrupts.py)."""
     with _runs_lock:
         runs = list(_runs)
     return sum(run.alive() for run in runs)

@@ -72,3 +72,21 @@ def cancel_own_runs(instance: dg.DagsterInstance) -> list[str]:
         instance.report_run_canceled(run, message="Interrupted (Ctrl-C or SIGTERM).")
         canceled.append(run.run_id)
     return canceled
+
+
+STOPPED = (
+    dg.DagsterRunStatus.CANCELING,
+    dg.DagsterRunStatus.CANCELED,
+    dg.DagsterRunStatus.FAILURE,
+)
+
+
+def run_stopped(instance: dg.DagsterInstance, run_id: str) -> bool:
+    """Whether the steps of run `run_id` running elsewhere (a celery worker) should stop: the
+    run was canceled (an interrupted command, cli/interrupts.py, or the Dagster UI) or failed,
+    or the process that runs it on this host died (a command killed outright)."""
+    run = instance.get_run_by_id(run_id)
+    if run is None or run.status in STOPPED:
+        return True
+    runner = _runner(dict(run.tags))
+    return runner is not None and not runner.alive()

@@ -92,7 +92,7 @@ def agent_processes(folder: Path) -> list[int]:
 
 
 @pytest.mark.not_on(
-    "celery", reason="the steps run on a worker, which a killed command does not take down"
+    "celery", reason="the layers' progress lines (`reused N`) are in the celery workers' logs"
 )
 def test_a_run_killed_half_way_resumes_with_only_the_missing_cases(tmp_path: Path) -> None:
     project = tmp_path / "project"

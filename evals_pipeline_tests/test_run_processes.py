@@ -145,9 +145,6 @@ def _wait_for_started_run(home: Path, suite: str, limit_seconds: float = 120) ->
     raise AssertionError(f"no run of {suite} started within {limit_seconds} s")
 
 
-@pytest.mark.not_on(
-    "celery", reason="the steps run on a worker, which a killed command does not take down"
-)
 def test_a_killed_run_leaves_nothing_running_and_is_marked_failed_by_the_next(
     tmp_path: Path,
 ) -> None:

@@ -241,6 +241,8 @@ class Redactor:
     def _present(self, text: str) -> list[str]:
         # A substring search per form is ~20x faster than one regex of them all (Python's re
         # tries every alternative at every position); most texts hold none.
+        if none_present(text, self._forms):
+            return []
         return [form for form in self._forms if form in text]
 
     def _pattern(self, present: tuple[str, ...]) -> re.Pattern[str]:
@@ -292,7 +294,7 @@ class Redactor:
     def holds_secret(self, text: str) -> bool:
         """Whether `text` (a JSON document's) holds a secret in any of its forms (as is or
         JSON string-escaped among them)."""
-        return any(form in text for form in self._forms)
+        return not none_present(text, self._forms) and any(form in text for form in self._forms)
 
     def json(self, text: str) -> str:
         """A JSON document's text with its strings scrubbed (its keys and syntax left intact,
@@ -327,6 +329,8 @@ class Redactor:
 
     def scrub_bytes(self, data: bytes) -> bytes:
         """Raw bytes (a file's) with every form of every secret replaced."""
+        if none_present(data, self._forms):
+            return data
         present = [form for form in self._forms if form.encode() in data]
         if not present:
             return data
@@ -356,6 +360,43 @@ class Redactor:
                 self.tree(entry, skipped)
             else:
                 self.file(entry)
+
+
+LONG_TEXT = 64 * 1024
+"""From this many characters (or bytes) a text is first searched for every form at once."""
+_RE2_SPECIAL = frozenset("\\.+*?()|[]{}^$")
+
+
+def none_present(data: str | bytes, forms: Collection[str]) -> bool:
+    """True when the long `data` surely holds none of `forms`: one pass of RE2 (in Arrow) over
+    it for all of them at once, ~15 ms for 10 MB, where a search per form costs ~5 ms each (a
+    few secrets take ~20 forms each). False for short data, or when RE2 cannot tell."""
+    if len(data) < LONG_TEXT or not forms:
+        return False
+    import pyarrow as pa  # loaded already where long texts are scanned (the transcripts)
+    import pyarrow.compute as pc
+
+    try:
+        raw = data.encode() if isinstance(data, str) else data
+        # One binary value over the bytes as they are (pa.array would import pandas).
+        offsets = pa.py_buffer((0).to_bytes(4, "little") + len(raw).to_bytes(4, "little"))
+        value = pa.Array.from_buffers(pa.binary(), 1, [None, offsets, pa.py_buffer(raw)])
+        found = pc.match_substring_regex(value, pattern=_any_of(tuple(forms)))
+    except (pa.ArrowException, OverflowError, UnicodeError):
+        return False  # over 2 GB, a lone surrogate, a pattern RE2 refuses: searched form by form
+    return found[0].as_py() is False
+
+
+@functools.lru_cache(maxsize=64)
+def _any_of(forms: tuple[str, ...]) -> str:
+    """An RE2 pattern matching any of `forms` literally."""
+    return "|".join("".join(map(_re2_literal, form)) for form in forms)
+
+
+def _re2_literal(char: str) -> str:
+    if char in _RE2_SPECIAL:
+        return "\\" + char
+    return char if char >= " " else f"\\x{{{ord(char):x}}}"
 
 
 def run_redactor(extra: Iterable[str | None] = ()) -> Redactor:

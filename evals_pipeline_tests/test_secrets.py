@@ -18,11 +18,13 @@ from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.messages import Message
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.secrets import (
+    LONG_TEXT,
     REDACTED,
     Redactor,
     note_interpolated,
     restore_slots,
     run_redactor,
+    secret_forms,
     secret_values,
 )
 from evals_pipeline.storage.record_reader import RecordReader
@@ -380,6 +382,21 @@ def _planted_forms() -> dict[str, bytes]:
     blob = base64.urlsafe_b64encode(b"ab" + raw + b"!")
     forms["base64url"] = blob[4:-4]
     return forms
+
+
+def test_every_form_of_a_secret_is_found_in_a_long_text() -> None:
+    """A long text (a 10 MB transcript) is searched for all forms at once (RE2) before form by
+    form: no form of a secret of RE2's special, non-ASCII or control characters slips by."""
+    secret = "k3y.+*?()|[]{}^$\\ \t\x01_äö€😀-x"
+    redactor = Redactor([], {"PLANTED": secret})
+    filler = "step: " + "x" * (LONG_TEXT // 2)
+    for form in secret_forms(secret):
+        text = f"{filler}<{form}>{filler}"
+        assert "[REDACTED:PLANTED]" in redactor.text(text) and form not in redactor.text(text)
+        assert redactor.holds_secret(text), form
+        assert b"[REDACTED:PLANTED]" in redactor.scrub_bytes(text.encode()), form
+    clean = (filler * 2).encode()
+    assert redactor.scrub_bytes(clean) is clean and not redactor.holds_secret(clean.decode())
 
 
 def test_markers_reach_the_agent_as_written_and_no_form_of_a_secret_is_stored(

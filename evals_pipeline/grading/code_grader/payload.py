@@ -126,9 +126,10 @@ def _transcript_fields(ctx: GradingContext) -> TranscriptFields:
     if ctx.transcript_fields is None:
         with _ENCODING, gc_paused():  # ~100,000 objects made for one long session, none cyclic
             trace = ctx.agentv_trace
+            fits = _fits(ctx)  # one measure of a long transcript's text, for both fields
             ctx.transcript_fields = TranscriptFields(
-                messages=_messages_fields(ctx),
-                trace=_trace_fields(ctx),
+                messages=_messages_fields(ctx, fits),
+                trace=_trace_fields(ctx, fits),
                 trace_summary=trace.summary_fields(),
                 start_ms=trace.start_ms,
                 end_ms=trace.end_ms,
@@ -155,21 +156,21 @@ def _fits(ctx: GradingContext) -> bool:
     return ctx.agentv_trace.text_chars() <= INLINE_OUTPUT_LIMIT
 
 
-def _messages_fields(ctx: GradingContext) -> dict[str, Any]:
+def _messages_fields(ctx: GradingContext, fits: bool) -> dict[str, Any]:
     """`messages` inline when small, else nothing (the Parquet `messages_path` is sent), and
     `messages_json_path` too when a grader of the case asks for JSON."""
     trace = ctx.agentv_trace
-    if _fits(ctx) and json_chars(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
+    if fits and json_chars(trace.encoded_messages) <= INLINE_OUTPUT_LIMIT:
         return {"messages": trace.wire_messages}
     if wants_json(ctx.case.assertions):
         return {"messages_json_path": str(messages_json_copy(ctx))}
     return {}
 
 
-def _trace_fields(ctx: GradingContext) -> dict[str, Any]:
+def _trace_fields(ctx: GradingContext, fits: bool) -> dict[str, Any]:
     """`trace` inline when small, else null, with `trace_path` when a grader asks for JSON."""
     trace = ctx.agentv_trace
-    if _fits(ctx) and sum(map(json_chars, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
+    if fits and sum(map(json_chars, trace.encoded_trace)) <= INLINE_OUTPUT_LIMIT:
         return {"trace": trace.wire_trace}
     if not wants_json(ctx.case.assertions):
         return {"trace": None}

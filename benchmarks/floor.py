@@ -18,9 +18,13 @@ from benchmarks.workloads import GRADERS, HERE, Workload
 
 def sandbox(argv: list[str], writable: list[Path]) -> list[str]:
     """`argv` under bubblewrap with the namespaces and mounts the pipeline gives its children
-    (sandbox/bubblewrap.py): the host read-only, a private /tmp and PID namespace, `writable`
-    bound back."""
-    binds = [arg for path in writable for arg in ("--bind", str(path), str(path))]
+    (sandbox/bubblewrap.py): the host read-only, a private /tmp and PID namespace, what the
+    private /tmp would hide of the Python and the benchmarks bound back read-only (a checkout
+    under /tmp), and `writable` bound back."""
+    shown = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), HERE.resolve()}
+    hidden = sorted(p for p in shown if p.is_relative_to("/tmp"))
+    binds = [arg for path in hidden for arg in ("--ro-bind", str(path), str(path))]
+    binds += [arg for path in writable for arg in ("--bind", str(path), str(path))]
     head = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     return [*head, *mounts, *binds, "--", *argv]

@@ -444,7 +444,7 @@ def test_the_sandbox_binds_again_only_what_its_private_tmp_hides(tmp_path: Path)
     link.symlink_to(data)
     try:
         policy = SandboxPolicy(
-            writable=(tmp_path / "ws",), readable=(Path("/usr"), Path(sys.prefix), link)
+            writable=(tmp_path / "ws",), readable=(Path("/usr"), Path("/etc"), link)
         )
         (tmp_path / "ws").mkdir()
         argv = bwrap_argv("bwrap", policy, ["true"], cwd=tmp_path / "ws")

@@ -338,14 +338,14 @@ def test_the_quickstart_on_two_celery_workers_matches_the_embedded_run(
     records = reader.local_path(uri["hasty|add-numbers"])
     assert reader.fetch_file(records)
     grade = CaseGrade.model_validate_json(
-        next(text for _, text in read_records(records, {"hasty|add-numbers"}))
+        next(text for _, text in read_records(records, {"hasty|add-numbers"}, reader.fetch_file))
     )
     assert grade.verdict == embedded["cases"][("add-numbers", "hasty")]["verdict"] == "fail"
     # The stored records name paths relative to the root, never a worker's folder.
     sessions = latest_uris(instance, dg.AssetKey(["quickstart", "sessions"]), ["hasty|add-numbers"])
     session_records = reader.local_path(sessions["hasty|add-numbers"])
     assert reader.fetch_file(session_records)
-    stored = "".join(text for _, text in read_records(session_records))
+    stored = "".join(text for _, text in read_records(session_records, None, reader.fetch_file))
     assert '"messages_path":"quickstart/sessions/' in stored and str(tmp_path) not in stored
     assert not (home / "storage").exists()  # nothing went to a local storage folder
     for log in logs:

@@ -15,9 +15,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from evals_pipeline.sandbox.detection import bubblewrap
 from evals_pipeline.storage.records import read_records
 from evals_pipeline_tests.test_cli import cli, printed_report_folder, table_rows, write
+from evals_pipeline_tests.test_sandbox import needs_bwrap
 
 AGENT_MODULE = '''\
 """echo-agent: answers with its target's greeting and the prompt, as a JSONL stream, with what
@@ -150,7 +150,7 @@ def test_an_agent_in_one_installed_module_runs_a_suite_naming_it(
     assert "echo-agent" in stored_agent_kinds(tmp_path / "storage"), done.explain()
 
 
-@pytest.mark.skipif(bubblewrap() is None, reason="needs a working bubblewrap")
+@needs_bwrap
 def test_an_installed_agents_login_is_hidden_from_sandboxed_children(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -93,11 +93,12 @@ def test_a_case_is_graded_in_the_step_that_ran_its_agent_as_its_agent_ends(
             assert materialization is not None
             layer = materialization.asset_key.path[-1]
             by_key.setdefault(layer, set()).add(str(materialization.partition))
-    # One step runs the agents, makes the sessions and grades the cases.
-    assert steps == {"cases", "case_pipeline", "judgments"}
-    # Each of its three layers has a materialization per partition, with its own figures.
+    # One step resolves the cases, runs the agents, makes the sessions and grades the cases:
+    # no step of its own for the cases before the first agent starts.
+    assert steps == {"case_pipeline", "judgments"}
+    # Each of its four layers has a materialization per partition, with its own figures.
     partitions = {str(partition_key(t, "a")) for t in TESTS}
-    for layer in ("agent_runs", "sessions", "grades"):
+    for layer in ("cases", "agent_runs", "sessions", "grades"):
         assert by_key[layer] == partitions, layer
     ends = dict(_log(suite, "agent-ends.log"))
     graded = dict(_log(suite, "graded.log"))

@@ -18,7 +18,6 @@ from evals_pipeline.defs.history import (
 )
 from evals_pipeline.defs.io_manager import (
     IO_MANAGER_KEY,
-    Records,
     clean_records,
     records_in,
     stored_digests,
@@ -27,7 +26,6 @@ from evals_pipeline.defs.judging import build_judgments, build_pairwise_verdicts
 from evals_pipeline.defs.partitions import (
     SINGLE_RUN,
     case_partitions_name,
-    split_key,
     suite_partitions,
 )
 from evals_pipeline.defs.report_metadata import report_metadata
@@ -53,9 +51,6 @@ from evals_pipeline.reporting.not_run import LAUNCHED, not_run_cases
 from evals_pipeline.results.fingerprint import suite_fingerprint
 from evals_pipeline.suites import (
     LoadedSuite,
-    RunOptions,
-    SuiteError,
-    run_cases,
 )
 from evals_pipeline.suites.resolution import Resolution, resolve_recorded
 
@@ -63,18 +58,6 @@ if TYPE_CHECKING:
     from evals_pipeline.reporting import ReportFiles
 
 LAYERS = ("cases", "agent_runs", "sessions", "grades", "judgments")
-
-
-class CaseOptions(dg.Config):
-    """Launch-time options of the cases asset (RunOptions as Dagster config, so a UI launch or
-    `dagster asset materialize --config` can set them as `evals-pipeline run` does)."""
-
-    threshold: float | None = None
-    keep_workspaces: bool = False
-    cache: bool = True
-    agentv_scoring: bool = False
-    targets: list[str] | None = None
-    budget_usd: float | None = None
 
 
 def build_suite_assets(
@@ -114,43 +97,11 @@ def _suite_assets(loaded: LoadedSuite, resolution: Resolution) -> list[dg.Assets
     # Resolved once for the fingerprint and the report's scope, not again in the report's body.
     scope = ReportScope.of(resolution.cases)
     return [
-        _cases_asset(loaded, layer),
         build_case_pipeline(loaded, layer),
         build_judgments(loaded, layer),
         *extra,
         _report_asset(loaded, layer["code_version"], scope, ins),
     ]
-
-
-def _cases_asset(loaded: LoadedSuite, layer: dict[str, Any]) -> dg.AssetsDefinition:
-    suite, path = loaded.slug, loaded.path
-
-    @dg.asset(name="cases", kinds={"yaml"}, **layer)
-    def cases(context: dg.AssetExecutionContext, config: CaseOptions) -> Records:
-        """The frozen spec of each test as each agent receives it, re-read from the suite file
-        (with the run's options, e.g. `--threshold`, laid over it)."""
-        options = RunOptions(**config.model_dump())
-        try:
-            resolved = {
-                (c.case_key, c.agent): c for c in run_cases(path, options, loaded.targets_given)
-            }
-        except SuiteError as exc:
-            raise dg.Failure(f"{path} no longer loads:\n{exc}") from exc
-        tests = {case_key for case_key, _ in resolved}
-        out: Records = []
-        for key in context.partition_keys:
-            case_key, agent = split_key(key)
-            if (case_key, agent) not in resolved:
-                if case_key in tests:  # the test names its own targets: not this pair
-                    continue
-                raise dg.Failure(
-                    f"case {case_key!r} for agent {agent!r} is not in {path} any more; the "
-                    f"{suite}_cases sensor (or `evals-pipeline register`) removes stale partitions."
-                )
-            out.append((str(key), resolved[(case_key, agent)]))
-        return out
-
-    return cases
 
 
 def _report_ins(suite: str) -> dict[str, dg.AssetIn]:

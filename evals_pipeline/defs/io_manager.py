@@ -82,7 +82,9 @@ def clean_records(*loaded: Sequence[Any]) -> set[int]:
     return {i for records in loaded if isinstance(records, LoadedRecords) for i in records.clean}
 
 
-def keyed(records: Sequence[AgentRun | Session | CaseGrade | CaseJudgment]) -> Records:
+def keyed(
+    records: Sequence[ResolvedCase | AgentRun | Session | CaseGrade | CaseJudgment],
+) -> Records:
     """Records of (case, agent) partitions paired with their partition keys."""
     return [(str(partition_key(r.case_key, r.agent)), r) for r in records]
 

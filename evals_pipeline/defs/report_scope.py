@@ -1,6 +1,6 @@
 """What the report step holds its grades against, without resolving the suite again in its body
 (~2 s for 10,000 cases): the (case, agent) pairs of the suite's matrix and its required tests, as
-the definitions resolved them, joined with the cases' own records (the cases step re-reads the
+the definitions resolved them, joined with the cases' own records (the case step re-reads the
 suite file on every run, so a test added since the definitions loaded is in them once it ran)."""
 
 from __future__ import annotations

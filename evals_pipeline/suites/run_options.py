@@ -83,7 +83,7 @@ def with_run_options(cases: Iterable[ResolvedCase], options: RunOptions) -> list
 def run_cases(
     path: Path, options: RunOptions, targets_file: Path | None = None
 ) -> list[ResolvedCase]:
-    """A run's cases (every agent's) as its `cases` step makes them: the suite read again from
+    """A run's cases (every agent's) as its case step makes them: the suite read again from
     its file (with the run's `targets_file`, `run --targets`), which stays the one spec, with
     `options` laid over it."""
     loaded = apply_run_options(load_suite(path, targets_file), options)

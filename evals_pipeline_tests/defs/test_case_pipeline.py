@@ -12,7 +12,7 @@ from typing import Any
 import dagster as dg
 import pytest
 
-from evals_pipeline.defs.partitions import partition_key
+from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.defs.suite_run import SuiteAssets, run_definitions, run_suite
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites import LoadedSuite, load_suite
@@ -93,11 +93,12 @@ def test_a_case_is_graded_in_the_step_that_ran_its_agent_as_its_agent_ends(
             assert materialization is not None
             layer = materialization.asset_key.path[-1]
             by_key.setdefault(layer, set()).add(str(materialization.partition))
-    # One step runs the agents, makes the sessions and grades the cases.
-    assert steps == {"cases", "case_pipeline", "judgments"}
-    # Each of its three layers has a materialization per partition, with its own figures.
+    # One step resolves the cases, runs the agents, makes the sessions and grades the cases:
+    # no step of its own for the cases before the first agent starts.
+    assert steps == {"case_pipeline", "judgments"}
+    # Each of its four layers has a materialization per partition, with its own figures.
     partitions = {str(partition_key(t, "a")) for t in TESTS}
-    for layer in ("agent_runs", "sessions", "grades"):
+    for layer in ("cases", "agent_runs", "sessions", "grades"):
         assert by_key[layer] == partitions, layer
     ends = dict(_log(suite, "agent-ends.log"))
     graded = dict(_log(suite, "graded.log"))
@@ -152,3 +153,19 @@ def test_a_subset_re_makes_what_it_selects_from_stored_records_and_runs_no_agent
     assert sorted(c.partition for c in checks if c.passed) == sorted(
         str(partition_key(t, "a")) for t in TESTS
     )
+
+
+def test_a_case_gone_from_the_file_fails_the_step_before_any_agent_runs(
+    suite: LoadedSuite, tmp_path: Path
+) -> None:
+    """The step re-reads the suite file for its cases: a partition whose test was taken out
+    after the definitions loaded fails it with the advice, and no agent starts."""
+    with dg.instance_for_test() as instance:
+        register_cases(instance, suite, TESTS)
+        text = suite.path.read_text()
+        suite.path.write_text(text[: text.index("  - {id: slow")])
+        with pytest.raises(dg.Failure) as failed:
+            _materialize(suite, instance, tmp_path / "storage", ["cases", "agent_runs"])
+    assert f"case 'slow' for agent 'a' is not in {suite.path} any more" in str(failed.value)
+    assert "evals-pipeline register" in str(failed.value)
+    assert not (suite.base_dir / "log" / "agent-ends.log").exists()

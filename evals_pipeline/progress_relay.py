@@ -5,6 +5,7 @@ command hands them to its own listeners (progress.py) as if its own layers had e
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import multiprocessing
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from evals_pipeline.progress import ProgressEvent, hand_to_listeners, listening
-from evals_pipeline.stopping import tally_at_stop, wait_for_stop
+from evals_pipeline.stopping import stopping, tally_at_stop, wait_for_stop
 
 DRAIN_SECONDS = 5.0
 """How long a finished run's relay waits for its step processes' last lines (each closes its
@@ -78,6 +79,7 @@ _served: set[str] = set()  # the relays this process listens on: never relayed t
 _lock = threading.Lock()
 _sink: socket.socket | None = None
 _registered_once: list[bool] = []
+_told: list[bool] = []  # the stop's tally was sent
 _registered = contextlib.ExitStack()  # the listener sending to `_sink`, entered once
 
 
@@ -102,7 +104,8 @@ def relay_to(address: str | None) -> bool:
             _registered.enter_context(listening(_send_event))
             _registered_once.append(True)
     if first and multiprocessing.parent_process() is not None:  # a multiprocess step's process
-        threading.Thread(target=_send_stop_tally, name="relay-stop", daemon=True).start()
+        threading.Thread(target=_tell_at_stop, name="relay-stop", daemon=True).start()
+        atexit.register(_tell_stop_tally)  # a process that ends as it stops, before the thread
     return True
 
 
@@ -134,9 +137,17 @@ def _send_event(event: ProgressEvent) -> None:
     _send({"event": event.model_dump()})
 
 
-def _send_stop_tally() -> None:
-    """Once this step process is stopped, tell how many agent runs the stop cut short: the
-    command counts them in its closing line (cli/interrupts.py)."""
+def _tell_at_stop() -> None:
     while not wait_for_stop(60.0):
         pass
+    _tell_stop_tally()
+
+
+def _tell_stop_tally() -> None:
+    """Once this step process is stopped, tell how many agent runs the stop cut short, once:
+    the command counts them in its closing line (cli/interrupts.py)."""
+    with _lock:
+        if not stopping() or _told:
+            return
+        _told.append(True)
     _send({"stopped": tally_at_stop().stopped})

@@ -77,6 +77,13 @@ def listening(progress: Progress) -> Iterator[None]:
             _listeners.remove(progress)
 
 
+def hand_to_listeners(event: ProgressEvent) -> None:
+    """Hand `event` to this process's listeners: a layer's here, or one relayed from a step
+    process (progress_relay.py)."""
+    for listener in list(_listeners):
+        listener(event)
+
+
 def logging_progress(log: logging.Logger, every_seconds: float = LOG_EVERY_SECONDS) -> Progress:
     """A Progress that hands each event to this process's listeners, and logs its line at INFO
     with the event attached to the record (Dagster's `context.log` keeps the line; a logger of
@@ -85,8 +92,7 @@ def logging_progress(log: logging.Logger, every_seconds: float = LOG_EVERY_SECON
 
     def emit(event: ProgressEvent) -> None:
         nonlocal last_logged
-        for listener in list(_listeners):
-            listener(event)
+        hand_to_listeners(event)
         now = time.monotonic()
         if event.done and not event.finished and now - last_logged < every_seconds:
             return

@@ -16,6 +16,7 @@ from dagster_celery.tasks import create_task
 
 from evals_pipeline.defs.executor import STOPPED_RUNS, celery_app_args
 from evals_pipeline.instance.run_recovery import run_stopped
+from evals_pipeline.progress_relay import stop_relaying
 from evals_pipeline.stopping import request_stop, reset_stop, stopping, tally_at_stop
 
 WATCH_SECONDS = 0.25
@@ -49,6 +50,7 @@ class StoppableStep(celery.Task):
                 events.insert(0, dg.serialize_value(_stop_tally(step)))
             return events
         finally:
+            stop_relaying()  # the command's relay hears the step's last event before its end
             done.set()
             watcher.join()
             reset_stop()

@@ -233,14 +233,12 @@ class _CelerySteps:
             _runs.discard(self)
 
     def heard(self, event: dg.DagsterEvent) -> None:
-        global _stopped_elsewhere
         if event.step_key is None:
             return
         data = event.event_specific_data
         told = _STOPPED_RUNS.fullmatch(event.message or "") if event.is_engine_event else None
         if told is not None:
-            with _runs_lock:
-                _stopped_elsewhere += int(told.group(1))
+            count_stopped_elsewhere(int(told.group(1)))
         sent = event.is_engine_event and getattr(data, "marker_start", None) is not None
         with self.lock:
             (self.out.add if sent else self.out.discard)(event.step_key)
@@ -253,6 +251,14 @@ class _CelerySteps:
 _runs: set[_StepProcesses | _CelerySteps] = set()
 _runs_lock = threading.Lock()
 _stopped_elsewhere = 0
+
+
+def count_stopped_elsewhere(runs: int) -> None:
+    """A stopped step elsewhere (a multiprocess step's process, a celery task) cut `runs` agent
+    runs short."""
+    global _stopped_elsewhere
+    with _runs_lock:
+        _stopped_elsewhere += runs
 
 
 def stopped_elsewhere() -> int:

@@ -14,7 +14,7 @@ import dagster as dg
 
 from evals_pipeline.defs.assets import build_suite_assets
 from evals_pipeline.defs.definitions import build_definitions
-from evals_pipeline.defs.executor import in_process_executor
+from evals_pipeline.defs.executor import count_stopped_elsewhere, in_process_executor
 from evals_pipeline.defs.history import REGRESSION_CHECK, TRIGGER_TAG
 from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.defs.settings_resource import run_settings, settings_run_config
@@ -24,6 +24,7 @@ from evals_pipeline.instance.run_tags import REPORT_AGENTS_TAG, eval_run_tags
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
+from evals_pipeline.progress_relay import ProgressRelay, relay_to
 from evals_pipeline.reaping.prctl import die_with_parent_process
 from evals_pipeline.run_ranges import contiguous_ranges
 from evals_pipeline.settings import Settings
@@ -128,11 +129,14 @@ def reconstruct_run_job(
     workers: int | None = None,
     targets_file: str | None = None,
     settings: dict[str, str] | None = None,
+    progress_to: str | None = None,
 ) -> dg.JobDefinition:
-    """One of `run_suite`'s jobs rebuilt from its suite file: what another process (a celery
-    worker, perhaps on another host) runs; its progress lines go to that process's stderr.
-    `workers` carries a `--workers` override and `targets_file` a `--targets`, which live in
-    the caller's memory only, and `settings` the caller's settings (settings_run_config)."""
+    """One of `run_suite`'s jobs rebuilt from its suite file: what another process (a step's,
+    a celery worker's, perhaps on another host) runs. Its progress events go to the command's
+    relay at `progress_to` (progress_relay.py), or, where that cannot be reached (another
+    host), as lines to its own stderr. `workers` carries a `--workers` override and
+    `targets_file` a `--targets`, which live in the caller's memory only, and `settings` the
+    caller's settings (settings_run_config)."""
     # A step process of a multiprocess run ends with the command that started it, even one
     # killed outright (its agents and graders end with it: process.py).
     parent = multiprocessing.parent_process()
@@ -144,7 +148,10 @@ def reconstruct_run_job(
     suite = load_suite(suite_path, Path(targets_file) if targets_file else None)
     if workers:
         suite.suite.execution.workers = workers
-    return run_definitions(suite, storage_root).resolve_job_def(job_name)
+    # Relayed, the events are the command's to show: this process's logger shows warnings only.
+    relayed = relay_to(progress_to)
+    defs = run_definitions(suite, storage_root, PlainProgress() if relayed else None)
+    return defs.resolve_job_def(job_name)
 
 
 def _execute(
@@ -163,6 +170,21 @@ def _execute(
     job_def = defs.resolve_job_def(job_name)
     if job_def.executor_def is in_process_executor():
         return job_def.execute_in_process(instance=instance, run_config=run_config, tags=tags)
+    # The steps' progress reaches this process's listeners (the display) through the relay.
+    with ProgressRelay(count_stopped_elsewhere) as relay:
+        return _execute_elsewhere(job_name, suite, storage_root, relay, instance, run_config, tags)
+
+
+def _execute_elsewhere(
+    job_name: str,
+    suite: LoadedSuite,
+    storage_root: str,
+    relay: ProgressRelay,
+    instance: dg.DagsterInstance,
+    run_config: dict[str, Any],
+    tags: dict[str, str],
+) -> dg.JobExecutionResult:
+    """Run one job on the executor's workers, rebuilt there from a reconstructable pointer."""
     job = dg.build_reconstructable_job(
         __name__,
         reconstruct_run_job.__name__,
@@ -173,6 +195,7 @@ def _execute(
             "workers": suite.suite.execution.workers,
             "targets_file": str(suite.targets_given) if suite.targets_given else None,
             "settings": run_settings(Settings.current()),
+            "progress_to": relay.address,
         },
     )
     with dg.execute_job(
@@ -210,9 +233,10 @@ def run_suite(
         )
         start_up_over()  # imports and definitions are done: the cases' work begins
         executor = runs.defs.resolve_job_def("layers").executor_def
-        if executor is not in_process_executor():  # the display hears nothing from them
+        if executor is not in_process_executor():  # their progress is relayed (progress_relay.py)
             echo(
-                f"{suite.slug}: steps run on the {executor.name} workers (their logs show progress)"
+                f"{suite.slug}: steps run on the {executor.name} workers "
+                "(one on another host logs its progress there)"
             )
         run_ids = runs.layers(assets, order, agents, options or RunOptions(), echo)
         if assets.pairwise and len(agents) > 1:

@@ -93,9 +93,8 @@ def test_three_of_five_partitions_run_the_runner_once_and_grade_those_three(
 
 
 @pytest.mark.not_on(
-    "multiprocess",
     "celery",
-    reason="the command's display hears the layers' progress only from steps in its process",
+    reason="the command's display hears the layers' progress only from steps on its host",
 )
 def test_evals_pipeline_run_on_the_example_exits_1_with_one_failure(tmp_path: Path) -> None:
     env = {

@@ -101,9 +101,8 @@ def test_off_a_terminal_the_display_is_plain_lines() -> None:
 
 
 @pytest.mark.not_on(
-    "multiprocess",
     "celery",
-    reason="the command's display hears the layers' progress only from steps in its process",
+    reason="the command's display hears the layers' progress only from steps on its host",
 )
 def test_a_real_run_carries_every_layers_events_through_dagster(tmp_path: Path) -> None:
     loaded = load_suite(QUICKSTART)

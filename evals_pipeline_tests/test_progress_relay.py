@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import re
+from pathlib import Path
 
+import pytest
+
+from evals_pipeline.defs.executor import BROKER_ENV, EXECUTOR_ENV
 from evals_pipeline.progress import LayerProgress, ProgressEvent, listening, logging_progress
 from evals_pipeline.progress_relay import ProgressRelay, relay_to
+from evals_pipeline.settings import Settings
 from evals_pipeline.stopping import agent_started, request_stop
+from evals_pipeline_tests.test_cli import cli, write
 
 ITEMS = 500
 
@@ -41,3 +48,40 @@ def test_the_command_never_relays_to_itself() -> None:
     with ProgressRelay(lambda _: None) as relay:
         assert not relay_to(relay.address)
     assert not relay_to(relay.address)  # gone: nothing listens
+
+
+AGENTS = ("a", "b", "c", "d", "e")
+CASES = 3
+SUITE = "name: relayed\nexecution:\n  targets: [{agents}]\ntests:\n{tests}".format(
+    agents=", ".join(AGENTS),
+    tests="".join(
+        f"  - id: case-{n}\n    input: Say hello.\n"
+        "    assertions:\n      - type: contains\n        value: hello\n"
+        for n in range(CASES)
+    ),
+)
+TARGETS = "targets:\n" + "".join(
+    f"  - name: {a}\n    provider: mock\n    response: hello\n" for a in AGENTS
+)
+
+
+def test_every_step_on_a_celery_worker_of_this_host_relays_its_progress(
+    tmp_path: Path, celery_broker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three agents that are not neighbours: three runs of the layers job, more steps than the
+    session's two workers, so a worker serves a second step of a job it rebuilt for an earlier
+    one (Dagster keeps the job it rebuilt last), each run of a job in two steps (its cases, then
+    their judgments): every step's events reach the command."""
+    suite = write(tmp_path / "evals", "relayed.eval.yaml", SUITE)
+    monkeypatch.setenv(Settings.env_name("targets"), str(write(tmp_path, "t.yaml", TARGETS)))
+    monkeypatch.setenv(EXECUTOR_ENV, "celery")
+    monkeypatch.setenv(BROKER_ENV, celery_broker)
+
+    done = cli("run", str(suite), "--target", "a", "--target", "c", "--target", "e", home=tmp_path)
+
+    assert done.code == 0, done.explain()
+    for layer in ("agent runs", "grades", "judgments"):  # each agent's: a run's last step's too
+        assert done.stderr.count(f"{layer}: {CASES}/{CASES} done (") == 3, done.explain()
+    for agent in ("a", "c", "e"):
+        lines = re.findall(rf"^\[\d+/{CASES}\] (judged )?{agent} / case-\d: ", done.stderr, re.M)
+        assert len(lines) == 3 * CASES, done.explain()

@@ -60,14 +60,22 @@ class _DisplayHandler(logging.Handler):
         self.display.message(str(meta.get("orig_message") or record.getMessage()))
 
 
-def progress_logger(display: ProgressDisplay, *, events: bool = True) -> dg.LoggerDefinition:
-    """A logger showing the layers' own progress and warnings on `display`, not Dagster's
-    event stream; with `events` False it shows only the warnings."""
+def progress_logger(
+    display: ProgressDisplay | None, progress_to: str | None = None
+) -> dg.LoggerDefinition:
+    """A logger showing the layers' warnings on `display` (default: plain lines on stderr) and
+    their progress too, unless `display` hears every event by `listening` (given) or each
+    step's events go to the command's relay at `progress_to` (progress_relay.py)."""
 
     @dg.logger
     def progress(_: dg.InitLoggerContext) -> logging.Logger:
+        # Made as each step begins, in its process: a celery worker keeps the job it rebuilt
+        # for the run's next steps, so each step reaches the relay here, not as it is rebuilt.
+        relayed = relay_to(progress_to) if progress_to else False
         log = logging.Logger("evals_pipeline.progress", logging.INFO)  # one per run, unshared
-        log.addHandler(_DisplayHandler(display, events=events))
+        log.addHandler(
+            _DisplayHandler(display or PlainProgress(), events=display is None and not relayed)
+        )
         return log
 
     return progress
@@ -97,10 +105,12 @@ def run_definitions(
     storage_root: str,
     display: ProgressDisplay | None = None,
     assets: SuiteAssets | None = None,
+    progress_to: str | None = None,
 ) -> dg.Definitions:
     """The jobs `run_suite` runs (layers, pairwise, report) with the shared resources and the
     executor EVALS_PIPELINE_EXECUTOR names (defs/executor.py). With `display` (an in-process
-    run), the display hears every progress event by `listening`, so the logger leaves them out."""
+    run), the display hears every progress event by `listening`, so the logger leaves them out,
+    as it does for a step whose events reach the command's relay at `progress_to`."""
     assets = assets or SuiteAssets.of(suite)
     jobs = [
         dg.define_asset_job("layers", selection=[k for a in assets.layers for k in a.keys]),
@@ -115,9 +125,7 @@ def run_definitions(
         dg.Definitions(
             assets=[*assets.layers, *assets.pairwise, assets.report],
             jobs=jobs,
-            loggers={
-                "progress": progress_logger(display or PlainProgress(), events=display is None)
-            },
+            loggers={"progress": progress_logger(display, progress_to)},
         ),
     )
 
@@ -148,9 +156,7 @@ def reconstruct_run_job(
     suite = load_suite(suite_path, Path(targets_file) if targets_file else None)
     if workers:
         suite.suite.execution.workers = workers
-    # Relayed, the events are the command's to show: this process's logger shows warnings only.
-    relayed = relay_to(progress_to)
-    defs = run_definitions(suite, storage_root, PlainProgress() if relayed else None)
+    defs = run_definitions(suite, storage_root, progress_to=progress_to)
     return defs.resolve_job_def(job_name)
 
 

@@ -8,13 +8,17 @@ import multiprocessing
 import re
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from evals_pipeline.defs.executor import BROKER_ENV, EXECUTOR_ENV
+from evals_pipeline.defs.partitions import partition_key, register_cases
+from evals_pipeline.defs.suite_run import RUN_CONFIG, reconstruct_run_job
 from evals_pipeline.progress import LayerProgress, ProgressEvent, listening, logging_progress
 from evals_pipeline.progress_relay import ProgressRelay, relay_to
 from evals_pipeline.settings import Settings
 from evals_pipeline.stopping import agent_started, request_stop
+from evals_pipeline.suites import load_suite, resolve_cases
 from evals_pipeline_tests.test_cli import cli, write
 
 ITEMS = 500
@@ -85,3 +89,35 @@ def test_every_step_on_a_celery_worker_of_this_host_relays_its_progress(
     for agent in ("a", "c", "e"):
         lines = re.findall(rf"^\[\d+/{CASES}\] (judged )?{agent} / case-\d: ", done.stderr, re.M)
         assert len(lines) == 3 * CASES, done.explain()
+
+
+def test_a_step_that_cannot_reach_the_relay_shows_its_progress_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A step on another host (here: an address nothing listens on) keeps its progress lines
+    on its own stderr, as its worker's log."""
+    path = write(tmp_path / "evals", "relayed.eval.yaml", SUITE)
+    targets = write(tmp_path, "t.yaml", TARGETS)
+    job = reconstruct_run_job(
+        str(path),
+        str(tmp_path / "storage"),
+        "layers",
+        targets_file=str(targets),
+        progress_to=str(tmp_path / "nothing-listens"),
+    )
+    suite = load_suite(path, targets)
+    keys = list(dict.fromkeys(c.case_key for c in resolve_cases(suite)))
+    with dg.instance_for_test() as instance:
+        order = register_cases(instance, suite, keys)
+        result = job.execute_in_process(
+            instance=instance,
+            run_config=RUN_CONFIG,
+            tags={
+                "dagster/asset_partition_range_start": str(partition_key(order[0], "a")),
+                "dagster/asset_partition_range_end": str(partition_key(order[-1], "a")),
+            },
+        )
+    assert result.success
+    err = capsys.readouterr().err
+    for layer in ("agent runs", "grades", "judgments"):
+        assert f"{layer}: {CASES}/{CASES} done (" in err, err

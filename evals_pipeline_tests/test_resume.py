@@ -91,9 +91,6 @@ def agent_processes(folder: Path) -> list[int]:
     return found
 
 
-@pytest.mark.not_on(
-    "celery", reason="the layers' progress lines (`reused N`) are in the celery workers' logs"
-)
 def test_a_run_killed_half_way_resumes_with_only_the_missing_cases(tmp_path: Path) -> None:
     project = tmp_path / "project"
     tests = [f"case-{n:02d}" for n in range(30)]

@@ -140,9 +140,9 @@ def reconstruct_run_job(
     progress_to: str | None = None,
 ) -> dg.JobDefinition:
     """One of `run_suite`'s jobs rebuilt from its suite file: what another process (a step's,
-    a celery worker's, perhaps on another host) runs. Its progress events go to the command's
-    relay at `progress_to` (progress_relay.py), or, where that cannot be reached (another
-    host), as lines to its own stderr. `workers` carries a `--workers` override and
+    a celery worker's, perhaps on another host) runs. Each step's progress events go to the
+    command's relay at `progress_to` (progress_relay.py), or, where that cannot be reached
+    (another host), as lines to its own stderr. `workers` carries a `--workers` override and
     `targets_file` a `--targets`, which live in the caller's memory only, and `settings` the
     caller's settings (settings_run_config)."""
     # A step process of a multiprocess run ends with the command that started it, even one
@@ -224,8 +224,9 @@ def run_suite(
 ) -> SuiteRun:
     """Materialize every layer for `case_keys` x `agents`, then the report, on the executor
     EVALS_PIPELINE_EXECUTOR names (in-process by default); the layers' progress goes to
-    `display` (default: plain lines on stderr; on celery, the workers' stderr), and every run
-    is tagged with `trigger` (the report's `trigger`, see defs/history.py)."""
+    `display` (default: plain lines on stderr; from a celery worker on another host, its
+    stderr), and every run is tagged with `trigger` (the report's `trigger`, see
+    defs/history.py)."""
     display = display or PlainProgress()
     with listening(display.event):
         order = register_cases(instance, suite, case_keys)

@@ -92,10 +92,6 @@ def test_three_of_five_partitions_run_the_runner_once_and_grade_those_three(
     }
 
 
-@pytest.mark.not_on(
-    "celery",
-    reason="the command's display hears the layers' progress only from steps on its host",
-)
 def test_evals_pipeline_run_on_the_example_exits_1_with_one_failure(tmp_path: Path) -> None:
     env = {
         **os.environ,

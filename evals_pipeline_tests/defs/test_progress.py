@@ -9,7 +9,6 @@ import threading
 from pathlib import Path
 
 import dagster as dg
-import pytest
 from rich.console import Console
 
 from evals_pipeline.defs.suite_run import run_suite
@@ -100,10 +99,6 @@ def test_off_a_terminal_the_display_is_plain_lines() -> None:
     assert isinstance(progress_display(io.StringIO()), PlainProgress)
 
 
-@pytest.mark.not_on(
-    "celery",
-    reason="the command's display hears the layers' progress only from steps on its host",
-)
 def test_a_real_run_carries_every_layers_events_through_dagster(tmp_path: Path) -> None:
     loaded = load_suite(QUICKSTART)
     keys = list(dict.fromkeys(c.case_key for c in resolve_cases(loaded)))

@@ -43,9 +43,6 @@ def test_an_unchanged_suite_costs_nothing(ran: tuple[Path, Path]) -> None:
     ), everything.stdout
 
 
-@pytest.mark.not_on(
-    "celery", reason="the layers' progress lines are in the celery workers' logs, not the command's"
-)
 def test_an_edited_test_alone_is_counted_and_a_budget_over_it_runs_it(tmp_path: Path) -> None:
     """After a full run, one test's input edited: only that case is counted ($0.15), and a
     budget of $0.20, under the full run's $0.45 but over the edited case's cost, starts the run,

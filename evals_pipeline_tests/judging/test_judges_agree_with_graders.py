@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-import pytest
 
 from evals_pipeline.grading import aggregate_trials, grade_trial
 from evals_pipeline.judging.changes import expects_file_changes
@@ -161,9 +160,6 @@ def test_the_judgments_tally_counts_only_judged_cases(
     assert "passed 1, failed 1, not judged 2" in events[-1].tally()
 
 
-@pytest.mark.not_on(
-    "celery", reason="the layers' progress lines are in the celery workers' logs, not the command's"
-)
 def test_quickstart_judges_no_failed_or_errored_case_correct(tmp_path: Path) -> None:
     done = cli("run", str(QUICKSTART / "quickstart.eval.yaml"), home=tmp_path)
     assert done.code == 1, done.explain()  # the quickstart fails and errors some cases on purpose

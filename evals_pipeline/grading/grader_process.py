@@ -13,6 +13,7 @@ from pathlib import Path
 import evals_pipeline.agents.registry  # noqa: F401
 from evals_pipeline.process import ProcessResult, child_env, run_process
 from evals_pipeline.sandbox.policy import SandboxPolicy
+from evals_pipeline.scratch import remove_scratch
 from evals_pipeline.suites.file_boundary import file_boundary
 
 HOME_PREFIX = "evals-grader-home-"
@@ -34,7 +35,8 @@ def run_grader(
     private /tmp would otherwise hide (payload side files); `suite_dir` (the eval file's folder)
     makes the suite's repository readable, where its scripts and packages lie. Graders share the host's network:
     they install packages (bunx, uvx) and reach the target proxy on the host's loopback."""
-    with tempfile.TemporaryDirectory(prefix=HOME_PREFIX) as home:
+    home = tempfile.mkdtemp(prefix=HOME_PREFIX)  # not a TemporaryDirectory: no finalizer, no walk
+    try:
         env = child_env({**(extra_env or {}), "HOME": home})
         policy = SandboxPolicy(
             writable=tuple(Path(p) for p in [workspace] if p),
@@ -49,6 +51,8 @@ def run_grader(
             stdin=stdin,
             sandbox=policy,
         )
+    finally:
+        remove_scratch(home)
 
 
 def _suite_folders(suite_dir: str | Path | None) -> tuple[Path, ...]:

@@ -9,7 +9,6 @@ place.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import re
 import select
@@ -428,7 +427,7 @@ def _await_leader(
     timeout, or when the run is stopped (stopping.py), end the tree (SIGTERM, then SIGKILL after
     the grace). Whether it timed out."""
     deadline = time.monotonic() + timeout_seconds
-    next_look = time.monotonic() + FIRST_LOOK_SECONDS if look else math.inf
+    next_look = time.monotonic() + FIRST_LOOK_SECONDS
     while proc.poll() is None:
         now = time.monotonic()
         stopped = stopping()
@@ -443,7 +442,10 @@ def _await_leader(
                 proc.wait()
             return not stopped
         if now >= next_look:  # remember members while the tree links them to the leader
-            tree.members(leader_alive=True)
+            if look:
+                tree.members(leader_alive=True)
+            else:
+                tree.newer.note()  # no scan: only the kernel's last pid, to see a wrap
             next_look = now + LOOK_SECONDS
         streams.pump(min(POLL_SECONDS, deadline - now))
     return False

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -299,6 +300,43 @@ def test_a_trees_scan_reads_only_processes_newer_than_its_leader_until_pids_wrap
             newer.wait()
     finally:
         for process in (older, leader):
+            process.kill()
+            process.wait()
+
+
+def test_a_scan_of_the_few_pids_newer_than_a_leader_lists_no_proc_and_no_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With few pids handed out since the leader, a scan asks for each one's stat instead of
+    listing /proc (~1 ms on a busy machine); /proc answers for a thread's id too, which is not
+    a process and is left out."""
+    listings: list[int] = []
+    all_pids_of_proc = proc_table.all_pids
+
+    def counted() -> Iterator[int]:
+        listings.append(1)
+        return all_pids_of_proc()
+
+    monkeypatch.setattr(proc_table, "all_pids", counted)
+    code = (
+        "import threading, time\n"
+        "t = threading.Thread(target=time.sleep, args=(30,), daemon=True); t.start()\n"
+        "print(t.native_id, flush=True); time.sleep(30)\n"
+    )
+    leader = subprocess.Popen(["sleep", "30"])
+    threaded = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert threaded.stdout is not None
+        thread = int(threaded.stdout.readline())
+        assert Path(f"/proc/{thread}/stat").exists()  # /proc answers for it
+        scans = NewerStats(leader.pid)
+        pids = {s.pid for s in scans.now()}
+        if scans.wrapped or (scans.last or 0) - leader.pid > proc_table.DIRECT_RANGE:
+            pytest.skip("pids wrapped, or this machine handed out too many pids meanwhile")
+        assert listings == []
+        assert threaded.pid in pids and thread not in pids and leader.pid not in pids
+    finally:
+        for process in (leader, threaded):
             process.kill()
             process.wait()
 

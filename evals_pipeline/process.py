@@ -326,7 +326,7 @@ def _supervise(
     leader's session, ends last.
     Returns whether it timed out, and its streams."""
     tree = ChildTree(proc.pid, token)
-    record = record_child(proc.pid, token, name)
+    record = record_child(proc.pid, token, name, tree.since_ticks or None)
     with _live_lock:
         _live[proc.pid] = (proc, tree)
     streams = _Streams(proc, stdin)

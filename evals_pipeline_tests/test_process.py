@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -302,6 +303,27 @@ def test_a_trees_scan_reads_only_processes_newer_than_its_leader_until_pids_wrap
         for process in (older, leader):
             process.kill()
             process.wait()
+
+
+def test_a_child_is_recorded_even_when_the_state_folder_went_away_since_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner's folder of records is made once, not for every child; removed meanwhile, it
+    is made again, marker and all, for the next child's record."""
+    state = tmp_path / "state"
+    monkeypatch.setenv(STATE_DIR_VAR, str(state))
+    mine = f"{state}/children/*/*"
+    # The runner records its child once Popen returns: the child waits for that.
+    wait = f"for i in $(seq 250); do ls {mine}/*.json >/dev/null 2>&1 && break; sleep 0.02; done"
+    look = ["sh", "-c", f"{wait}; cat {mine}/marker; echo; ls {mine}/"]
+    first = run_process(look, cwd=tmp_path, env=child_env(), timeout_seconds=30)
+    assert first.exit_code == 0 and b".json" in first.stdout
+    shutil.rmtree(state)
+    second = run_process(look, cwd=tmp_path, env=child_env(), timeout_seconds=30)
+    assert second.exit_code == 0, second.stderr
+    assert second.stdout.splitlines()[0] == first.stdout.splitlines()[0]  # the marker
+    assert b".json" in second.stdout
+    assert not list(state.glob("children/*/*/*.json"))  # forgotten once done
 
 
 def test_a_scan_of_the_few_pids_newer_than_a_leader_lists_no_proc_and_no_thread(

@@ -4,6 +4,7 @@ the OS sandbox, where it may write only the graded workspace and that HOME."""
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -55,7 +56,10 @@ def run_grader(
         remove_scratch(home)
 
 
+@functools.lru_cache(maxsize=64)
 def _suite_folders(suite_dir: str | Path | None) -> tuple[Path, ...]:
+    """The suite's folder and its repository's. Cached: every grader of a suite asks, and
+    finding the repository costs a stat for each folder up to it."""
     if suite_dir is None:
         return ()
     return (file_boundary(Path(suite_dir)), Path(suite_dir))

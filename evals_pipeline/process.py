@@ -34,6 +34,7 @@ from evals_pipeline.reaping.owner import (
     this_runner,
 )
 from evals_pipeline.reaping.prctl import (
+    Launch,
     become_subreaper,
     become_undumpable,
     check_executable,
@@ -275,7 +276,7 @@ def run_process(
     stdout_target = open(stdout_path, "wb") if stdout_path else subprocess.PIPE  # noqa: SIM115
     try:
         wrapped = _sandboxed(command, cwd, marked, sandbox)
-        launch = dying_with_parent(wrapped, cwd=cwd, env=marked)
+        launch = _dying_with_parent(command, wrapped, cwd, marked)
         proc = subprocess.Popen(
             launch.argv,
             cwd=str(cwd),
@@ -291,7 +292,8 @@ def run_process(
             stdout_target.close()  # type: ignore[union-attr]
         return ProcessResult(None, b"", "", start, now_ms(), error=f"cannot start {name!r}: {exc}")
     try:
-        timed_out, streams = _supervise(proc, token, name, stdin, timeout_seconds)
+        sandboxed = wrapped is not command
+        timed_out, streams = _supervise(proc, token, name, stdin, timeout_seconds, sandboxed)
     finally:
         if stdout_path:
             stdout_target.close()  # type: ignore[union-attr]
@@ -315,18 +317,22 @@ def _supervise(
     name: str,
     stdin: bytes | None,
     timeout_seconds: float,
+    sandboxed: bool,
 ) -> tuple[bool, _Streams]:
     """Record the started child, feed and read it until its leader exits or the timeout, then kill
     whatever it left behind; whatever happens, nothing of it is left running or recorded.
+    A `sandboxed` tree is not looked at while its leader runs: nothing leaves the sandbox's PID
+    namespace, which dies with the leader (bubblewrap's --die-with-parent), and its init, in the
+    leader's session, ends last.
     Returns whether it timed out, and its streams."""
     tree = ChildTree(proc.pid, token)
-    record = record_child(proc.pid, token, name)
+    record = record_child(proc.pid, token, name, tree.since_ticks or None)
     with _live_lock:
         _live[proc.pid] = (proc, tree)
     streams = _Streams(proc, stdin)
     left_behind: bool | None = None
     try:
-        timed_out = _await_leader(proc, tree, streams, timeout_seconds)
+        timed_out = _await_leader(proc, tree, streams, timeout_seconds, look=not sandboxed)
         # The leader is gone: what it left behind goes too, so pipes they hold reach EOF. Its
         # group is signalled too: the leader was reaped a moment ago, too soon for its pid (the
         # group's id) to be reused.
@@ -341,8 +347,7 @@ def _supervise(
         # With no member left running once the leader exited, nothing remains that could start
         # one: the usual case costs one scan of /proc.
         if left_behind is not False:
-            tree.signal(signal.SIGKILL, leader_alive=False)
-            tree.wait_gone()
+            tree.end()
         forget_child(record)
         with _live_lock:
             _live.pop(proc.pid, None)
@@ -389,6 +394,19 @@ def _sandboxed(
     return sandboxed_argv(bwrap, command, Path(cwd), env, sandbox)
 
 
+def _dying_with_parent(
+    command: str | list[str], wrapped: str | list[str], cwd: str | Path, env: dict[str, str]
+) -> Launch:
+    """The launch of `wrapped` that dies with this process. bubblewrap's `--die-with-parent`
+    (bubblewrap.py) gives bwrap and the sandbox's init and command SIGKILL when their parent
+    dies, and the sandbox's PID namespace takes the rest: no setpriv in front of it, one exec
+    less per child. bwrap sets it a few ms after its start, as setpriv did after its own; a
+    runner killed in that moment leaves the sandbox to its guard (reaping/guard.py)."""
+    if wrapped is not command:
+        return Launch(list(wrapped), None)
+    return dying_with_parent(wrapped, cwd=cwd, env=env)
+
+
 def _signal_through_bwrap(code: int | None) -> int | None:
     """Popen's code for a child bubblewrap ran: bubblewrap exits 128 + n when its child was
     killed by signal n, which Popen reports as -n for a child it ran itself."""
@@ -398,10 +416,16 @@ def _signal_through_bwrap(code: int | None) -> int | None:
 
 
 def _await_leader(
-    proc: subprocess.Popen[bytes], tree: ChildTree, streams: _Streams, timeout_seconds: float
+    proc: subprocess.Popen[bytes],
+    tree: ChildTree,
+    streams: _Streams,
+    timeout_seconds: float,
+    *,
+    look: bool,
 ) -> bool:
-    """Pump the pipes until the leader exits; at the timeout, or when the run is stopped
-    (stopping.py), end the tree (SIGTERM, then SIGKILL after the grace). Whether it timed out."""
+    """Pump the pipes until the leader exits, with a `look` at the tree now and then; at the
+    timeout, or when the run is stopped (stopping.py), end the tree (SIGTERM, then SIGKILL after
+    the grace). Whether it timed out."""
     deadline = time.monotonic() + timeout_seconds
     next_look = time.monotonic() + FIRST_LOOK_SECONDS
     while proc.poll() is None:
@@ -418,7 +442,10 @@ def _await_leader(
                 proc.wait()
             return not stopped
         if now >= next_look:  # remember members while the tree links them to the leader
-            tree.members(leader_alive=True)
+            if look:
+                tree.members(leader_alive=True)
+            else:
+                tree.newer.note()  # no scan: only the kernel's last pid, to see a wrap
             next_look = now + LOOK_SECONDS
         streams.pump(min(POLL_SECONDS, deadline - now))
     return False

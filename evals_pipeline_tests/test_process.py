@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -299,6 +301,64 @@ def test_a_trees_scan_reads_only_processes_newer_than_its_leader_until_pids_wrap
             newer.wait()
     finally:
         for process in (older, leader):
+            process.kill()
+            process.wait()
+
+
+def test_a_child_is_recorded_even_when_the_state_folder_went_away_since_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner's folder of records is made once, not for every child; removed meanwhile, it
+    is made again, marker and all, for the next child's record."""
+    state = tmp_path / "state"
+    monkeypatch.setenv(STATE_DIR_VAR, str(state))
+    mine = f"{state}/children/*/*"
+    # The runner records its child once Popen returns: the child waits for that.
+    wait = f"for i in $(seq 250); do ls {mine}/*.json >/dev/null 2>&1 && break; sleep 0.02; done"
+    look = ["sh", "-c", f"{wait}; cat {mine}/marker; echo; ls {mine}/"]
+    first = run_process(look, cwd=tmp_path, env=child_env(), timeout_seconds=30)
+    assert first.exit_code == 0 and b".json" in first.stdout
+    shutil.rmtree(state)
+    second = run_process(look, cwd=tmp_path, env=child_env(), timeout_seconds=30)
+    assert second.exit_code == 0, second.stderr
+    assert second.stdout.splitlines()[0] == first.stdout.splitlines()[0]  # the marker
+    assert b".json" in second.stdout
+    assert not list(state.glob("children/*/*/*.json"))  # forgotten once done
+
+
+def test_a_scan_of_the_few_pids_newer_than_a_leader_lists_no_proc_and_no_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With few pids handed out since the leader, a scan asks for each one's stat instead of
+    listing /proc (~1 ms on a busy machine); /proc answers for a thread's id too, which is not
+    a process and is left out."""
+    listings: list[int] = []
+    all_pids_of_proc = proc_table.all_pids
+
+    def counted() -> Iterator[int]:
+        listings.append(1)
+        return all_pids_of_proc()
+
+    monkeypatch.setattr(proc_table, "all_pids", counted)
+    code = (
+        "import threading, time\n"
+        "t = threading.Thread(target=time.sleep, args=(30,), daemon=True); t.start()\n"
+        "print(t.native_id, flush=True); time.sleep(30)\n"
+    )
+    leader = subprocess.Popen(["sleep", "30"])
+    threaded = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert threaded.stdout is not None
+        thread = int(threaded.stdout.readline())
+        assert Path(f"/proc/{thread}/stat").exists()  # /proc answers for it
+        scans = NewerStats(leader.pid)
+        pids = {s.pid for s in scans.now()}
+        if scans.wrapped or (scans.last or 0) - leader.pid > proc_table.DIRECT_RANGE:
+            pytest.skip("pids wrapped, or this machine handed out too many pids meanwhile")
+        assert listings == []
+        assert threaded.pid in pids and thread not in pids and leader.pid not in pids
+    finally:
+        for process in (leader, threaded):
             process.kill()
             process.wait()
 

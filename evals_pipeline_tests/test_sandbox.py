@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -18,13 +19,15 @@ from pathlib import Path
 
 import pytest
 
+from evals_pipeline import process
 from evals_pipeline.adapters import RunContext, run_agent
+from evals_pipeline.grading.grader_process import run_grader
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.child import ChildRecord
 from evals_pipeline.process import child_env, run_process
 from evals_pipeline.reaping.ledger import MARKER_FILE, STATE_DIR_VAR, sweep_leftovers
 from evals_pipeline.reaping.owner import OWNER_VAR, TOKEN_VAR
-from evals_pipeline.reaping.proc_table import all_pids, environ_has, read_stat
+from evals_pipeline.reaping.proc_table import NewerStats, all_pids, environ_has, read_stat
 from evals_pipeline.sandbox.bubblewrap import bwrap_argv
 from evals_pipeline.sandbox.detection import SANDBOX_VAR, bubblewrap
 from evals_pipeline.sandbox.policy import SandboxPolicy
@@ -460,3 +463,97 @@ def test_the_sandbox_binds_again_only_what_its_private_tmp_hides(tmp_path: Path)
         assert done.stdout == b"seen", done.stderr
     finally:
         link.unlink()
+
+
+@needs_bwrap
+def test_a_sandboxed_child_of_a_killed_runner_dies_with_its_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bubblewrap's --die-with-parent alone (no setpriv in front of it) ends the sandbox when
+    the runner dies: with its guard killed too, nothing is left for a sweep."""
+    monkeypatch.setenv(STATE_DIR_VAR, str(tmp_path / "state"))
+    tag = secrets.token_hex(8)
+    started = tmp_path / "started"
+    runner_code = (
+        "from pathlib import Path\n"
+        "from evals_pipeline.process import child_env, run_process\n"
+        "from evals_pipeline.sandbox.policy import SandboxPolicy\n"
+        f"run_process('setsid sleep 600 & sleep 600 & touch {started}; wait', cwd=Path.cwd(),\n"
+        f"    env=child_env({{'SANDBOX_TEST_TAG': {tag!r}}}), timeout_seconds=600,\n"
+        "    sandbox=SandboxPolicy(writable=(Path.cwd(),)))\n"
+    )
+    runner = subprocess.Popen([sys.executable, "-c", runner_code], cwd=tmp_path)
+    deadline = time.monotonic() + 30
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    entry = f"SANDBOX_TEST_TAG={tag}".encode()
+    tagged = [pid for pid in all_pids() if environ_has(pid, entry) and _running(pid)]
+    assert len(tagged) >= 4  # bwrap, the sandbox's init, its sh and the two sleeps
+    guard = next(pid for pid in all_pids() if _is_guard_of(pid, runner.pid))
+    os.kill(guard, signal.SIGKILL)
+    runner.kill()
+    runner.wait()
+    deadline = time.monotonic() + 10
+    while any(map(_running, tagged)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in tagged if _running(pid)] == []
+
+
+@needs_bwrap
+def test_a_sandboxed_child_starts_as_bubblewrap_itself(tmp_path: Path) -> None:
+    """No setpriv exec in front of bubblewrap, which gives the sandbox the parent-death
+    signal itself; a child run outside the sandbox still gets one through setpriv."""
+    bwrap = bubblewrap()
+    assert bwrap is not None
+    command = ["sleep", "1"]
+    wrapped = ["bwrap", "--die-with-parent", "--", *command]
+    sandboxed = process._dying_with_parent(command, wrapped, tmp_path, child_env())
+    assert sandboxed.argv == wrapped and sandboxed.preexec_fn is None
+    bare = process._dying_with_parent(command, command, tmp_path, child_env())
+    assert bare.argv[-2:] == command and (bare.argv[0].endswith("setpriv") or bare.preexec_fn)
+
+
+@needs_bwrap
+def test_a_sandboxed_child_is_not_scanned_while_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/proc is not scanned while a sandboxed child runs (nothing leaves its PID namespace),
+    only once it ends."""
+    done = tmp_path / "done"
+    scans: list[bool] = []
+    scan = NewerStats.now
+
+    def counted(self: NewerStats) -> list:
+        scans.append(done.exists())
+        return scan(self)
+
+    monkeypatch.setattr(NewerStats, "now", counted)
+    result = run_process(
+        f"sleep 1.5; touch {done}",
+        cwd=tmp_path,
+        env=child_env(),
+        timeout_seconds=30,
+        sandbox=SandboxPolicy(writable=(tmp_path,)),
+    )
+    assert result.exit_code == 0
+    assert scans and all(scans)  # none before the child's last command
+
+
+@needs_bwrap
+def test_a_graders_home_is_gone_when_it_returns_read_only_files_and_all(tmp_path: Path) -> None:
+    script = 'mkdir -p "$HOME/cache/pkg" && touch "$HOME/cache/pkg/f" && chmod -R a-w "$HOME/cache"; echo "$HOME"'
+    done = run_grader(["sh", "-c", script], cwd=tmp_path, timeout_seconds=30, stdin=b"")
+    assert done.exit_code == 0, done.stderr
+    home = Path(done.stdout.decode().strip())
+    assert home.name.startswith("evals-grader-home-")
+    assert not home.exists()
+    empty = run_grader(["sh", "-c", 'echo "$HOME"'], cwd=tmp_path, timeout_seconds=30, stdin=b"")
+    assert not Path(empty.stdout.decode().strip()).exists()
+
+
+def _is_guard_of(pid: int, runner: int) -> bool:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"evals_pipeline.reaping.guard" in argv and f":{runner}:".encode() in argv[-2]

@@ -15,6 +15,7 @@ from evals_pipeline.models.errors import ErrorKind, RecordError, agent_error
 from evals_pipeline.models.run import AgentRun
 from evals_pipeline.models.targets import CliTarget
 from evals_pipeline.process import ProcessResult, child_env, killed_or_exited, run_process
+from evals_pipeline.scratch import remove_scratch
 
 ERROR_TAIL_CHARS = 2_000
 
@@ -138,7 +139,7 @@ def home_path(home: dict[str, str]) -> Path | None:
 def remove_home(home: dict[str, str]) -> None:
     """Delete a run's own HOME: caches and whatever the command left there are not kept."""
     if "HOME" in home:
-        shutil.rmtree(home["HOME"], ignore_errors=True)
+        remove_scratch(home["HOME"])
 
 
 class CliAdapter:

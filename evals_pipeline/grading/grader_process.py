@@ -4,6 +4,7 @@ the OS sandbox, where it may write only the graded workspace and that HOME."""
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import evals_pipeline.agents.registry  # noqa: F401
 from evals_pipeline.process import ProcessResult, child_env, run_process
 from evals_pipeline.sandbox.policy import SandboxPolicy
+from evals_pipeline.scratch import remove_scratch
 from evals_pipeline.suites.file_boundary import file_boundary
 
 HOME_PREFIX = "evals-grader-home-"
@@ -34,7 +36,8 @@ def run_grader(
     private /tmp would otherwise hide (payload side files); `suite_dir` (the eval file's folder)
     makes the suite's repository readable, where its scripts and packages lie. Graders share the host's network:
     they install packages (bunx, uvx) and reach the target proxy on the host's loopback."""
-    with tempfile.TemporaryDirectory(prefix=HOME_PREFIX) as home:
+    home = tempfile.mkdtemp(prefix=HOME_PREFIX)  # not a TemporaryDirectory: no finalizer, no walk
+    try:
         env = child_env({**(extra_env or {}), "HOME": home})
         policy = SandboxPolicy(
             writable=tuple(Path(p) for p in [workspace] if p),
@@ -49,9 +52,14 @@ def run_grader(
             stdin=stdin,
             sandbox=policy,
         )
+    finally:
+        remove_scratch(home)
 
 
+@functools.lru_cache(maxsize=64)
 def _suite_folders(suite_dir: str | Path | None) -> tuple[Path, ...]:
+    """The suite's folder and its repository's. Cached: every grader of a suite asks, and
+    finding the repository costs a stat for each folder up to it."""
     if suite_dir is None:
         return ()
     return (file_boundary(Path(suite_dir)), Path(suite_dir))

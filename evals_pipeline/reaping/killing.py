@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import time
 
@@ -19,6 +20,8 @@ from evals_pipeline.reaping.proc_table import (
 )
 
 EXIT_WAIT_SECONDS = 2.0
+EXIT_LOOK_SECONDS = 0.05  # the longest sleep between two scans for killed members
+NO_PIDFD_LOOK_SECONDS = 0.01
 
 
 def send_signal(stat: ProcessStat, sig: int) -> None:
@@ -53,10 +56,13 @@ class ChildTree:
         # Every member started after the leader: only their pids need reading.
         self.newer = NewerStats(leader)
 
-    def members(self, *, leader_alive: bool) -> list[ProcessStat]:
-        """The tree's processes now, zombies included. The parent tree is only followed while
-        the leader is unreaped: after that its pid may belong to someone else."""
-        stats = self.newer.now()
+    def members(
+        self, *, leader_alive: bool, stats: list[ProcessStat] | None = None
+    ) -> list[ProcessStat]:
+        """The tree's processes now (among `stats`, a scan just made), zombies included. The
+        parent tree is only followed while the leader is unreaped: after that its pid may belong
+        to someone else."""
+        stats = self.newer.now() if stats is None else stats
         below = descendants(self.leader, stats) if leader_alive else set()
         found = []
         for stat in stats:
@@ -101,28 +107,59 @@ class ChildTree:
                 os.waitpid(stat.pid, os.WNOHANG)
         return True
 
-    def reap(self) -> None:
+    def end(self, limit_seconds: float = EXIT_WAIT_SECONDS) -> None:
+        """SIGKILL every member the leader left (it is reaped), and return once none runs,
+        reaping those re-parented to us as they die; or after `limit_seconds`.
+
+        A signal is delivered asynchronously: without this wait a killed grandchild can still be
+        running for a moment after we return, so the run would briefly outlive itself. One scan
+        of /proc per round both finds and reaps; between rounds we sleep until one of the
+        members exits (a pidfd each), not on a clock.
+        """
+        deadline = time.monotonic() + limit_seconds
+        killed: set[tuple[int, int]] = set()
+        while True:
+            stats = self.newer.now()
+            running = [s for s in self.members(leader_alive=False, stats=stats) if s.running]
+            for stat in running:
+                if (stat.pid, stat.start_ticks) not in killed:
+                    send_signal(stat, signal.SIGKILL)
+                    killed.add((stat.pid, stat.start_ticks))
+            self._reap(stats)
+            left = deadline - time.monotonic()
+            if not running or left <= 0:
+                return
+            _await_any_exit(running, min(left, EXIT_LOOK_SECONDS))
+
+    def _reap(self, stats: list[ProcessStat]) -> None:
         """Collect the exit status of members re-parented to us (we are their subreaper), so
         they do not stay zombies of the runner: those met alive, and any in the leader's session
         (no other process can be in it: its id stays taken while one is)."""
         me = os.getpid()
-        for stat in self.newer.now():
+        for stat in stats:
             if stat.ppid != me or stat.running or stat.pid == self.leader:
                 continue
             if stat.sid == self.leader or self.seen.get(stat.pid) == stat.start_ticks:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(stat.pid, os.WNOHANG)
 
-    def wait_gone(self, limit_seconds: float = EXIT_WAIT_SECONDS) -> None:
-        """Return once no member runs (reaping as they die), or after `limit_seconds`.
 
-        A signal is delivered asynchronously: without this wait a killed grandchild can still be
-        running for a moment after we return, so the run would briefly outlive itself.
-        """
-        deadline = time.monotonic() + limit_seconds
-        while True:
-            running = [s for s in self.members(leader_alive=False) if s.running]
-            self.reap()
-            if not running or time.monotonic() >= deadline:
+def _await_any_exit(stats: list[ProcessStat], limit_seconds: float) -> None:
+    """Return once one of `stats` has exited, or after `limit_seconds`. A pid taken by another
+    process meanwhile only costs the wait's limit; without pidfds, the limit is short."""
+    poller = select.poll()
+    fds: list[int] = []
+    try:
+        for stat in stats:
+            try:
+                fds.append(os.pidfd_open(stat.pid))
+            except AttributeError:  # no pidfds here (not Linux 5.3+): look again soon
+                time.sleep(min(limit_seconds, NO_PIDFD_LOOK_SECONDS))
                 return
-            time.sleep(0.01)
+            except OSError:  # gone already: look again now
+                return
+            poller.register(fds[-1], select.POLLIN)
+        poller.poll(limit_seconds * 1000)
+    finally:
+        for fd in fds:
+            os.close(fd)

@@ -51,30 +51,50 @@ def _owner_folder(owner: Owner) -> Path:
     return _host_folder(owner.host) / f"{owner.pid}-{owner.start_ticks}"
 
 
-def record_child(pid: int, token: str, command: str) -> Path | None:
-    """Write the record of a child just started; its path, or None when the state folder cannot
-    be written (the environment scan of the sweep still finds the child then)."""
-    stat = read_stat(pid)
+def record_child(pid: int, token: str, command: str, start_ticks: int | None = None) -> Path | None:
+    """Write the record of a child just started (its start time read here unless given); its
+    path, or None when the state folder cannot be written (the environment scan of the sweep
+    still finds the child then)."""
+    global _ready_folder
+    if start_ticks is None:
+        stat = read_stat(pid)
+        start_ticks = stat.start_ticks if stat else 0
     owner = this_runner()
     marker = runner_marker()
     record = ChildRecord(
         pid=pid,
-        start_ticks=stat.start_ticks if stat else 0,
+        start_ticks=start_ticks,
         token=token,
         owner=marker,
         command=command[:500],
         start_ms=time.time_ns() // 1_000_000,
     )
-    path = _owner_folder(owner) / f"{token}.json"
+    folder = _owner_folder(owner)
+    path = folder / f"{token}.json"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        marker_path = path.parent / MARKER_FILE
-        if not marker_path.is_file():
-            marker_path.write_text(marker)
-        path.write_text(record.model_dump_json())
+        if folder != _ready_folder:
+            _make_owner_folder(folder, marker)
+            _ready_folder = folder
+        try:
+            path.write_text(record.model_dump_json())
+        except FileNotFoundError:  # the folder was removed meanwhile: made again
+            _make_owner_folder(folder, marker)
+            path.write_text(record.model_dump_json())
     except OSError:
+        _ready_folder = None
         return None
     return path
+
+
+# The owner folder this process made last, with its marker: not made again for every child.
+_ready_folder: Path | None = None
+
+
+def _make_owner_folder(folder: Path, marker: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    marker_path = folder / MARKER_FILE
+    if not marker_path.is_file():
+        marker_path.write_text(marker)
 
 
 def forget_child(path: Path | None) -> None:

@@ -23,7 +23,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -201,14 +201,36 @@ def celery_broker() -> Iterator[str]:
     session (per xdist worker); yields the broker's URL. The workers get this process's
     environment as the session began (no DAGSTER_HOME: each step's task carries its run's
     instance, and each run its settings), whatever a test sets later."""
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    with celery_workers(env) as broker:
+        yield broker
+
+
+@contextmanager
+def celery_workers(env: dict[str, str]) -> Iterator[str]:
+    """A Redis server and CELERY_WORKERS on it, each in a folder of its own, with `env`; yields
+    the broker's URL."""
     folder = Path(tempfile.mkdtemp(prefix="evals-celery-"))
     try:
         with ExitStack() as stack:
             redis = stack.enter_context(running_redis())
-            env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-            env[BROKER_ENV] = redis.url(db=0)
+            env = {**env, BROKER_ENV: redis.url(db=0)}
             for worker in CELERY_WORKERS:
                 stack.enter_context(running_celery_worker(worker, folder / worker, env))
             yield env[BROKER_ENV]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def code_location_workers(env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """`env` for a code location's processes (`dagster dev`, `dagster asset materialize`) on
+    the executor under test. On celery, a code location's runs are rebuilt on the workers from
+    their own environment (docs/scale-out.md), so this starts two workers of its own with `env`
+    (its suites and storage), as a deployment runs them beside its code location, and yields
+    `env` with their broker; elsewhere, `env` as it is."""
+    if env.get(EXECUTOR_ENV) != "celery":
+        yield env
+        return
+    with celery_workers({k: v for k, v in env.items() if k != "DAGSTER_HOME"}) as broker:
+        yield {**env, BROKER_ENV: broker}

@@ -24,17 +24,13 @@ from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline_tests.dagster_dev import LAUNCH, STATUS
 from evals_pipeline_tests.defs.conftest import REPO
 from evals_pipeline_tests.defs.test_batch_screening import copy_example
+from evals_pipeline_tests.executor_passes import code_location_workers
 
 BIN = Path(sys.executable).parent
 LAYERS = ("cases", "agent_runs", "sessions", "grades")
 CHOSEN = ("watch-list-origin", "exact-threshold", "near-threshold")  # neighbours; the last fails
 START_TIMEOUT_SECONDS = 180
 BACKFILL_TIMEOUT_SECONDS = 300
-pytestmark = pytest.mark.not_on(
-    "celery",
-    reason="the UI's runs rebuild the code location on the workers from their environment "
-    "(docs/scale-out.md), and the session's workers have no test's suites",
-)
 
 
 PARTITION = """
@@ -108,6 +104,14 @@ def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int,
         "EVALS_PIPELINE_STORAGE": str(storage),
         WRITABLE_VAR: str(log.parent),  # the runner logs in the sandbox
     }
+    with code_location_workers(env) as env:
+        yield from _serving(tmp_path, suite, log, storage, env)
+
+
+def _serving(
+    tmp_path: Path, suite: Path, log: Path, storage: Path, env: dict[str, str]
+) -> Iterator[tuple[int, Path, Path, Path]]:
+    """The suite registered, then `dagster dev` on a free port until the generator ends."""
     subprocess.run(
         [str(BIN / "evals-pipeline"), "register", str(suite)], env=env, check=True, timeout=120
     )

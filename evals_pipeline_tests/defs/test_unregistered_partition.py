@@ -15,15 +15,22 @@ from evals_pipeline.defs.partitions import UnregisteredPartitionError, case_part
 from evals_pipeline.suites import load_suite
 from evals_pipeline_tests.dagster_dev import BIN
 from evals_pipeline_tests.defs.conftest import write_suite
+from evals_pipeline_tests.executor_passes import code_location_workers
 
 
-def materialize(tmp_path: Path, suite: Path, partition: str) -> subprocess.CompletedProcess[str]:
-    env = {
+def location_env(tmp_path: Path, suite: Path) -> dict[str, str]:
+    """The code location's environment: the suite, its home and storage."""
+    return {
         **os.environ,
         "DAGSTER_HOME": str(tmp_path / "dagster"),
         "EVALS_PIPELINE_SUITES": str(suite),
         "EVALS_PIPELINE_STORAGE": str(tmp_path / "storage"),
     }
+
+
+def materialize(
+    tmp_path: Path, env: dict[str, str], partition: str
+) -> subprocess.CompletedProcess[str]:
     command = [str(BIN / "dagster"), "asset", "materialize", "-m", "evals_pipeline.definitions"]
     return subprocess.run(
         [*command, "--select", "demo/cases", "--partition", partition],
@@ -35,36 +42,30 @@ def materialize(tmp_path: Path, suite: Path, partition: str) -> subprocess.Compl
     )
 
 
-@pytest.mark.not_on(
-    "celery",
-    reason="the code location's runs are rebuilt on the workers from their environment "
-    "(docs/scale-out.md), and the session's workers have no test's suites",
-)
 def test_the_dagster_cli_says_to_register_the_suite_without_a_traceback(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, [("greets", "hello"), ("waves", "wave")])
     (tmp_path / "dagster").mkdir()
+    with code_location_workers(location_env(tmp_path, suite)) as env:
+        before = materialize(tmp_path, env, "echo|greets")  # nothing registered yet
+        assert before.returncode != 0
+        assert "Traceback" not in before.stderr, before.stderr
+        assert "Error: partition 'echo|greets' is not registered for suite 'demo'" in before.stderr
+        assert "the suite has no registered cases yet" in before.stderr
+        assert f"evals-pipeline register {suite}" in before.stderr
 
-    before = materialize(tmp_path, suite, "echo|greets")  # nothing registered yet
-    assert before.returncode != 0
-    assert "Traceback" not in before.stderr, before.stderr
-    assert "Error: partition 'echo|greets' is not registered for suite 'demo'" in before.stderr
-    assert "the suite has no registered cases yet" in before.stderr
-    assert f"evals-pipeline register {suite}" in before.stderr
+        register = [str(BIN / "evals-pipeline"), "register", str(suite)]
+        subprocess.run(register, env=env, cwd=tmp_path, check=True, timeout=120)
+        wrong = materialize(tmp_path, env, "echo|nope")
+        assert wrong.returncode != 0 and "Traceback" not in wrong.stderr, wrong.stderr
+        assert "case 'nope' is not one of its 2 registered cases (greets, waves)" in wrong.stderr
+        assert "e.g. 'echo|greets'" in wrong.stderr
 
-    register = [str(BIN / "evals-pipeline"), "register", str(suite)]
-    env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster")}
-    subprocess.run(register, env=env, cwd=tmp_path, check=True, timeout=120)
-    wrong = materialize(tmp_path, suite, "echo|nope")
-    assert wrong.returncode != 0 and "Traceback" not in wrong.stderr, wrong.stderr
-    assert "case 'nope' is not one of its 2 registered cases (greets, waves)" in wrong.stderr
-    assert "e.g. 'echo|greets'" in wrong.stderr
+        swapped = materialize(tmp_path, env, "greets|echo")
+        assert "'greets' is not an agent of the suite (its agents: echo, silent)" in swapped.stderr
+        assert "agent first" in swapped.stderr
 
-    swapped = materialize(tmp_path, suite, "greets|echo")
-    assert "'greets' is not an agent of the suite (its agents: echo, silent)" in swapped.stderr
-    assert "agent first" in swapped.stderr
-
-    right = materialize(tmp_path, suite, "echo|greets")
-    assert right.returncode == 0, right.stderr
+        right = materialize(tmp_path, env, "echo|greets")
+        assert right.returncode == 0, right.stderr
 
 
 def test_the_python_api_raises_the_same_advice(

@@ -223,12 +223,13 @@ def celery_workers(env: dict[str, str]) -> Iterator[str]:
 
 
 @contextmanager
-def code_location_workers(env: dict[str, str]) -> Iterator[dict[str, str]]:
-    """`env` for a code location's processes (`dagster dev`, `dagster asset materialize`) on
-    the executor under test. On celery, a code location's runs are rebuilt on the workers from
-    their own environment (docs/scale-out.md), so this starts two workers of its own with `env`
-    (its suites and storage), as a deployment runs them beside its code location, and yields
-    `env` with their broker; elsewhere, `env` as it is."""
+def workers_with(env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """`env` for processes that run the graph on the executor under test with an environment
+    of their own (a code location's `dagster dev` or `dagster asset materialize`, a run whose
+    suite reads variables the test sets). A celery worker rebuilds a run from its own
+    environment (docs/scale-out.md), so on celery this starts two workers with `env`, as a
+    deployment runs them with the code location's, and yields `env` with their broker;
+    elsewhere, `env` as it is."""
     if env.get(EXECUTOR_ENV) != "celery":
         yield env
         return

@@ -27,6 +27,7 @@ from evals_pipeline.model_server import ModelServer, load_script
 from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline.suites.slugs import slugify
 from evals_pipeline_tests.conformance.corpus import corpus_root
+from evals_pipeline_tests.executor_passes import workers_with
 
 REPO = Path(__file__).resolve().parents[2]
 CONFORMANCE = REPO / "conformance"
@@ -175,7 +176,8 @@ def run_ours(
     }
     (state / "dagster").mkdir(parents=True, exist_ok=True)
     command = [str(EVALS_PIPELINE), "run", str(suite), "--output", str(out), *args]
-    console = _run(command, suite.parent, env)
+    with workers_with(env) as env:  # on celery, workers that see the suite's variables
+        console = _run(command, suite.parent, env)
     rows = _rows(out / "results.jsonl")
     return ToolRun(rows, console[0], console[1])
 

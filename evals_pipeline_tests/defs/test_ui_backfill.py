@@ -24,7 +24,7 @@ from evals_pipeline.sandbox.launch import WRITABLE_VAR
 from evals_pipeline_tests.dagster_dev import LAUNCH, STATUS
 from evals_pipeline_tests.defs.conftest import REPO
 from evals_pipeline_tests.defs.test_batch_screening import copy_example
-from evals_pipeline_tests.executor_passes import code_location_workers
+from evals_pipeline_tests.executor_passes import workers_with
 
 BIN = Path(sys.executable).parent
 LAYERS = ("cases", "agent_runs", "sessions", "grades")
@@ -104,7 +104,7 @@ def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int,
         "EVALS_PIPELINE_STORAGE": str(storage),
         WRITABLE_VAR: str(log.parent),  # the runner logs in the sandbox
     }
-    with code_location_workers(env) as env:
+    with workers_with(env) as env:
         yield from _serving(tmp_path, suite, log, storage, env)
 
 

@@ -15,7 +15,7 @@ from evals_pipeline.defs.partitions import UnregisteredPartitionError, case_part
 from evals_pipeline.suites import load_suite
 from evals_pipeline_tests.dagster_dev import BIN
 from evals_pipeline_tests.defs.conftest import write_suite
-from evals_pipeline_tests.executor_passes import code_location_workers
+from evals_pipeline_tests.executor_passes import workers_with
 
 
 def location_env(tmp_path: Path, suite: Path) -> dict[str, str]:
@@ -45,7 +45,7 @@ def materialize(
 def test_the_dagster_cli_says_to_register_the_suite_without_a_traceback(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, [("greets", "hello"), ("waves", "wave")])
     (tmp_path / "dagster").mkdir()
-    with code_location_workers(location_env(tmp_path, suite)) as env:
+    with workers_with(location_env(tmp_path, suite)) as env:
         before = materialize(tmp_path, env, "echo|greets")  # nothing registered yet
         assert before.returncode != 0
         assert "Traceback" not in before.stderr, before.stderr

@@ -22,10 +22,10 @@ def remove_scratch(folder: str | Path) -> None:
         return
     except OSError:  # not empty: the full walk
         with contextlib.suppress(OSError):
-            shutil.rmtree(folder, onerror=_make_writable_and_retry)
+            shutil.rmtree(folder, onerror=make_writable_and_retry)
 
 
-def _make_writable_and_retry(function: Callable[..., Any], name: str, _: object) -> None:
+def make_writable_and_retry(function: Callable[..., Any], name: str, _: object) -> None:
     """Children leave read-only files and folders (a package cache): make them writable."""
     parent = os.path.dirname(name)
     with contextlib.suppress(OSError):

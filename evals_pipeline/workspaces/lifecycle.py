@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import shlex
 import shutil
-import stat
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.file_modes import clamp_tree
@@ -36,6 +33,7 @@ from evals_pipeline.models.workspace import (
     ResolvedWorkspace,
 )
 from evals_pipeline.process import child_env, run_process
+from evals_pipeline.scratch import make_writable_and_retry
 from evals_pipeline.workspaces.baseline import Baseline, capture_changes, take_baseline
 from evals_pipeline.workspaces.git import GitError
 from evals_pipeline.workspaces.hooks import HookContext, HookResult, run_hook
@@ -270,12 +268,4 @@ def _delete_tree(path: Path) -> None:
         path.unlink()
     elif path.exists():
         # Agents leave read-only files and folders (e.g. Go's module cache): make them writable.
-        shutil.rmtree(path, onerror=_make_writable_and_retry)
-
-
-def _make_writable_and_retry(function: Callable[..., Any], name: str, _: object) -> None:
-    parent = os.path.dirname(name)
-    with contextlib.suppress(OSError):
-        os.chmod(parent, os.stat(parent).st_mode | stat.S_IWUSR | stat.S_IXUSR)
-        os.chmod(name, os.stat(name).st_mode | stat.S_IWUSR)
-    function(name)
+        shutil.rmtree(path, onerror=make_writable_and_retry)

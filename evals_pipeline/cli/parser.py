@@ -11,6 +11,7 @@ from evals_pipeline.cli.import_sessions import cmd_import
 from evals_pipeline.cli.model_server import cmd_model_server
 from evals_pipeline.cli.run import cmd_estimate, cmd_run
 from evals_pipeline.cli.suite_commands import cmd_register, cmd_schema, cmd_validate
+from evals_pipeline.cli.ui import DEFAULT_PORT, cmd_ui
 
 
 def _unit_interval(text: str) -> float:
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_import(sub)
     _add_assert(sub)
     _add_model_server(sub)
+    _add_ui(sub)
     return parser
 
 
@@ -331,3 +333,41 @@ def _add_model_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     server.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     server.add_argument("--log", metavar="FILE", help="log every request and reply as JSONL")
     server.set_defaults(func=cmd_model_server)
+
+
+def _add_ui(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`ui`: the Dagster UI on the instance `run` uses here, and the reports beside it."""
+    ui = sub.add_parser(
+        "ui",
+        help="open the Dagster UI on this project's instance, suites and storage (as `run` "
+        "uses them), with `view` serving the reports its links open",
+    )
+    ui.add_argument(
+        "suites",
+        nargs="*",
+        metavar="SUITE",
+        help=SUITES_HELP + " (default: $EVALS_PIPELINE_SUITES, else every suite under .)",
+    )
+    ui.add_argument("--targets", metavar="FILE", help="the targets file, as for run")
+    ui.add_argument(
+        "--storage",
+        metavar="DIR",
+        help="storage root (default: $EVALS_PIPELINE_STORAGE or .evals/storage)",
+    )
+    ui.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    ui.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"the UI's port (default {DEFAULT_PORT})"
+    )
+    ui.add_argument(
+        "--view-port",
+        type=int,
+        default=7580,
+        metavar="PORT",
+        help="the reports' port (`evals-pipeline view`, default 7580)",
+    )
+    ui.add_argument(
+        "--no-view",
+        action="store_true",
+        help="do not start `view` (the report links then go to $EVALS_PIPELINE_VIEW_URL)",
+    )
+    ui.set_defaults(func=cmd_ui)

@@ -1,0 +1,124 @@
+"""`evals-pipeline ui` in a user's own project: after `evals-pipeline run` there, the Dagster UI
+opens the instance and storage the run used (not a temporary one), shows the run's cases
+materialized, and Ctrl-C (SIGTERM here) stops it with every process it started."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+from pathlib import Path
+
+from evals_pipeline.cli.ui import STOP_SECONDS
+from evals_pipeline_tests.dagster_dev import START_TIMEOUT_SECONDS, free_port, graphql
+
+REPO = Path(__file__).resolve().parents[1]
+CASES = 20  # the quickstart: 10 tests x 2 agents
+
+PARTITIONS = """
+query Stats($path: [String!]!) {
+  assetNodeOrError(assetKey: {path: $path}) {
+    ... on AssetNode { partitionStats { numMaterialized numPartitions } }
+  }
+}"""
+
+
+def _project(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A user's project holding the quickstart, and an environment naming no instance,
+    storage or suites: the commands find their defaults in the project."""
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "examples" / "quickstart", project / "quickstart")
+    (project / ".git").mkdir()  # upward searches for .agentv stop here
+    unset = ("DAGSTER_HOME", "EVALS_PIPELINE_STORAGE", "EVALS_PIPELINE_SUITES")
+    return project, {k: v for k, v in os.environ.items() if k not in unset}
+
+
+def _cli(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "evals_pipeline.cli", *args]
+    return subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _wait_for_ui(port: int, ui: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while True:
+        try:
+            graphql(port, "{ version }")
+            return
+        except (urllib.error.URLError, ConnectionError):
+            assert ui.poll() is None, f"ui ended with {ui.returncode}:\n{ui.communicate()[0]}"
+            assert time.monotonic() < deadline, "the UI did not start"
+            time.sleep(1)
+
+
+def _processes() -> list[tuple[int, str, int, int]]:
+    """(pid, state, parent, process group) of every process."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # it ended
+            found.append((int(entry.name), fields[0], int(fields[1]), int(fields[2])))
+    return found
+
+
+def _child_groups(pid: int) -> set[int]:
+    """The process groups of `pid`'s children (each child leads a session of its own)."""
+    return {group for _, _, parent, group in _processes() if parent == pid}
+
+
+def _live_members(groups: set[int]) -> list[int]:
+    """The processes of `groups` still running (a zombie has ended: its parent reaps it)."""
+    return [pid for pid, state, _, group in _processes() if group in groups and state != "Z"]
+
+
+def test_ui_opens_the_instance_and_storage_run_used_in_the_project(tmp_path: Path) -> None:
+    project, env = _project(tmp_path)
+    done = _cli(project, env, "run", "quickstart")
+    assert done.returncode in (0, 1), done.stderr  # 1: some quickstart cases fail on purpose
+    port = free_port()
+    argv = [sys.executable, "-m", "evals_pipeline.cli", "ui", "--no-view", "--port", str(port)]
+    ui = subprocess.Popen(
+        argv, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        _wait_for_ui(port, ui)
+        path = ["quickstart", "grades"]
+        stats = graphql(port, PARTITIONS, {"path": path})["assetNodeOrError"]["partitionStats"]
+        # The run's instance: its registered cases, all materialized by the run.
+        assert stats == {"numMaterialized": CASES, "numPartitions": CASES}
+        info = graphql(port, "{ instance { info } }")["instance"]["info"]
+        assert str(project / ".evals" / "dagster") in info  # the project's home, no temp dir
+        assert "BatchingSqliteEventLogStorage" in info  # with the shipped dagster.yaml
+        groups = _child_groups(ui.pid)
+        assert groups, "ui started no process"
+    finally:
+        ui.send_signal(signal.SIGTERM)
+        out, _ = ui.communicate(timeout=STOP_SECONDS + 30)
+    assert ui.returncode == 0, out
+    assert f"Dagster UI  http://127.0.0.1:{port}" in out
+    assert not _live_members(groups), "a process of the UI outlived it"
+
+
+def test_ui_refuses_a_broken_suite_with_its_location_before_starting(tmp_path: Path) -> None:
+    project, env = _project(tmp_path)
+    suite = project / "quickstart" / "quickstart.eval.yaml"
+    suite.write_text("name: broken\ntests:\n  - id: one\n    input: [unclosed\n")
+    done = _cli(project, env, "ui", "--no-view", "--port", str(free_port()))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"{suite}:" in done.stderr
+    assert "Dagster UI" not in done.stdout  # nothing was started
+
+
+def test_ui_without_suites_says_where_it_looked(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    _, env = _project(tmp_path)
+    done = _cli(empty, env, "ui", "--no-view")
+    assert done.returncode == 2
+    assert "no suite files" in done.stderr

@@ -6,12 +6,15 @@ server)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import socket
 import socketserver
 import threading
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Generic, Self, TypeVar, cast
 
 if TYPE_CHECKING:
     import uvicorn
@@ -118,7 +121,7 @@ class AsgiOnThread:
         self.host = host
         self._requested_port = port
         self._port: int | None = None
-        self._server: uvicorn.Server | None = None
+        self._server: _PromptServer | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
 
@@ -152,7 +155,7 @@ class AsgiOnThread:
             timeout_keep_alive=KEEP_ALIVE_SECONDS,
             timeout_graceful_shutdown=GRACE_SECONDS,
         )
-        server = uvicorn.Server(config)
+        server = _prompt_server_class()(config)
         self._server = server
         self._thread = threading.Thread(
             target=server.run,
@@ -179,7 +182,7 @@ class AsgiOnThread:
         self._thread = None
         if server is None or thread is None:
             return
-        server.should_exit = True
+        server.exit_now()
         thread.join(timeout=JOIN_SECONDS + GRACE_SECONDS)
 
     def __enter__(self) -> Self:
@@ -205,3 +208,38 @@ def _listening_socket(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+if TYPE_CHECKING:
+
+    class _PromptServer(uvicorn.Server):
+        def exit_now(self) -> None: ...
+
+
+@functools.cache
+def _prompt_server_class() -> type[_PromptServer]:
+    """uvicorn's Server, made to begin its shutdown as soon as asked: uvicorn's own main loop
+    looks only every 0.1 s, and a model server stops after every scripted run."""
+    import uvicorn
+
+    class PromptServer(uvicorn.Server):
+        _loop: asyncio.AbstractEventLoop | None = None
+        _wake: asyncio.Event | None = None
+
+        async def main_loop(self) -> None:
+            self._wake = asyncio.Event()
+            self._loop = asyncio.get_running_loop()
+            while not self.should_exit:
+                await self.on_tick(0)  # as uvicorn's loop does each second: the Date header
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=1)
+
+        def exit_now(self) -> None:
+            """Ask the server to shut down (from any thread), waking its main loop at once."""
+            self.should_exit = True
+            loop, wake = self._loop, self._wake
+            if loop is not None and wake is not None:
+                with contextlib.suppress(RuntimeError):  # the loop has already ended
+                    loop.call_soon_threadsafe(wake.set)
+
+    return cast("type[_PromptServer]", PromptServer)

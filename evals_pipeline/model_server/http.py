@@ -1,23 +1,25 @@
-"""HTTP for the model server: routing, request bodies (chunked, gzip, deflate) and SSE framing.
+"""HTTP for the model server: a Starlette app routing the three APIs, decoding request bodies
+(gzip, deflate; uvicorn undoes chunking) and framing SSE replies, one body chunk per event.
 
-HTTP/1.1 with keep-alive, because the CLIs' SDKs reuse connections; streamed replies use chunked
-transfer encoding, one chunk per event.
+Every request gets a sequence number and a `request` log entry before it is routed, so unhandled
+paths and bodies that cannot be decoded show in the log as well.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import itertools
 import json
-import socket
-import sys
-import threading
 import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
 
 from evals_pipeline.errors import EvalsPipelineError
 from evals_pipeline.model_server import anthropic, chat, responses
@@ -38,6 +40,12 @@ CODECS: dict[str, ApiCodec] = {
     "/responses": responses.CODEC,
     "/chat/completions": chat.CODEC,
 }
+PREFIXES = ("", "/v1", "/openai/v1")
+"""Where the routes live: bare, under `/v1`, and under Azure OpenAI's v1 API (`/openai/v1`, with
+`?api-version=`)."""
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS")
+"""The methods answered at all: on a path without a route, each is logged as unhandled (404)."""
 
 
 class _BodyError(EvalsPipelineError):
@@ -48,7 +56,7 @@ class _BodyError(EvalsPipelineError):
 
 @dataclass
 class ServerState:
-    """What every request handler shares: the script's responder, the log, the listed model."""
+    """What every request shares: the script's responder, the log, the listed model."""
 
     responder: Responder
     log: RequestLog
@@ -56,155 +64,89 @@ class ServerState:
     sequence: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
 
-class ScriptedHTTPServer(ThreadingHTTPServer):
-    """A threading HTTP server that can drop its idle keep-alive connections on shutdown."""
+@dataclass(frozen=True)
+class _Exchange:
+    """One request as the handlers see it: its number, target (path and query), headers, body."""
 
-    daemon_threads = True
-    # socketserver's default backlog of 5 drops connections when parallel runs connect at once,
-    # and a dropped SYN costs the client a one-second retransmit.
-    request_queue_size = 128
-
-    def __init__(self, address: tuple[str, int], state: ServerState) -> None:
-        self.state = state
-        self._connections: set[socket.socket] = set()
-        self._connections_lock = threading.Lock()
-        super().__init__(address, _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._connections_lock:
-            self._connections.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self._connections_lock:
-            self._connections.discard(request)
-        super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return  # a client dropping its keep-alive connection is routine
-        super().handle_error(request, client_address)
-
-    def server_close(self) -> None:
-        """Drop the open connections first, so handler threads waiting on keep-alive end now."""
-        self.close_connections()
-        super().server_close()
-
-    def close_connections(self) -> None:
-        """Shut every open connection, so handler threads waiting on keep-alive end now."""
-        with self._connections_lock:
-            connections = list(self._connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):  # already closed by the client
-                connection.shutdown(socket.SHUT_RDWR)
+    state: ServerState
+    seq: int
+    method: str
+    target: str
+    headers: dict[str, str]
+    body: Any
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # Many small SSE chunks would otherwise wait on the client's delayed ACKs.
-    disable_nagle_algorithm = True
-    server: ScriptedHTTPServer
+_Handler = Callable[[_Exchange], Response]
 
-    def do_POST(self) -> None:
-        self._handle()
 
-    def do_GET(self) -> None:
-        self._handle()
+def make_app(state: ServerState) -> Starlette:
+    """The model server's ASGI app over `state`."""
+    routes: list[BaseRoute] = []
+    for prefix in PREFIXES:
+        for path, codec in CODECS.items():
+            routes.append(Route(prefix + path, _endpoint(state, _api(codec)), methods=["POST"]))
+        routes.append(
+            Route(
+                prefix + "/messages/count_tokens", _endpoint(state, _count_tokens), methods=["POST"]
+            )
+        )
+        routes.append(Route(prefix + "/models", _endpoint(state, _models), methods=["GET"]))
+        routes.append(Route(prefix + "/", _endpoint(state, _head_root), methods=["HEAD"]))
+    # Last, for any method: a known path asked with another method is unhandled too, not a 405.
+    routes.append(Route("/{path:path}", _endpoint(state, _unhandled), methods=METHODS))
+    return Starlette(routes=routes)
 
-    def do_HEAD(self) -> None:
-        self._handle()
 
-    def do_PUT(self) -> None:
-        self._handle()
-
-    def do_DELETE(self) -> None:
-        self._handle()
-
-    def do_PATCH(self) -> None:
-        self._handle()
-
-    def do_OPTIONS(self) -> None:
-        self._handle()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # the JSONL request log replaces the stderr access log
-
-    @property
-    def _state(self) -> ServerState:
-        return self.server.state
-
-    def _handle(self) -> None:
-        seq = next(self._state.sequence)
-        path = urlsplit(self.path).path
-        # Azure OpenAI's v1 API lives under /openai/v1 (with ?api-version=): the same routes.
-        route = path.removeprefix("/openai") if path.startswith("/openai/v1") else path
-        route = route[3:] if route == "/v1" or route.startswith("/v1/") else route
-        headers = {name.lower(): value for name, value in self.headers.items()}
+def _endpoint(state: ServerState, handle: _Handler) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        seq = next(state.sequence)
+        scope = request.scope
+        query = scope.get("query_string", b"").decode("latin-1")
+        target = scope.get("raw_path", b"").decode("latin-1") or scope["path"]
+        target += f"?{query}" if query else ""
+        headers = dict(request.headers.items())  # Starlette's names are lower-case already
+        method = request.method
         try:
-            body = _decode(self._read_body(), headers.get("content-encoding", ""))
+            body = _decode(await request.body(), headers.get("content-encoding", ""))
+        except ClientDisconnect:
+            state.log.write("disconnected", seq=seq)
+            return Response(status_code=400, headers={"connection": "close"})
         except _BodyError as exc:
-            self.close_connection = True
-            self._log_request(seq, None)
-            self._finish(seq, None, JsonReply(exc.status, _generic_error(str(exc))))
-            return
-        self._log_request(seq, body)
+            exchange = _Exchange(state, seq, method, target, headers, None)
+            _log_request(exchange)
+            response = _finish(exchange, None, JsonReply(exc.status, _generic_error(str(exc))))
+            response.headers["connection"] = "close"
+            return response
+        exchange = _Exchange(state, seq, method, target, headers, body)
+        _log_request(exchange)
         try:
-            self._route(seq, self.command, route, headers, body)
-        except ConnectionError:
-            self._state.log.write("disconnected", seq=seq)
+            return handle(exchange)
         except Exception as exc:
             # A server bug must reach the log and the client, not just a dropped connection.
-            self.close_connection = True
-            self._state.log.write(
+            state.log.write(
                 "server_error",
-                f"{self.command} {self.path} → 500 {exc!r}",
+                f"{method} {target} → 500 {exc!r}",
                 seq=seq,
                 error=repr(exc),
             )
-            with contextlib.suppress(OSError):
-                self._send_json(
-                    JsonReply(500, _generic_error(f"model server bug: {exc!r}", "api_error"))
-                )
+            error = _generic_error(f"model server bug: {exc!r}", "api_error")
+            response = _json_response(exchange, JsonReply(500, error))
+            response.headers["connection"] = "close"
+            return response
 
-    def _route(self, seq: int, method: str, route: str, headers: dict[str, str], body: Any) -> None:
-        codec = CODECS.get(route)
-        if method == "POST" and codec is not None:
-            self._api(seq, codec, headers, body)
-        elif method == "POST" and route == "/messages/count_tokens":
-            try:
-                if not isinstance(body, dict):
-                    raise BadRequest("the body must be a JSON object")
-                reply = JsonReply(200, anthropic.count_tokens(body))
-            except BadRequest as exc:
-                reply = anthropic.render_error(
-                    ApiError(400, "invalid_request_error", str(exc), None)
-                )
-            self._finish(seq, "anthropic", reply)
-        elif method == "GET" and route == "/models":
-            anthropic_shape = "anthropic-version" in headers
-            listing = (anthropic.models if anthropic_shape else responses.models)(self._state.model)
-            self._finish(seq, "anthropic" if anthropic_shape else "openai", JsonReply(200, listing))
-        elif method == "HEAD" and route == "/":
-            self._finish(seq, None, JsonReply(200, {}))
-        else:
-            message = f"no route for {method} {self.path}"
-            self._state.log.write(
-                "unhandled",
-                f"{method} {self.path} → 404 unhandled",
-                seq=seq,
-                method=method,
-                path=self.path,
-            )
-            self._send_json(JsonReply(404, _generic_error(message, "not_found_error")))
+    return endpoint
 
-    def _api(self, seq: int, codec: ApiCodec, headers: dict[str, str], body: Any) -> None:
+
+def _api(codec: ApiCodec) -> _Handler:
+    def handle(exchange: _Exchange) -> Response:
         request: ParsedRequest | None = None
         outcome: Reply | ApiError
+        body = exchange.body
         try:
             if not isinstance(body, dict):
                 raise BadRequest("the body must be a JSON object")
-            request = codec.parse(body, headers)
-            outcome = self._state.responder.answer(request, codec.call_prefix)
+            request = codec.parse(body, exchange.headers)
+            outcome = exchange.state.responder.answer(request, codec.call_prefix)
         except BadRequest as exc:
             outcome = ApiError(400, "invalid_request_error", str(exc), None)
         except Unresolvable as exc:
@@ -218,135 +160,151 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             assert request is not None  # a Reply is only made from a parsed request
             reply = codec.render(request, outcome)
-        self._log_reply(seq, codec.name, request, outcome, reply)
-        self._send(reply)
-
-    def _finish(self, seq: int, api: str | None, reply: JsonReply) -> None:
-        status = reply.status
-        self._state.log.write(
-            "reply", f"{self.command} {self.path} → {status}", seq=seq, api=api, status=status
-        )
-        self._send_json(reply)
-
-    def _log_request(self, seq: int, body: Any) -> None:
-        self._state.log.write(
-            "request",
-            seq=seq,
-            method=self.command,
-            path=self.path,
-            headers=redact_headers(self.headers.items()),
-            body=body,
-        )
-
-    def _log_reply(
-        self,
-        seq: int,
-        api: str,
-        request: ParsedRequest | None,
-        outcome: Reply | ApiError,
-        reply: JsonReply | SseReply,
-    ) -> None:
-        entry: dict[str, Any] = {
-            "seq": seq,
-            "api": api,
-            "status": reply.status if isinstance(reply, JsonReply) else 200,
-            "stream": isinstance(reply, SseReply),
-            "turn": outcome.turn,
-        }
-        if request is not None:
-            entry["session"] = request.session
-            entry["tools"] = list(request.tools)
-            entry["cwd"] = request.cwd
-        if isinstance(outcome, ApiError):
-            entry["error"] = {
-                "status": outcome.status,
-                "type": outcome.type,
-                "message": outcome.message,
-                "attempt": outcome.attempt,
-            }
-            summary = f"{outcome.status} {outcome.type}: {outcome.message}"
-        else:
-            entry["side_request"] = outcome.turn is None
-            entry["script_turn"] = outcome.script_turn
-            entry["rule"] = outcome.rule
-            entry["exhausted"] = outcome.turn is not None and outcome.script_turn != outcome.turn
-            entry["text"] = outcome.text
-            entry["calls"] = [call.to_log() for call in outcome.calls]
-            entry["usage"] = {
-                "input_tokens": outcome.input_tokens,
-                "output_tokens": outcome.output_tokens,
-            }
-            if outcome.turn is None:
-                summary = "side request (no tools): OK"
-            else:
-                names = ", ".join(call.name for call in outcome.calls) or "text"
-                summary = f"turn {outcome.turn}: {names}"
-        self._state.log.write("reply", f"{self.command} {self.path} → {api} {summary}", **entry)
-
-    def _read_body(self) -> bytes:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            return self._read_chunked()
-        length = self.headers.get("Content-Length")
-        if not length:
-            return b""
-        try:
-            size = int(length)
-        except ValueError:
-            raise _BodyError(400, f"bad Content-Length {length!r}") from None
-        return self.rfile.read(size)
-
-    def _read_chunked(self) -> bytes:
-        data = bytearray()
-        while True:
-            line = self.rfile.readline(65537)
-            try:
-                size = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise _BodyError(400, f"bad chunk size line {line[:40]!r}") from None
-            if size == 0:
-                # Trailer fields, if any, end with an empty line.
-                while self.rfile.readline(65537).strip():
-                    pass
-                return bytes(data)
-            data += self.rfile.read(size)
-            self.rfile.readline(3)
-
-    def _send(self, reply: JsonReply | SseReply) -> None:
+        _log_reply(exchange, codec.name, request, outcome, reply)
         if isinstance(reply, JsonReply):
-            self._send_json(reply)
-        else:
-            self._send_sse(reply)
+            return _json_response(exchange, reply)
+        return _SseResponse(exchange, reply)
 
-    def _send_json(self, reply: JsonReply) -> None:
-        payload = b"" if self.command == "HEAD" else json.dumps(reply.body).encode()
-        self.send_response(reply.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for name, value in reply.headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(payload)
-        self.wfile.flush()
+    return handle
 
-    def _send_sse(self, reply: SseReply) -> None:
-        chunked = self.request_version != "HTTP/1.0"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        if chunked:
-            self.send_header("Transfer-Encoding", "chunked")
+
+def _count_tokens(exchange: _Exchange) -> Response:
+    try:
+        if not isinstance(exchange.body, dict):
+            raise BadRequest("the body must be a JSON object")
+        reply = JsonReply(200, anthropic.count_tokens(exchange.body))
+    except BadRequest as exc:
+        reply = anthropic.render_error(ApiError(400, "invalid_request_error", str(exc), None))
+    return _finish(exchange, "anthropic", reply)
+
+
+def _models(exchange: _Exchange) -> Response:
+    anthropic_shape = "anthropic-version" in exchange.headers
+    listing = (anthropic.models if anthropic_shape else responses.models)(exchange.state.model)
+    return _finish(exchange, "anthropic" if anthropic_shape else "openai", JsonReply(200, listing))
+
+
+def _head_root(exchange: _Exchange) -> Response:
+    return _finish(exchange, None, JsonReply(200, {}))
+
+
+def _unhandled(exchange: _Exchange) -> Response:
+    method, target = exchange.method, exchange.target
+    exchange.state.log.write(
+        "unhandled",
+        f"{method} {target} → 404 unhandled",
+        seq=exchange.seq,
+        method=method,
+        path=target,
+    )
+    message = f"no route for {method} {target}"
+    return _json_response(exchange, JsonReply(404, _generic_error(message, "not_found_error")))
+
+
+def _finish(exchange: _Exchange, api: str | None, reply: JsonReply) -> Response:
+    status = reply.status
+    exchange.state.log.write(
+        "reply",
+        f"{exchange.method} {exchange.target} → {status}",
+        seq=exchange.seq,
+        api=api,
+        status=status,
+    )
+    return _json_response(exchange, reply)
+
+
+def _json_response(exchange: _Exchange, reply: JsonReply) -> Response:
+    payload = b"" if exchange.method == "HEAD" else json.dumps(reply.body).encode()
+    return Response(
+        payload,
+        status_code=reply.status,
+        headers={"content-type": "application/json", **reply.headers},
+    )
+
+
+class _SseResponse(StreamingResponse):
+    """`text/event-stream` (no charset parameter, as the APIs send it), one chunk per event; a
+    client that leaves mid-stream is logged, not an error."""
+
+    def __init__(self, exchange: _Exchange, reply: SseReply) -> None:
+        self._exchange = exchange
+        super().__init__(
+            _frames(reply.events),
+            headers={
+                "content-type": "text/event-stream",
+                "cache-control": "no-cache",
+                **reply.headers,
+            },
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except (ClientDisconnect, OSError):
+            self._exchange.state.log.write("disconnected", seq=self._exchange.seq)
+
+
+async def _frames(events: list[SseEvent]) -> AsyncIterator[bytes]:
+    for event in events:
+        yield _frame(event)
+
+
+def _log_request(exchange: _Exchange) -> None:
+    exchange.state.log.write(
+        "request",
+        seq=exchange.seq,
+        method=exchange.method,
+        path=exchange.target,
+        headers=redact_headers(exchange.headers.items()),
+        body=exchange.body,
+    )
+
+
+def _log_reply(
+    exchange: _Exchange,
+    api: str,
+    request: ParsedRequest | None,
+    outcome: Reply | ApiError,
+    reply: JsonReply | SseReply,
+) -> None:
+    entry: dict[str, Any] = {
+        "seq": exchange.seq,
+        "api": api,
+        "status": reply.status if isinstance(reply, JsonReply) else 200,
+        "stream": isinstance(reply, SseReply),
+        "turn": outcome.turn,
+    }
+    if request is not None:
+        entry["session"] = request.session
+        entry["tools"] = list(request.tools)
+        entry["cwd"] = request.cwd
+    if isinstance(outcome, ApiError):
+        entry["error"] = {
+            "status": outcome.status,
+            "type": outcome.type,
+            "message": outcome.message,
+            "attempt": outcome.attempt,
+        }
+        summary = f"{outcome.status} {outcome.type}: {outcome.message}"
+    else:
+        entry["side_request"] = outcome.turn is None
+        entry["script_turn"] = outcome.script_turn
+        entry["rule"] = outcome.rule
+        entry["exhausted"] = outcome.turn is not None and outcome.script_turn != outcome.turn
+        entry["text"] = outcome.text
+        entry["calls"] = [call.to_log() for call in outcome.calls]
+        entry["usage"] = {
+            "input_tokens": outcome.input_tokens,
+            "output_tokens": outcome.output_tokens,
+        }
+        if outcome.turn is None:
+            summary = "side request (no tools): OK"
         else:
-            self.close_connection = True  # HTTP/1.0 has no chunking: the close ends the body
-        for name, value in reply.headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        for event in reply.events:
-            frame = _frame(event)
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame) if chunked else frame)
-            self.wfile.flush()
-        if chunked:
-            self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+            names = ", ".join(call.name for call in outcome.calls) or "text"
+            summary = f"turn {outcome.turn}: {names}"
+    exchange.state.log.write(
+        "reply", f"{exchange.method} {exchange.target} → {api} {summary}", **entry
+    )
 
 
 def _frame(event: SseEvent) -> bytes:

@@ -1,4 +1,5 @@
-"""The model server's lifecycle: start it on a daemon thread, stop it, or serve until Ctrl-C."""
+"""The model server's lifecycle: serve its app on a daemon thread (uvicorn, through served.py),
+stop it, or serve until Ctrl-C."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import TextIO
 
-from evals_pipeline.model_server.http import ScriptedHTTPServer, ServerState
+from evals_pipeline.model_server.http import ServerState, make_app
 from evals_pipeline.model_server.log import RequestLog
 from evals_pipeline.model_server.replies import DEFAULT_MODEL, Responder
 from evals_pipeline.model_server.script import ModelScript, load_script
-from evals_pipeline.served import ServedOnThread
+from evals_pipeline.served import AsgiOnThread
 
 
 class ModelServer:
@@ -36,7 +37,8 @@ class ModelServer:
         self._requested_port = port
         self._log_path = log_path
         self._echo = echo
-        self._served: ServedOnThread[ScriptedHTTPServer] | None = None
+        self._served: AsgiOnThread | None = None
+        self._log: RequestLog | None = None
 
     @property
     def port(self) -> int:
@@ -54,22 +56,32 @@ class ModelServer:
         """Bind the port and serve on a daemon thread; returns self."""
         if self._served is not None:
             raise RuntimeError("the model server is already started")
+        log = RequestLog(self._log_path, self._echo)
         state = ServerState(
             responder=Responder(self.script, DEFAULT_MODEL),
-            log=RequestLog(self._log_path, self._echo),
+            log=log,
             model=self.script.model or DEFAULT_MODEL,
         )
-        http = ScriptedHTTPServer((self.host, self._requested_port), state)
-        self._served = ServedOnThread(http, name="model-server").start()
+        served = AsgiOnThread(
+            make_app(state), name="model-server", host=self.host, port=self._requested_port
+        )
+        try:
+            served.start()
+        except BaseException:
+            log.close()
+            raise
+        self._served, self._log = served, log
         return self
 
     def stop(self) -> None:
         """Stop serving, drop open connections and close the log; safe to call twice."""
         served, self._served = self._served, None
+        log, self._log = self._log, None
         if served is None:
             return
         served.stop()
-        served.server.state.log.close()
+        if log is not None:
+            log.close()
 
     def __enter__(self) -> ModelServer:
         return self.start()

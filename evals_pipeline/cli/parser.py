@@ -11,6 +11,8 @@ from evals_pipeline.cli.import_sessions import cmd_import
 from evals_pipeline.cli.model_server import cmd_model_server
 from evals_pipeline.cli.run import cmd_estimate, cmd_run
 from evals_pipeline.cli.suite_commands import cmd_register, cmd_schema, cmd_validate
+from evals_pipeline.cli.view import cmd_view
+from evals_pipeline.view.links import DEFAULT_HOST, DEFAULT_PORT
 
 
 def _unit_interval(text: str) -> float:
@@ -56,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run(sub)
     _add_estimate(sub)
     _add_history(sub)
+    _add_view(sub)
     _add_suite_commands(sub)
     _add_import(sub)
     _add_assert(sub)
@@ -238,6 +241,23 @@ def _add_history(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     compare.add_argument("--storage", metavar="DIR", help="storage root (default as for run)")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     compare.set_defaults(func=cmd_compare)
+
+
+def _add_view(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`view`: the runs list, the reports and comparisons, served over http."""
+    view = sub.add_parser(
+        "view",
+        help="serve the runs list, every report and a compare page on http (as inspect view); "
+        "Ctrl-C stops it",
+    )
+    view.add_argument("--storage", metavar="DIR|URL", help="storage root (default as for run)")
+    view.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})"
+    )
+    view.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any)"
+    )
+    view.set_defaults(func=cmd_view)
 
 
 def _add_suite_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

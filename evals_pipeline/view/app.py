@@ -51,8 +51,8 @@ def view_app(root: StorageRoot) -> Starlette:
         names = [request.query_params.get("before"), request.query_params.get("after")]
         unknown = [n for n in names if n is not None and n not in by_name]
         if unknown:
-            problem = f"no run {unknown[0]!r} of {suite}: pick one in the lists"
-            return _html(pages.compare_page(suite, entries, None, None, None, problem), 404)
+            missing = f"no run {unknown[0]!r} of {suite}: pick one in the lists"
+            return _html(pages.compare_page(suite, entries, None, None, None, missing), 404)
         picked: list[RunEntry | None] = [by_name[n] if n else None for n in names]
         before = picked[0] or (entries[-2] if len(entries) > 1 else None)
         after = picked[1] or entries[-1]

@@ -6,53 +6,21 @@ value escaped, an object-store root (moto), and a clean stop on SIGTERM and Ctrl
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
-from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 
-import pytest
-
 from evals_pipeline_tests.servers import S3
-from evals_pipeline_tests.test_scale_out import run_quickstart
+from evals_pipeline_tests.view.conftest import Runs
 from evals_pipeline_tests.view.viewer import running_view
 
 PAGE_CSP = re.compile(
     r'<meta http-equiv="Content-Security-Policy" content="default-src [^"]*script-src'
 )
-
-
-@dataclass(frozen=True)
-class Runs:
-    home: Path
-    storage: Path
-    older: Path  # report folders
-    newer: Path
-
-    def cli(self, *args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "evals_pipeline.cli", *args, "--storage", str(self.storage)],
-            cwd=self.home,
-            env={**os.environ, "DAGSTER_HOME": str(self.home / "dagster")},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode in (0, 1), done.stderr
-        return done.stdout
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    home = tmp_path_factory.mktemp("view")
-    _, older = run_quickstart(home)
-    _, newer = run_quickstart(home)
-    return Runs(home, home / "storage", older, newer)
 
 
 def report_path(folder: Path, name: str = "report.html") -> str:

@@ -153,6 +153,13 @@ def test_ctrl_c_stops_it_and_the_storage_default_is_runs(runs: Runs) -> None:
         assert runs.newer.name in view.get("/").text
 
 
+def test_an_empty_storage_root_says_what_to_do(tmp_path: Path) -> None:
+    with running_view(str(tmp_path / "nothing"), tmp_path) as view:
+        listing = view.get("/")
+    assert listing.status == 200
+    assert "run a suite first (<code>evals-pipeline run</code>)" in listing.text
+
+
 def test_a_taken_port_is_a_usage_error(runs: Runs) -> None:
     with running_view(str(runs.storage), runs.home) as view:
         port = view.url.rsplit(":", 1)[1]

@@ -70,6 +70,11 @@ class Settings(BaseModel):
     state_dir: str | None = Field(
         None, alias="EVALS_PIPELINE_STATE_DIR", description="Where the child ledger is kept."
     )
+    view_url: str | None = Field(
+        None,
+        alias="EVALS_PIPELINE_VIEW_URL",
+        description="Base URL of `evals-pipeline view` that report links point to.",
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -1,8 +1,9 @@
 """Headless Chromium for tests: Debian's `chromium` (/usr/bin/chromium) driven by Playwright, no
 browser download. A machine without it fails the test with the fix (`make chromium`), never skips.
 
-Every page gets a route that aborts any request not to file:// and records it, so a test can
-assert the report fetched nothing from the network.
+Every page gets a route that aborts any request not to file:// (nor to the origins a test
+allows, e.g. its own `evals-pipeline view` on 127.0.0.1) and records it, so a test can assert the
+report fetched nothing from the network.
 """
 
 from __future__ import annotations
@@ -47,8 +48,12 @@ def chromium_executable() -> str:
 
 
 @contextmanager
-def headless_page(width: int = 1280, height: int = 900) -> Iterator[Browser]:
-    """One page of a fresh headless Chromium with the network blocked."""
+def headless_page(
+    width: int = 1280, height: int = 900, allow: tuple[str, ...] = ()
+) -> Iterator[Browser]:
+    """One page of a fresh headless Chromium with the network blocked, but for file:// and the
+    URL prefixes in `allow` (e.g. `http://127.0.0.1:PORT/`)."""
+    allowed = ("file://", *allow)
     try:
         from playwright.sync_api import Error, sync_playwright
     except ImportError as exc:
@@ -65,7 +70,7 @@ def headless_page(width: int = 1280, height: int = 900) -> Iterator[Browser]:
 
             def guard(route: Any) -> None:
                 url = route.request.url
-                if url.startswith("file://"):
+                if url.startswith(allowed):
                     route.continue_()
                 else:
                     state.blocked.append(url)
@@ -83,7 +88,7 @@ def headless_page(width: int = 1280, height: int = 900) -> Iterator[Browser]:
                 "request",
                 lambda request: (
                     None
-                    if request.url.startswith(("file://", "data:", "about:"))
+                    if request.url.startswith((*allowed, "data:", "about:"))
                     else state.blocked.append(request.url)
                 ),
             )

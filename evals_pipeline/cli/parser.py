@@ -11,7 +11,9 @@ from evals_pipeline.cli.import_sessions import cmd_import
 from evals_pipeline.cli.model_server import cmd_model_server
 from evals_pipeline.cli.run import cmd_estimate, cmd_run
 from evals_pipeline.cli.suite_commands import cmd_register, cmd_schema, cmd_validate
-from evals_pipeline.cli.ui import DEFAULT_PORT, cmd_ui
+from evals_pipeline.cli.ui import UI_PORT, cmd_ui
+from evals_pipeline.cli.view import cmd_view
+from evals_pipeline.view.links import DEFAULT_HOST, DEFAULT_PORT
 
 
 def _unit_interval(text: str) -> float:
@@ -57,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run(sub)
     _add_estimate(sub)
     _add_history(sub)
+    _add_view(sub)
     _add_suite_commands(sub)
     _add_import(sub)
     _add_assert(sub)
@@ -242,6 +245,23 @@ def _add_history(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     compare.set_defaults(func=cmd_compare)
 
 
+def _add_view(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`view`: the runs list, the reports and comparisons, served over http."""
+    view = sub.add_parser(
+        "view",
+        help="serve the runs list, every report and a compare page on http (as inspect view); "
+        "Ctrl-C stops it",
+    )
+    view.add_argument("--storage", metavar="DIR|URL", help="storage root (default as for run)")
+    view.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})"
+    )
+    view.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any)"
+    )
+    view.set_defaults(func=cmd_view)
+
+
 def _add_suite_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`validate`, `schema` and `register`: the suite files themselves."""
     validate = sub.add_parser(
@@ -354,16 +374,16 @@ def _add_ui(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="DIR",
         help="storage root (default: $EVALS_PIPELINE_STORAGE or .evals/storage)",
     )
-    ui.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     ui.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"the UI's port (default {DEFAULT_PORT})"
+        "--host", default=DEFAULT_HOST, help=f"address of both servers (default {DEFAULT_HOST})"
     )
+    ui.add_argument("--port", type=int, default=UI_PORT, help=f"the UI's port (default {UI_PORT})")
     ui.add_argument(
         "--view-port",
         type=int,
-        default=7580,
+        default=DEFAULT_PORT,
         metavar="PORT",
-        help="the reports' port (`evals-pipeline view`, default 7580)",
+        help=f"the reports' port (`evals-pipeline view`, default {DEFAULT_PORT})",
     )
     ui.add_argument(
         "--no-view",

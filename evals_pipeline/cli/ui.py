@@ -22,7 +22,7 @@ from evals_pipeline.cli.exits import EXIT_OK, EXIT_USAGE
 from evals_pipeline.cli.locations import DEFAULT_DAGSTER_HOME, storage_url
 from evals_pipeline.cli.selection import load_suites
 
-DEFAULT_PORT = 3000  # dagster dev's own default
+UI_PORT = 3000  # dagster dev's own default
 STOP_SECONDS = 20.0
 """How long the UI's processes get to end on Ctrl-C before they are killed: dagster dev stops
 its webserver, daemon and code server in turn."""

@@ -11,6 +11,7 @@ import dagster as dg
 from evals_pipeline.models.pass_rate import PASS_RATE, PASS_RATE_GRADED
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.reporting import render_markdown
+from evals_pipeline.view.links import report_url, view_base
 
 if TYPE_CHECKING:
     from evals_pipeline.reporting import ReportFiles
@@ -45,9 +46,13 @@ FAILURES_SCHEMA = dg.TableSchema(
 
 
 def report_page(files: ReportFiles) -> str:
-    """The page to open: the HTML report when this build writes one, else the Markdown summary."""
+    """The page to open, in `evals-pipeline view` (an http URL: a browser opens no file:// link
+    from the UI's page) at EVALS_PIPELINE_VIEW_URL: the HTML report when this build writes one,
+    else the Markdown summary."""
     html = files.folder / "report.html"
-    return (html if html.is_file() else files.summary_md).resolve().as_uri()
+    name = html.name if html.is_file() else files.summary_md.name
+    # The folder is <root>/<suite>/eval_report/<run id>, as the view finds reports.
+    return report_url(view_base(), files.folder.parents[1].name, files.folder.name, name)
 
 
 def agents_table(report: EvalReport) -> dg.TableMetadataValue:

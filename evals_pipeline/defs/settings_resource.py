@@ -34,6 +34,7 @@ class EvalsSettings(dg.ConfigurableResource):
     workspace_state_max_mb: str | None = None
     umask: str | None = None
     state_dir: str | None = None
+    view_url: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EvalsSettings:

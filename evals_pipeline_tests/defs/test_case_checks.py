@@ -13,9 +13,12 @@ import pytest
 from evals_pipeline.defs import case_checks
 from evals_pipeline.defs.case_checks import CASE_PASSES
 from evals_pipeline.defs.io_manager import latest_materializations
+from evals_pipeline.defs.report_metadata import report_page
 from evals_pipeline.defs.suite_run import SuiteRun, run_suite
 from evals_pipeline.instance.event_volume import SETTINGS
 from evals_pipeline.instance.local import local_instance
+from evals_pipeline.reporting import ReportFiles
+from evals_pipeline.settings import Settings
 from evals_pipeline.suites import load_suite
 
 SUITE = """\
@@ -109,9 +112,18 @@ def test_the_report_shows_its_tables_and_links_its_page(
     done = run(instance, tmp_path, ["echo", "missing"])
     metadata = report_metadata(instance)
     assert metadata["dagster/uri"].value == str(done.report_folder)
-    page = str(metadata["report"].value)
-    assert page.startswith("file:///") and Path(page.removeprefix("file://")).is_file()
-    assert Path(page.removeprefix("file://")).parent == done.report_folder
+    # A link into `evals-pipeline view` (a browser opens no file:// link from the UI's page).
+    folder = done.report_folder
+    assert (folder / "report.html").is_file()
+    assert metadata["report"].value == (
+        f"http://127.0.0.1:7580/reports/{folder.parents[1].name}/{folder.name}/report.html"
+    )
+    # A shared deployment's view, from EVALS_PIPELINE_VIEW_URL.
+    with Settings(EVALS_PIPELINE_VIEW_URL="https://evals.example.com/view/").use():
+        assert report_page(ReportFiles.named(folder)) == (
+            f"https://evals.example.com/view/reports/{folder.parents[1].name}/{folder.name}"
+            "/report.html"
+        )
 
     agents = metadata["agents"]
     assert isinstance(agents, dg.TableMetadataValue)

@@ -1,0 +1,57 @@
+"""Serving the view with uvicorn until Ctrl-C or SIGTERM: the socket is bound first, so port 0
+picks a free port and the one line printed at start names the real URL."""
+
+from __future__ import annotations
+
+import signal
+import socket
+from collections.abc import Callable
+from types import FrameType
+
+from starlette.applications import Starlette
+
+SHUTDOWN_SECONDS = 2
+"""How long open connections get at a stop before the server ends anyway."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (OSError when it cannot be had)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    """The http URL a bound socket serves."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def serve(app: Starlette, sock: socket.socket, announce: Callable[[str], None]) -> None:
+    """Serve `app` on `sock` until SIGINT or SIGTERM, then return (no exception for either)."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", timeout_graceful_shutdown=SHUTDOWN_SECONDS
+    )
+    server = uvicorn.Server(config)
+
+    def stopped(signum: int, frame: FrameType | None) -> None:
+        """uvicorn raises the signal that stopped it again once it is down: this is the end."""
+
+    # uvicorn handles both signals while it serves, then restores these and raises the signal.
+    previous = {s: signal.signal(s, stopped) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        announce(url_of(sock))
+        server.run(sockets=[sock])
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        sock.close()

@@ -56,6 +56,11 @@ def agent_row(html: str, agent: str) -> str:
     return next(r for r in rows if f"<strong>{agent}</strong>" in r)
 
 
+def agent_rate(html: str, agent: str) -> str:
+    """`agent`'s pass rate in the page's agents table."""
+    return PERCENT.findall(agent_row(section(html, "agents"), agent).split("</td>")[5])[0]
+
+
 def test_since_previous_table_agrees_with_the_trend_and_the_agents_table(tmp_path: Path) -> None:
     """A case added between two runs: echo passes 1/1, then 1/2. The table's before and after
     are the trend's last two points and the agents table's rate; the paired figures (1/1 both
@@ -68,15 +73,15 @@ def test_since_previous_table_agrees_with_the_trend_and_the_agents_table(tmp_pat
     assert second.code == 0, second.stderr  # waves fails for both: no threshold, exit 0
     html = (newest_report(tmp_path) / "report.html").read_text()
     since = section(html, "since")
+    # Each agent's row: before and after are the two reports' agents-table pass rates.
+    for agent, before, after in (("echo", "100.0", "50.0"), ("silent", "0.0", "0.0")):
+        assert agent_rate(html, agent) == after
+        assert PERCENT.findall(agent_row(since, agent))[:2] == [before, after]
+    # The trend plots the same figures: its last two points per agent.
     trend = dict[str, list[str]]()
     for agent, rate in re.findall(r"<title>(\w+) · [^<]* · (\d+\.\d)%</title>", since):
         trend.setdefault(agent, []).append(rate)
     assert trend == {"echo": ["100.0", "50.0"], "silent": ["0.0", "0.0"]}
-    for agent, (before, after) in trend.items():
-        table = PERCENT.findall(agent_row(section(html, "agents"), agent).split("</td>")[5])
-        assert table[0] == after  # the agents table's pass rate
-        row = agent_row(since, agent)
-        assert PERCENT.findall(row)[:2] == [before, after]
     echo = agent_row(since, "echo")
     assert "-50.0 pt" in echo
     assert "100.0% → 100.0%" in echo  # the cases both runs have: greets passed both times

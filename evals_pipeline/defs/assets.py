@@ -210,6 +210,10 @@ def _make_report(
     history = ReportHistory.find(base, folder, root.local)
     report, files = _write(base, history, inputs, folder, shown if shown != agents else None)
     root.publish(folder)
+    # Where the report went, in the run's logs: `dagster asset materialize` and a UI run print
+    # it as `evals-pipeline run` does.
+    published = f" (published to {root.uri(folder)})" if root.remote else ""
+    context.log.info(f"report: {files.folder}{published}\nhtml: {files.report_html}")
     return dg.MaterializeResult(
         metadata={**report_metadata(report, files), "dagster/uri": root.uri(folder)},
         check_results=[regression_check_result(report, scope.required_tests(inputs.cases))],

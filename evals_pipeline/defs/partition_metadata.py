@@ -94,7 +94,7 @@ def grade_metadata(grade: CaseGrade) -> Metadata:
         threshold=float(grade.threshold),
         cost_usd=_sum([t.cost_usd for t in grade.trials]),
         tokens=sum(u.total for u in usages) if usages else None,
-        duration_s=_seconds([t.duration_ms for t in grade.trials]),
+        duration_s=_seconds([t.wall_ms for t in grade.trials]),
         trials=len(grade.trials) if len(grade.trials) > 1 else None,
         reason=failure_reason(grade) if grade.verdict != "pass" else None,
         error=first_line(message_of(grade.error)) if grade.verdict == "error" else None,

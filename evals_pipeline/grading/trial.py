@@ -196,7 +196,7 @@ def _trial_grade(
         graders=graders or [],
         token_usage=session.token_usage,
         cost_usd=session.cost_usd,
-        duration_ms=session.duration_ms,
+        wall_ms=session.wall_ms,
         tool_calls=session.trace_summary.tool_calls,
         llm_calls=session.trace_summary.llm_call_count,
         milestones=session.milestones,

@@ -87,6 +87,10 @@ class GraderResult(BaseModel):
 class TrialGrade(StoredRecord):
     """The graded outcome of one trial of one (case, agent)."""
 
+    format_version: int = Field(
+        default=2,
+        description="2: `wall_ms`, the runner's time (1: `duration_ms`, the agent's own).",
+    )
     trial: int = 0
     score: float = 0.0
     verdict: Verdict
@@ -96,7 +100,11 @@ class TrialGrade(StoredRecord):
     graders: list[GraderResult] = Field(default_factory=list)
     token_usage: TokenUsage | None = None
     cost_usd: float | None = None
-    duration_ms: int | None = None
+    wall_ms: int | None = Field(
+        default=None,
+        description="Wall time the runner measured around the agent process (its run's end_ms "
+        "- start_ms): every report's duration. The agent's own figure stays in its session.",
+    )
     tool_calls: dict[str, int] = Field(default_factory=dict, description="Calls per tool.")
     llm_calls: int = 0
     milestones: list[Milestone] = Field(default_factory=list)
@@ -111,6 +119,15 @@ class TrialGrade(StoredRecord):
         description="Its graders' warnings (`grader 'name': ...`) and the session's doubts "
         "about the answer (an output file that looks like truncated JSON).",
     )
+
+    @classmethod
+    def upgrade(cls, version: int, data: dict[str, Any]) -> dict[str, Any]:
+        """Format 1's `duration_ms` was the agent's self-report (claude's result `duration_ms`)
+        and is dropped: the runner's `wall_ms`, which a format-1 grade does not hold, reads as
+        unknown (its session record keeps both)."""
+        if version == 1:
+            return {k: v for k, v in data.items() if k != "duration_ms"}
+        return super().upgrade(version, data)
 
     @model_validator(mode="before")
     @classmethod

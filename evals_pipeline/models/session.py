@@ -67,7 +67,11 @@ class Session(StoredRecord):
     trace_summary: TraceSummary = Field(default_factory=TraceSummary)
     token_usage: TokenUsage | None = None
     cost_usd: float | None = None
-    duration_ms: int | None = None
+    duration_ms: int | None = Field(
+        default=None,
+        description="The agent's own figure of its time when its output gave one (claude's "
+        "result `duration_ms`), else the runner's wall time; reports show `wall_ms`.",
+    )
     start_ms: int | None = None
     end_ms: int | None = None
     workspace_path: StoredPath | None = None
@@ -94,6 +98,14 @@ class Session(StoredRecord):
     turns: list[TurnRun] = Field(
         default_factory=list, description="A conversation's turns: each answer, or its error."
     )
+
+    @property
+    def wall_ms(self) -> int | None:
+        """The wall time the runner measured around the agent process (its run's end - start):
+        the duration every report, table and Dagster metadata shows."""
+        if self.start_ms is None or self.end_ms is None:
+            return None
+        return self.end_ms - self.start_ms
 
     def milestone(self, name: str) -> Milestone | None:
         """The milestone called `name`, if the session reached it."""

@@ -39,7 +39,7 @@ def result_line(suite: str, grade: CaseGrade, created_ms: int) -> dict[str, obje
         "execution_status": grade.execution_status,
         "token_usage": best.token_usage.model_dump() if best.token_usage else None,
         "cost_usd": best.cost_usd,
-        "duration_ms": best.duration_ms,
+        "duration_ms": best.wall_ms,
     }
     if grade.error:
         row["error"] = grade.error.message

@@ -37,7 +37,7 @@ def summarize_agent(agent: str, grades: list[CaseGrade]) -> AgentSummary:
     failed = sum(g.verdict == "fail" for g in grades)
     scored = [g.score for g in grades if g.verdict != "error"]
     trials = [t for g in grades for t in g.trials]
-    durations = [t.duration_ms for t in trials if t.duration_ms is not None]
+    durations = [t.wall_ms for t in trials if t.wall_ms is not None]
     usages = [t.token_usage for t in trials if t.token_usage]
     tools: Counter[str] = Counter()
     for t in trials:

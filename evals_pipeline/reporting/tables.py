@@ -153,7 +153,7 @@ def cases_table(
                 "cached_tokens": usage.cached if usage else None,
                 "cost_usd": best.cost_usd,
                 "judge_cost_usd": judge_costs.get((g.case_key, g.agent)),
-                "duration_ms": best.duration_ms,
+                "duration_ms": best.wall_ms,
                 "llm_calls": best.llm_calls,
                 "tool_calls_json": json.dumps(best.tool_calls),
                 **_NO_MILESTONES,

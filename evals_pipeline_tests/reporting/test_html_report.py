@@ -169,7 +169,7 @@ def test_regressed_cases_come_from_the_comparison_with_the_previous_run(tmp_path
     assert "Since previous run" in since
     assert "-33.3 pt" in since
     p = mcnemar(PairedTable(a=2, b=0, c=1, d=0)).p_exact
-    assert re.search(rf"pt</td>\s*<td class=\"num\">{p:.3g}</td>", since)
+    assert re.search(rf"pt\)</small></td>\s*<td class=\"num\">{p:.3g}</td>", since)
     assert 'href="#case/claude/t3"' in since
     # regressions come first
     assert since.index('class="change-regressed"') < since.index('class="change-fixed"')

@@ -80,7 +80,7 @@ def trial(
             if tokens
             else None,
             "cost_usd": cost,
-            "duration_ms": duration,
+            "wall_ms": duration,
         }
     )
 

@@ -70,10 +70,10 @@ def test_a_record_of_the_previous_format_reads_as_the_current_one(
 ) -> None:
     root = StorageRoot(str(tmp_path))
     record = model.model_validate(previous(model, tmp_path), context=root.record_context())
-    assert record.format_version == 1
+    assert record.format_version == model.current_format()
     # Stored again, it is of the current format with its paths relative to the root.
     stored = json.loads(record.model_dump_json(context=root.record_context()))
-    assert stored["format_version"] == 1
+    assert stored["format_version"] == model.current_format()
     assert str(tmp_path) not in json.dumps(stored)
 
 

@@ -201,7 +201,7 @@ def case_detail(
                 "failure_stage": graded.failure_stage if graded else None,
                 "cost_usd": graded.cost_usd if graded else None,
                 "tokens": usage.total if usage else None,
-                "duration_ms": graded.duration_ms if graded else None,
+                "duration_ms": graded.wall_ms if graded else None,
                 "graders": [_grader(g) for g in graded.graders] if graded else [],
                 "session": _session(session) if session else None,
                 "judgment": _judgment(judged_trial) if judged_trial else None,

@@ -13,7 +13,7 @@ from functools import cached_property
 
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
-from evals_pipeline.models.history import CaseChange, RunComparison, RunEntry
+from evals_pipeline.models.history import AgentDelta, CaseChange, RunComparison, RunEntry
 from evals_pipeline.models.report import (
     AgentComparison,
     AgentSummary,
@@ -87,6 +87,31 @@ class DimensionRow:
     rates: tuple[DimensionRate | None, ...]
 
 
+def run_pass_rate(entry: RunEntry, agent: str) -> float | None:
+    """`agent`'s pass rate in one report of the history, over that report's own cases (None when
+    it ran none): the one figure the trend plots and "Since previous run" shows as before and
+    after, the agents table's pass rate for this report."""
+    figures = next((f for f in entry.agents if f.agent == agent and f.cases > 0), None)
+    return None if figures is None else figures.pass_rate
+
+
+@dataclass(frozen=True)
+class SinceRow:
+    """One agent of "Since previous run": both reports' pass rates (as the trend plots them) and
+    the comparison over the cases both ran (`delta`, the McNemar test's)."""
+
+    delta: AgentDelta
+    before: float | None
+    after: float | None
+
+    @property
+    def change(self) -> float | None:
+        """after - before, the step the trend draws between the two reports."""
+        if self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+
 @dataclass(frozen=True)
 class PageContext:
     report: EvalReport
@@ -100,6 +125,17 @@ class PageContext:
     comparisons: list[AgentComparison] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     reused: str | None = None
+
+    @property
+    def since_rows(self) -> list[SinceRow]:
+        """The rows of "Since previous run", one per agent compared."""
+        cmp = self.since_previous
+        if cmp is None:
+            return []
+        return [
+            SinceRow(d, run_pass_rate(cmp.before, d.agent), run_pass_rate(cmp.after, d.agent))
+            for d in cmp.agents
+        ]
 
     @property
     def changes(self) -> list[CaseChange]:
@@ -119,11 +155,7 @@ def when(ms: int) -> str:
 
 def _durations(agent: str, grades: Sequence[CaseGrade]) -> tuple[int, ...]:
     return tuple(
-        t.duration_ms
-        for g in grades
-        if g.agent == agent
-        for t in g.trials
-        if t.duration_ms is not None
+        t.wall_ms for g in grades if g.agent == agent for t in g.trials if t.wall_ms is not None
     )
 
 

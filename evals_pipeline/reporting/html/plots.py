@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from evals_pipeline.models.history import RunEntry
 from evals_pipeline.models.report import DimensionRate
-from evals_pipeline.reporting.html.context import AgentRow
+from evals_pipeline.reporting.html.context import AgentRow, run_pass_rate
 from evals_pipeline.reporting.html.svg import (
     INK,
     Canvas,
@@ -182,18 +182,15 @@ def trend(entries: Sequence[RunEntry], agents: Sequence[str]) -> str | None:
         canvas.text(canvas.x(x), bottom + 11, label, anchor="middle", size=7)
     legend = []
     for i, agent in enumerate(names):
-        points = [
-            (canvas.x(x), canvas.y(f.pass_rate))
-            for x, e in enumerate(entries)
-            for f in e.agents
-            if f.agent == agent and f.pass_rate is not None and f.cases > 0
-        ]
+        rates = [(x, run_pass_rate(e, agent)) for x, e in enumerate(entries)]
+        points = [(x, rate) for x, rate in rates if rate is not None]
         if not points:
             continue
         colour = agent_colour(i)
-        canvas.polyline(points, colour)
-        for px, py in points:
-            canvas.dot(px, py, colour, 2.5)
+        canvas.polyline([(canvas.x(x), canvas.y(rate)) for x, rate in points], colour)
+        for x, rate in points:
+            title = f"{agent} · {labels[x].replace(chr(10), ' ')} · {rate:.1%}"
+            canvas.dot(canvas.x(x), canvas.y(rate), colour, 2.5, title=title)
         legend.append((agent, colour))
     canvas.legend(legend, canvas.height - 6)
     return canvas.svg("Pass rate per agent over the last runs")

@@ -157,12 +157,21 @@ class Canvas:
                 self.line(x, at - cap, x, at + cap, colour, 1.1)
 
     def dot(
-        self, x: float, y: float, colour: str, radius: float = 3.5, *, hollow: bool = False
+        self,
+        x: float,
+        y: float,
+        colour: str,
+        radius: float = 3.5,
+        *,
+        hollow: bool = False,
+        title: str | None = None,
     ) -> None:
+        """A dot; `title` is what a reader sees hovering it (the figure it stands for)."""
         fill = "white" if hollow else colour
+        end = f"><title>{escape(title)}</title></circle>" if title else "/>"
         self.parts.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius:g}" fill="{fill}" '
-            f'stroke="{colour}" stroke-width="1.2"/>'
+            f'stroke="{colour}" stroke-width="1.2"{end}'
         )
 
     def polyline(self, points: Sequence[tuple[float, float]], colour: str) -> None:

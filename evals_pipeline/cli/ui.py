@@ -113,8 +113,12 @@ def _serve(commands: list[list[str]], env: Mapping[str, str]) -> int:
             signal.signal(signum, handler)
     if stopped:
         return EXIT_OK
-    ended = next(c for c in children if c.returncode is not None)
-    print(f"error: {ended.args[0]} ended with exit code {ended.returncode}", file=sys.stderr)
+    command, ended = next(
+        (c, p) for c, p in zip(commands, children, strict=True) if p.returncode is not None
+    )
+    print(
+        f"error: {' '.join(command[:3])} ended with exit code {ended.returncode}", file=sys.stderr
+    )
     return ended.returncode or EXIT_USAGE
 
 

@@ -1,6 +1,7 @@
 """`evals-pipeline ui` in a user's own project: after `evals-pipeline run` there, the Dagster UI
 opens the instance and storage the run used (not a temporary one), shows the run's cases
-materialized, and Ctrl-C (SIGTERM here) stops it with every process it started."""
+materialized, its report link opens in the view started beside it, and Ctrl-C (SIGTERM here)
+stops both with every process they started."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.request
 from pathlib import Path
 
 from evals_pipeline.cli.ui import STOP_SECONDS
@@ -18,6 +20,17 @@ from evals_pipeline_tests.dagster_dev import START_TIMEOUT_SECONDS, free_port, g
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = 20  # the quickstart: 10 tests x 2 agents
+
+REPORT_LINK = """
+query Link($path: [String!]!) {
+  assetOrError(assetKey: {path: $path}) {
+    ... on Asset {
+      assetMaterializations(limit: 1) {
+        metadataEntries { label ... on UrlMetadataEntry { url } }
+      }
+    }
+  }
+}"""
 
 PARTITIONS = """
 query Stats($path: [String!]!) {
@@ -79,10 +92,12 @@ def _live_members(groups: set[int]) -> list[int]:
 
 def test_ui_opens_the_instance_and_storage_run_used_in_the_project(tmp_path: Path) -> None:
     project, env = _project(tmp_path)
+    port, view_port = free_port(), free_port()
+    env["EVALS_PIPELINE_VIEW_URL"] = f"http://127.0.0.1:{view_port}"  # as the default 7580
     done = _cli(project, env, "run", "quickstart")
     assert done.returncode in (0, 1), done.stderr  # 1: some quickstart cases fail on purpose
-    port = free_port()
-    argv = [sys.executable, "-m", "evals_pipeline.cli", "ui", "--no-view", "--port", str(port)]
+    argv = [sys.executable, "-m", "evals_pipeline.cli", "ui", "--port", str(port)]
+    argv += ["--view-port", str(view_port)]
     ui = subprocess.Popen(
         argv, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -95,6 +110,13 @@ def test_ui_opens_the_instance_and_storage_run_used_in_the_project(tmp_path: Pat
         info = graphql(port, "{ instance { info } }")["instance"]["info"]
         assert str(project / ".evals" / "dagster") in info  # the project's home, no temp dir
         assert "BatchingSqliteEventLogStorage" in info  # with the shipped dagster.yaml
+        # The run's report link opens: `ui` serves the storage root beside the UI.
+        found = graphql(port, REPORT_LINK, {"path": ["quickstart", "eval_report"]})
+        entries = found["assetOrError"]["assetMaterializations"][0]["metadataEntries"]
+        link = next(e["url"] for e in entries if e["label"] == "report")
+        assert link.startswith(f"http://127.0.0.1:{view_port}/reports/quickstart/"), link
+        with urllib.request.urlopen(link, timeout=30) as page:
+            assert "<html" in page.read().decode()[:500].lower()
         groups = _child_groups(ui.pid)
         assert groups, "ui started no process"
     finally:
@@ -102,6 +124,7 @@ def test_ui_opens_the_instance_and_storage_run_used_in_the_project(tmp_path: Pat
         out, _ = ui.communicate(timeout=STOP_SECONDS + 30)
     assert ui.returncode == 0, out
     assert f"Dagster UI  http://127.0.0.1:{port}" in out
+    assert f"reports     http://127.0.0.1:{view_port}" in out
     assert not _live_members(groups), "a process of the UI outlived it"
 
 

@@ -250,7 +250,8 @@ def test_every_surface_shows_one_pass_rate_with_errors_counted_as_not_passed(
     since = _cells(summary, "careful")[0]
     assert since[2:4] == shown
     html = (folders[1] / "report.html").read_text()
-    assert re.search(rf'<td class="num">{shown[0]}</td>\s*<td class="num">{shown[1]}</td>', html)
+    before_after = rf'<td class="num since-before">{shown[0]}</td>\s*<td class="num since-after">{shown[1]}</td>'
+    assert re.search(before_after, html)
     comparison = json.loads(cli("compare", "--json", home=two_runs.home).stdout)
     (delta,) = comparison["agents"]
     assert (delta["pass_rate_before"], delta["pass_rate_after"]) == pytest.approx(expected)

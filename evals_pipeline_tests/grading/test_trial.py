@@ -33,7 +33,8 @@ def test_passing_trial_copies_the_session_measurements(
     trial = grade_trial(make_case([HIT]), make_session(token_usage=usage, cost_usd=0.01), trial=2)
     assert (trial.trial, trial.score, trial.verdict) == (2, 1.0, "pass")
     assert (trial.execution_status, trial.failure_stage, trial.error) == ("ok", None, None)
-    assert (trial.token_usage, trial.cost_usd, trial.duration_ms) == (usage, 0.01, 1200)
+    # The runner's wall time (end - start), not the agent's own figure.
+    assert (trial.token_usage, trial.cost_usd, trial.wall_ms) == (usage, 0.01, 1200)
 
 
 def test_weighted_mean_against_the_case_threshold(

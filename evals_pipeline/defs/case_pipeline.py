@@ -13,6 +13,7 @@ from typing import Any
 import dagster as dg
 
 from evals_pipeline.defs.case_checks import case_check_evaluations, case_passes_spec
+from evals_pipeline.defs.case_failures import record_failures
 from evals_pipeline.defs.io_manager import keyed, load_records
 from evals_pipeline.defs.partition_metadata import (
     add_partition_metadata,
@@ -224,7 +225,7 @@ def _outputs(
     made: dict[str, list[Any]],
 ) -> Iterator[dg.Output[Any] | dg.AssetCheckEvaluation]:
     """One output per layer made, each partition with its own metadata; the `case_passes`
-    evaluations after the grades they check."""
+    evaluations after the grades they check, and the failing cases on the `failures` list."""
     for name in LAYERS:
         if name not in made:
             continue
@@ -233,3 +234,4 @@ def _outputs(
         yield dg.Output(keyed(made[name]), output_name=output)
         if name == "grades":
             yield from case_check_evaluations(context, made[name], keys[name])
+            record_failures(context, made[name], keys[name].path[0])

@@ -12,6 +12,7 @@ import dagster as dg
 
 from evals_pipeline.defs.assets import LAYERS, build_suite_assets
 from evals_pipeline.defs.automation import automation_sensor
+from evals_pipeline.defs.case_failures import failures_check, failures_spec
 from evals_pipeline.defs.executor import executor_from_env
 from evals_pipeline.defs.io_manager import IO_MANAGER_KEY, RecordsIOManager
 from evals_pipeline.defs.resources import EvalStorage
@@ -72,7 +73,11 @@ def suite_definitions(
     sensor = build_cases_sensor(
         suite.slug, suite.path, list(suite.targets), layers, resolution=resolution
     )
-    defs = dg.Definitions(assets=assets, sensors=[sensor])
+    defs = dg.Definitions(
+        assets=[*assets, failures_spec(suite.slug)],
+        asset_checks=[failures_check(suite.slug)],
+        sensors=[sensor],
+    )
     return translated(defs, suite, translator or EvalSuiteTranslator())
 
 

@@ -33,11 +33,17 @@ def case_partitions_name(suite: str) -> str:
     return f"{suite}__cases"
 
 
+def failures_partitions_name(suite: str) -> str:
+    """The dynamic partitions set of a suite's failing case x agent keys, `agent|case`
+    (defs/case_failures.py)."""
+    return f"{suite}__failures"
+
+
 def register_cases(
     instance: dg.DagsterInstance, suite: LoadedSuite, case_keys: list[str]
 ) -> list[str]:
     """Make the suite's dynamic case partitions exactly `case_keys` (one add call, stale keys
-    deleted) and return them in partition order."""
+    deleted, with their failures) and return them in partition order."""
     name = case_partitions_name(suite.slug)
     registered = instance.get_dynamic_partitions(name)
     wanted, known = set(case_keys), set(registered)
@@ -46,6 +52,10 @@ def register_cases(
     new = [k for k in case_keys if k not in known]
     if new:
         instance.add_dynamic_partitions(name, new)
+    failures = failures_partitions_name(suite.slug)  # a removed case's failures leave too
+    for key in instance.get_dynamic_partitions(failures):
+        if split_key(key)[0] not in wanted:
+            instance.delete_dynamic_partition(failures, key)
     return list(instance.get_dynamic_partitions(name))
 
 

@@ -10,7 +10,12 @@ from evals_pipeline.dagster_private import (
     ASSET_PARTITION_RANGE_END_TAG,
     ASSET_PARTITION_RANGE_START_TAG,
 )
-from evals_pipeline.defs.partitions import case_partitions_name, partition_key
+from evals_pipeline.defs.partitions import (
+    case_partitions_name,
+    failures_partitions_name,
+    partition_key,
+    split_key,
+)
 from evals_pipeline.instance.run_tags import eval_run_tags
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.run_ranges import contiguous_ranges
@@ -128,6 +133,11 @@ def build_cases_sensor(
             partition_requests.append(dg.AddDynamicPartitionsRequest(partitions_name, added))
         if removed:
             partition_requests.append(dg.DeleteDynamicPartitionsRequest(partitions_name, removed))
+            gone = set(removed)  # their failures leave the suite's `failures` too
+            failures = failures_partitions_name(suite)
+            listed = context.instance.get_dynamic_partitions(failures)
+            if stale := [k for k in listed if split_key(k)[0] in gone]:
+                partition_requests.append(dg.DeleteDynamicPartitionsRequest(failures, stale))
         runs = []
         if previous is not None:
             # The partition order once this tick's requests apply: removed keys leave, new keys

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import dagster as dg
 
 from evals_pipeline.defs.automation import nightly, report_refresh
+from evals_pipeline.defs.case_failures import FAILURES
 from evals_pipeline.suites import LoadedSuite
 
 REPORT = "eval_report"
@@ -43,7 +44,9 @@ class EvalSuiteTranslator:
         self, suite: LoadedSuite, layer: str
     ) -> dg.AutomationCondition | None:
         """The layers run nightly (or never, with `nightly: false`); the report follows its
-        grades either way."""
+        grades either way; the failures list is no step's to run (defs/case_failures.py)."""
+        if layer == FAILURES:
+            return None
         if layer == REPORT:
             return report_refresh(self.nightly_cron) if self.nightly else _grades_updated()
         return nightly(self.nightly_cron) if self.nightly else None

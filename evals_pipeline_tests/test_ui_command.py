@@ -1,7 +1,8 @@
 """`evals-pipeline ui` in a user's own project: after `evals-pipeline run` there, the Dagster UI
 opens the instance and storage the run used (not a temporary one), shows the run's cases
 materialized, its report link opens in the view started beside it, and Ctrl-C (SIGTERM here)
-stops both with every process they started."""
+stops both with every process they started. In a browser, a new user's walk through it: the
+suite's assets, a failing case, the report through the UI's link, a case page, a comparison."""
 
 from __future__ import annotations
 
@@ -13,13 +14,18 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from evals_pipeline.cli.ui import STOP_SECONDS
+from evals_pipeline_tests.browser import headless_page, screenshot
 from evals_pipeline_tests.dagster_dev import START_TIMEOUT_SECONDS, free_port, graphql
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = 20  # the quickstart: 10 tests x 2 agents
+UI_WAIT_MS = 60_000  # the UI loads its code location after it starts serving
 
 REPORT_LINK = """
 query Link($path: [String!]!) {
@@ -90,42 +96,108 @@ def _live_members(groups: set[int]) -> list[int]:
     return [pid for pid, state, _, group in _processes() if group in groups and state != "Z"]
 
 
-def test_ui_opens_the_instance_and_storage_run_used_in_the_project(tmp_path: Path) -> None:
+@dataclass
+class Ui:
+    """A running `evals-pipeline ui` (its output once it has stopped)."""
+
+    process: subprocess.Popen[str]
+    url: str
+    view_url: str
+    output: str = ""
+
+
+@contextmanager
+def _running_ui(tmp_path: Path, runs: int = 1) -> Iterator[Ui]:
+    """The quickstart run `runs` times in a user's project, then `evals-pipeline ui` there,
+    stopped with SIGTERM after."""
     project, env = _project(tmp_path)
     port, view_port = free_port(), free_port()
     env["EVALS_PIPELINE_VIEW_URL"] = f"http://127.0.0.1:{view_port}"  # as the default 7580
-    done = _cli(project, env, "run", "quickstart")
-    assert done.returncode in (0, 1), done.stderr  # 1: some quickstart cases fail on purpose
+    for _ in range(runs):
+        done = _cli(project, env, "run", "quickstart")
+        assert done.returncode in (0, 1), done.stderr  # 1: some cases fail on purpose
     argv = [sys.executable, "-m", "evals_pipeline.cli", "ui", "--port", str(port)]
     argv += ["--view-port", str(view_port)]
-    ui = subprocess.Popen(
+    process = subprocess.Popen(
         argv, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
+    ui = Ui(process, f"http://127.0.0.1:{port}", env["EVALS_PIPELINE_VIEW_URL"])
     try:
-        _wait_for_ui(port, ui)
+        _wait_for_ui(port, process)
+        yield ui
+    finally:
+        process.send_signal(signal.SIGTERM)
+        ui.output, _ = process.communicate(timeout=STOP_SECONDS + 30)
+
+
+def test_ui_opens_the_instance_and_storage_run_used_in_the_project(tmp_path: Path) -> None:
+    with _running_ui(tmp_path) as ui:
+        port = int(ui.url.rsplit(":", 1)[1])
         path = ["quickstart", "grades"]
         stats = graphql(port, PARTITIONS, {"path": path})["assetNodeOrError"]["partitionStats"]
         # The run's instance: its registered cases, all materialized by the run.
         assert stats == {"numMaterialized": CASES, "numPartitions": CASES}
         info = graphql(port, "{ instance { info } }")["instance"]["info"]
-        assert str(project / ".evals" / "dagster") in info  # the project's home, no temp dir
+        home = tmp_path / "project" / ".evals" / "dagster"
+        assert str(home) in info  # the project's home, no temporary one
         assert "BatchingSqliteEventLogStorage" in info  # with the shipped dagster.yaml
         # The run's report link opens: `ui` serves the storage root beside the UI.
         found = graphql(port, REPORT_LINK, {"path": ["quickstart", "eval_report"]})
         entries = found["assetOrError"]["assetMaterializations"][0]["metadataEntries"]
         link = next(e["url"] for e in entries if e["label"] == "report")
-        assert link.startswith(f"http://127.0.0.1:{view_port}/reports/quickstart/"), link
+        assert link.startswith(f"{ui.view_url}/reports/quickstart/"), link
         with urllib.request.urlopen(link, timeout=30) as page:
             assert "<html" in page.read().decode()[:500].lower()
-        groups = _child_groups(ui.pid)
+        groups = _child_groups(ui.process.pid)
         assert groups, "ui started no process"
-    finally:
-        ui.send_signal(signal.SIGTERM)
-        out, _ = ui.communicate(timeout=STOP_SECONDS + 30)
-    assert ui.returncode == 0, out
-    assert f"Dagster UI  http://127.0.0.1:{port}" in out
-    assert f"reports     http://127.0.0.1:{view_port}" in out
+    assert ui.process.returncode == 0, ui.output
+    assert f"Dagster UI  {ui.url}" in ui.output
+    assert f"reports     {ui.view_url}" in ui.output
     assert not _live_members(groups), "a process of the UI outlived it"
+
+
+def test_a_new_user_finds_a_failing_case_and_its_report_from_the_ui(tmp_path: Path) -> None:
+    """In a browser: the suite's assets, a failing case on the `failures` list with its reason,
+    the report opened through `eval_report`'s link, a case page in it, and two runs compared
+    in the view."""
+    with _running_ui(tmp_path, runs=2) as ui, headless_page(allow=(ui.url, ui.view_url)) as b:
+        page = b.page
+        page.goto(f"{ui.url}/asset-groups/quickstart")
+        page.wait_for_selector("text=failures", timeout=UI_WAIT_MS)  # a node of the graph
+        screenshot(page, tmp_path / "graph.png")
+
+        # The failing cases are the partitions of `failures`, each with its reason.
+        page.goto(f"{ui.url}/assets/quickstart/failures?view=partitions")
+        page.get_by_text("hasty|add-numbers", exact=True).first.click(timeout=UI_WAIT_MS)
+        page.wait_for_selector("text=score 0.00 < 0.8: equals-42", timeout=UI_WAIT_MS)
+        assert page.get_by_text("careful|add-numbers", exact=True).count() == 0  # it passed
+        screenshot(page, tmp_path / "failures.png")
+
+        # The report, through the link on eval_report (it opens a new tab: followed here).
+        page.goto(f"{ui.url}/assets/quickstart/eval_report")
+        link = page.locator(f"a[href^='{ui.view_url}/reports/quickstart/']").first
+        link.wait_for(timeout=UI_WAIT_MS)
+        page.goto(str(link.get_attribute("href")))
+        page.wait_for_selector("#matrix")
+        page.locator("a.cell.v-fail").first.click()
+        page.wait_for_selector("#case-body .case-head h2")
+        screenshot(page, tmp_path / "case.png")
+
+        # Two runs compared in the view, picked in its form.
+        page.goto(f"{ui.view_url}/")
+        older, newer = reversed(page.locator("#runs a.report").all_inner_texts()[:2])
+        page.locator("a.compare", has_text="quickstart").click()
+        page.wait_for_selector("form select[name=before]")
+        page.select_option("select[name=before]", older)
+        page.select_option("select[name=after]", newer)
+        page.click("form button[type=submit]")
+        page.wait_for_selector("#deltas")
+        assert page.locator("#deltas tbody tr td:first-child").all_inner_texts() == [
+            "careful",
+            "hasty",
+        ]
+        assert b.errors == [], b.errors
+        assert b.blocked == [], b.blocked  # nothing but the two local servers was fetched
 
 
 def test_ui_refuses_a_broken_suite_with_its_location_before_starting(tmp_path: Path) -> None:

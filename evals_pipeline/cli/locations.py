@@ -19,10 +19,16 @@ def cli_instance(settings: Settings | None = None) -> DagsterInstance:
     `.evals/dagster` (created on first use). The folder is handed to the instance, not written to the environment: the steps get the
     instance from the run (the suite parse cache finds the same default, suites/parse_cache.py)."""
     from evals_pipeline.instance.local import local_instance
+
+    return local_instance(cli_home(settings))
+
+
+def cli_home(settings: Settings | None = None) -> Path:
+    """The local instance's folder: DAGSTER_HOME of `settings` (default: this process's), else
+    `.evals/dagster`, absolute."""
     from evals_pipeline.settings import Settings
 
-    home = Path((settings or Settings.current()).dagster_home or DEFAULT_DAGSTER_HOME).resolve()
-    return local_instance(home)
+    return Path((settings or Settings.current()).dagster_home or DEFAULT_DAGSTER_HOME).resolve()
 
 
 def storage_url(args: argparse.Namespace) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import FrameType
 
 from evals_pipeline.cli.exits import EXIT_OK, EXIT_USAGE
-from evals_pipeline.cli.locations import DEFAULT_DAGSTER_HOME, storage_url
+from evals_pipeline.cli.locations import cli_home, cli_instance, storage_url
 from evals_pipeline.cli.selection import load_suites
 
 UI_PORT = 3000  # dagster dev's own default
@@ -34,10 +34,8 @@ def cmd_ui(args: argparse.Namespace) -> int:
     suites = load_suites(paths, targets_file=Path(args.targets) if args.targets else None)
     if isinstance(suites, int):
         return suites
-    home = Path(settings.dagster_home or DEFAULT_DAGSTER_HOME).resolve()
-    from evals_pipeline.instance.local import local_instance
-
-    local_instance(home).dispose()  # a fresh home gets the shipped settings (dagster.yaml)
+    home = cli_home(settings)
+    cli_instance(settings).dispose()  # a fresh home gets the shipped settings (dagster.yaml)
     storage = storage_url(args)
     view_url = f"http://{args.host}:{args.view_port}"
     env = _child_env(
@@ -54,7 +52,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
         f"evals-pipeline ui: {len(suites)} suite(s), instance {home}, storage {storage}\n"
         f"  Dagster UI  {ui_url}\n"
         + ("" if args.no_view else f"  reports     {view_url}\n")
-        + "Ctrl-C stops both.",
+        + f"Ctrl-C stops {'it' if args.no_view else 'both'}.",
         flush=True,
     )
     dagster = [

@@ -144,7 +144,7 @@ class AsgiOnThread:
 
         if self._thread is not None or self._closed:
             raise RuntimeError(f"{self.name} is already started")
-        sock = _listening_socket(self.host, self._requested_port)
+        sock = listening_socket(self.host, self._requested_port)
         self._port = int(sock.getsockname()[1])
         config = uvicorn.Config(
             self.app,
@@ -197,7 +197,9 @@ class AsgiOnThread:
         self.stop()
 
 
-def _listening_socket(host: str, port: int) -> socket.socket:
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket listening on host:port (port 0: one the kernel picks); OSError when it cannot
+    be had."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:

@@ -10,14 +10,15 @@ from evals_pipeline.cli.locations import storage_url
 
 def cmd_view(args: argparse.Namespace) -> int:
     from evals_pipeline.gc_pause import start_up_over
+    from evals_pipeline.served import listening_socket
     from evals_pipeline.storage.root import open_root
     from evals_pipeline.view.app import view_app
-    from evals_pipeline.view.server import bind, serve
+    from evals_pipeline.view.server import serve
 
     start_up_over()  # a server runs long: the collector works as usual
     root = open_root(storage_url(args))
     try:
-        sock = bind(args.host, args.port)
+        sock = listening_socket(args.host, args.port)
     except OSError as exc:
         return usage_error(
             f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); give another "

@@ -14,20 +14,6 @@ SHUTDOWN_SECONDS = 2
 """How long open connections get at a stop before the server ends anyway."""
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on host:port (OSError when it cannot be had)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
 def url_of(sock: socket.socket) -> str:
     """The http URL a bound socket serves."""
     host, port = sock.getsockname()[:2]

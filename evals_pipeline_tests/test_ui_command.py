@@ -156,6 +156,18 @@ def test_ui_opens_the_instance_and_storage_run_used_in_the_project(tmp_path: Pat
     assert not _live_members(groups), "a process of the UI outlived it"
 
 
+def test_the_ui_s_processes_stop_when_ui_is_killed_outright(tmp_path: Path) -> None:
+    with _running_ui(tmp_path, runs=0) as ui:
+        groups = _child_groups(ui.process.pid)
+        assert groups, "ui started no process"
+        ui.process.kill()  # no handler runs: the children hear of it from the kernel
+        ui.process.wait()
+        deadline = time.monotonic() + STOP_SECONDS + 30
+        while (left := _live_members(groups)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not left, f"processes of the killed ui still run: {left}"
+
+
 def test_a_new_user_finds_a_failing_case_and_its_report_from_the_ui(tmp_path: Path) -> None:
     """In a browser: the suite's assets, a failing case on the `failures` list with its reason,
     the report opened through `eval_report`'s link, a case page in it, and two runs compared

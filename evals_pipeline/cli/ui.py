@@ -21,6 +21,7 @@ from types import FrameType
 from evals_pipeline.cli.exits import EXIT_OK, EXIT_USAGE
 from evals_pipeline.cli.locations import cli_home, cli_instance, storage_url
 from evals_pipeline.cli.selection import load_suites
+from evals_pipeline.reaping.prctl import dying_with_parent
 
 UI_PORT = 3000  # dagster dev's own default
 STOP_SECONDS = 20.0
@@ -100,8 +101,17 @@ def _serve(commands: list[list[str]], env: Mapping[str, str]) -> int:
     # SIGTERM whenever it finds SIGINT ignored.
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     # Sessions of their own: a terminal's Ctrl-C reaches this command alone, which stops each
-    # child in turn, and then whatever it left behind (_stop).
-    children = [subprocess.Popen(c, env=dict(env), start_new_session=True) for c in commands]
+    # child in turn, and then whatever it left behind (_stop). Should this command be killed
+    # outright, each child gets SIGTERM and stops its own children.
+    launches = [
+        dying_with_parent(c, cwd=os.getcwd(), env=env, signum=signal.SIGTERM) for c in commands
+    ]
+    children = [
+        subprocess.Popen(
+            launch.argv, env=dict(env), preexec_fn=launch.preexec_fn, start_new_session=True
+        )
+        for launch in launches
+    ]
     try:
         while not stopped and all(c.poll() is None for c in children):
             time.sleep(0.2)

@@ -82,15 +82,17 @@ def is_dumpable() -> bool | None:
     return None if _PRCTL is None else _PRCTL(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0
 
 
-def die_with_parent(parent_pid: int) -> Callable[[], None] | None:
-    """A Popen `preexec_fn` giving the child SIGKILL when its parent dies, or None where the
+def die_with_parent(
+    parent_pid: int, signum: signal.Signals = signal.SIGKILL
+) -> Callable[[], None] | None:
+    """A Popen `preexec_fn` giving the child `signum` when its parent dies, or None where the
     kernel cannot do that. It exits at once when the parent already died before it ran."""
     prctl = _PRCTL
     if prctl is None:
         return None
 
     def preexec() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
         if os.getppid() != parent_pid:
             os._exit(1)
 
@@ -125,17 +127,22 @@ class Launch:
 
 
 def dying_with_parent(
-    command: str | list[str], *, cwd: str | Path, env: Mapping[str, str]
+    command: str | list[str],
+    *,
+    cwd: str | Path,
+    env: Mapping[str, str],
+    signum: signal.Signals = signal.SIGKILL,
 ) -> Launch:
-    """The launch of `command` (argv, or a string for /bin/sh) that dies with this process.
+    """The launch of `command` (argv, or a string for /bin/sh) that gets `signum` when this
+    process dies (SIGKILL: it dies with it; SIGTERM: it stops its own children first).
 
     Through setpriv a missing program would surface as setpriv's exit 127; it is looked up
     first, so it stays an OSError from here, as Popen would raise it."""
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
     if _SETPRIV is None:
-        return Launch(argv, die_with_parent(os.getpid()))
+        return Launch(argv, die_with_parent(os.getpid(), signum))
     check_executable(argv[0], cwd, env)
-    return Launch([_SETPRIV, "--pdeathsig", "KILL", "--", *argv], None)
+    return Launch([_SETPRIV, "--pdeathsig", signum.name.removeprefix("SIG"), "--", *argv], None)
 
 
 def check_executable(program: str, cwd: str | Path, env: Mapping[str, str]) -> None:

@@ -72,14 +72,20 @@ def free_port() -> int:
 
 
 def graphql(port: int, query: str, variables: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The `data` of a GraphQL query; fails the test on a GraphQL error."""
+    """The `data` of a GraphQL query; fails the test on a GraphQL error. A result that is a
+    PythonError comes with HTTP status 500, and is returned as the UI reads it."""
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/graphql",
         data=json.dumps({"query": query, "variables": dict(variables or {})}).encode(),
         headers={"Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        body: dict[str, Any] = json.load(response)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body: dict[str, Any] = json.load(response)
+    except urllib.error.HTTPError as failed:
+        if failed.code != 500:
+            raise
+        body = json.load(failed)
     assert "errors" not in body, body
     return body["data"]
 

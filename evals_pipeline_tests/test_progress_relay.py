@@ -108,7 +108,7 @@ def test_a_step_that_cannot_reach_the_relay_shows_its_progress_itself(
     suite = load_suite(path, targets)
     keys = list(dict.fromkeys(c.case_key for c in resolve_cases(suite)))
     with dg.instance_for_test() as instance:
-        order = register_cases(instance, suite, keys)
+        order = register_cases(instance, suite.slug, keys)
         result = job.execute_in_process(
             instance=instance,
             run_config=RUN_CONFIG,

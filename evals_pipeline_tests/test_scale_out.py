@@ -127,6 +127,10 @@ def postgres_home(home: Path, server: Postgres, database: str) -> Path:
         f"      db_name: {database}\n"
         # dagster-postgres drives psycopg2; SQLAlchemy 2.1's bare postgresql:// means psycopg 3.
         "      scheme: postgresql+psycopg2\n"
+        # Only registration adds case partitions, on Postgres as on sqlite.
+        "instance_class:\n"
+        "  module: evals_pipeline.instance.registration\n"
+        "  class: EvalInstance\n"
         "telemetry:\n"
         "  enabled: false\n"
     )

@@ -44,7 +44,7 @@ def cmd_register(args: argparse.Namespace) -> int:
         return loaded
     instance = cli_instance(args.settings)
     for suite in loaded:
-        registered = register_cases(instance, suite, resolved_case_keys(suite))
+        registered = register_cases(instance, suite.slug, resolved_case_keys(suite))
         print(
             f"{suite.slug}: {len(registered)} cases registered for agents {', '.join(suite.targets)}"
         )

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 import dagster as dg
@@ -18,9 +17,7 @@ from dagster import (
 
 from evals_pipeline.dagster_private import DynamicPartitionsStore, PartitionLoadingContext
 from evals_pipeline.errors import EvalsPipelineError
-
-if TYPE_CHECKING:
-    from evals_pipeline.suites import LoadedSuite
+from evals_pipeline.instance.registration import CASES_SUFFIX, registering
 
 CASE = "case"
 AGENT = "agent"
@@ -30,7 +27,7 @@ SINGLE_RUN = dg.BackfillPolicy.single_run()
 
 def case_partitions_name(suite: str) -> str:
     """The dynamic partitions set holding a suite's case keys."""
-    return f"{suite}__cases"
+    return f"{suite}{CASES_SUFFIX}"
 
 
 def failures_partitions_name(suite: str) -> str:
@@ -39,20 +36,20 @@ def failures_partitions_name(suite: str) -> str:
     return f"{suite}__failures"
 
 
-def register_cases(
-    instance: dg.DagsterInstance, suite: LoadedSuite, case_keys: list[str]
-) -> list[str]:
-    """Make the suite's dynamic case partitions exactly `case_keys` (one add call, stale keys
-    deleted, with their failures) and return them in partition order."""
-    name = case_partitions_name(suite.slug)
+def register_cases(instance: dg.DagsterInstance, suite: str, case_keys: list[str]) -> list[str]:
+    """Make `suite`'s dynamic case partitions exactly `case_keys` (one add call, in their order,
+    stale keys deleted, with their failures) and return them in partition order. The one way
+    case partitions are added (instance/registration.py)."""
+    name = case_partitions_name(suite)
     registered = instance.get_dynamic_partitions(name)
     wanted, known = set(case_keys), set(registered)
     for stale in [k for k in registered if k not in wanted]:
         instance.delete_dynamic_partition(name, stale)
     new = [k for k in case_keys if k not in known]
     if new:
-        instance.add_dynamic_partitions(name, new)
-    failures = failures_partitions_name(suite.slug)  # a removed case's failures leave too
+        with registering():
+            instance.add_dynamic_partitions(name, new)
+    failures = failures_partitions_name(suite)  # a removed case's failures leave too
     for key in instance.get_dynamic_partitions(failures):
         if split_key(key)[0] not in wanted:
             instance.delete_dynamic_partition(failures, key)

@@ -10,12 +10,7 @@ from evals_pipeline.dagster_private import (
     ASSET_PARTITION_RANGE_END_TAG,
     ASSET_PARTITION_RANGE_START_TAG,
 )
-from evals_pipeline.defs.partitions import (
-    case_partitions_name,
-    failures_partitions_name,
-    partition_key,
-    split_key,
-)
+from evals_pipeline.defs.partitions import case_partitions_name, partition_key, register_cases
 from evals_pipeline.instance.run_tags import eval_run_tags
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.run_ranges import contiguous_ranges
@@ -88,7 +83,7 @@ def build_cases_sensor(
     layers: list[dg.AssetKey],
     resolution: Resolution | None = None,
 ) -> dg.SensorDefinition:
-    """Registers the suite's cases as dynamic partitions (one call per tick) and requests runs of
+    """Registers the suite's cases as dynamic partitions (one add call per tick) and requests runs of
     new or changed ones, batched: one run per agent and range of neighbouring partitions, as a
     backfill would; the cursor keeps each case's content hash.
 
@@ -122,33 +117,16 @@ def build_cases_sensor(
         except SuiteError as exc:
             return dg.SkipReason(f"{path} does not load:\n{exc}")
         previous: Fingerprints | None = json.loads(context.cursor) if context.cursor else None
-        registered_order = list(context.instance.get_dynamic_partitions(partitions_name))
-        registered = set(registered_order)
-        added = sorted(set(current) - registered)
-        removed = sorted(registered - set(current))
-        partition_requests: list[
-            dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest
-        ] = []
-        if added:
-            partition_requests.append(dg.AddDynamicPartitionsRequest(partitions_name, added))
-        if removed:
-            partition_requests.append(dg.DeleteDynamicPartitionsRequest(partitions_name, removed))
-            gone = set(removed)  # their failures leave the suite's `failures` too
-            failures = failures_partitions_name(suite)
-            listed = context.instance.get_dynamic_partitions(failures)
-            if stale := [k for k in listed if split_key(k)[0] in gone]:
-                partition_requests.append(dg.DeleteDynamicPartitionsRequest(failures, stale))
+        registered = list(context.instance.get_dynamic_partitions(partitions_name))
+        # Registered here, not requested of the daemon: only registration adds case partitions
+        # (instance/registration.py). New keys join in the suite's order.
+        order = register_cases(context.instance, suite, list(current))
         runs = []
         if previous is not None:
-            # The partition order once this tick's requests apply: removed keys leave, new keys
-            # are appended in the order they are added.
-            order = [k for k in registered_order if k in current] + added
             runs = changed_runs(suite, agents, current, previous, order)
         cursor = json.dumps(current, sort_keys=True)
-        if not partition_requests and not runs and cursor == context.cursor:
+        if order == registered and not runs and cursor == context.cursor:
             return dg.SkipReason(f"no new or changed tests in {path.name}")
-        return dg.SensorResult(
-            run_requests=runs, dynamic_partitions_requests=partition_requests, cursor=cursor
-        )
+        return dg.SensorResult(run_requests=runs, cursor=cursor)
 
     return cases_sensor

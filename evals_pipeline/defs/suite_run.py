@@ -229,7 +229,7 @@ def run_suite(
     defs/history.py)."""
     display = display or PlainProgress()
     with listening(display.event):
-        order = register_cases(instance, suite, case_keys)
+        order = register_cases(instance, suite.slug, case_keys)
         assets = SuiteAssets.of(suite)
         runs = _SuiteRuns(
             instance,

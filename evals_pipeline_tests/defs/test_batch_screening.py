@@ -53,7 +53,7 @@ def test_three_of_five_partitions_run_the_runner_once_and_grade_those_three(
     monkeypatch.setenv(WRITABLE_VAR, str(log.parent))  # the runner logs in the sandbox
     suite = load_suite(path)
     keys = list(dict.fromkeys(c.case_key for c in resolve_cases(suite)))
-    assert register_cases(instance, suite, keys) == list(VERDICTS)
+    assert register_cases(instance, suite.slug, keys) == list(VERDICTS)
     defs = build_definitions([suite], str(tmp_path / "storage"))
     layers = [
         dg.AssetKey(["batch_screening", name])

@@ -162,7 +162,7 @@ def test_a_case_gone_from_the_file_fails_the_step_before_any_agent_runs(
     """The step re-reads the suite file for its cases: a partition whose test was taken out
     after the definitions loaded fails it with the advice, and no agent starts."""
     with dg.instance_for_test() as instance:
-        register_cases(instance, suite, TESTS)
+        register_cases(instance, suite.slug, TESTS)
         text = suite.path.read_text()
         suite.path.write_text(text[: text.index("  - {id: slow")])
         with pytest.raises(dg.Failure) as failed:

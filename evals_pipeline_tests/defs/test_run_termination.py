@@ -64,7 +64,7 @@ class SuiteLaunches(Launches):
         super().__init__(instance, code, code.parent)
         self.warm = isinstance(instance.run_launcher, WarmRunLauncher)
         loaded = load_suite(suite)
-        self.order = register_cases(instance, loaded, resolved_case_keys(loaded))
+        self.order = register_cases(instance, loaded.slug, resolved_case_keys(loaded))
 
     def launch(self, job: str = "layers", tags: dict[str, str] | None = None) -> str:
         return super().launch(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -11,26 +12,30 @@ from evals_pipeline.defs import sensors
 from evals_pipeline.defs.assets import LAYERS
 from evals_pipeline.defs.definitions import build_definitions
 from evals_pipeline.defs.partitions import case_partitions_name
+from evals_pipeline.instance.registration import EvalInstance
 from evals_pipeline.suites import LoadedSuite, load_suite, parse_cache
 from evals_pipeline_tests.defs.conftest import write_suite
+
+EVAL_INSTANCE = {"module": "evals_pipeline.instance.registration", "class": "EvalInstance"}
+
+
+@pytest.fixture
+def instance() -> Iterator[dg.DagsterInstance]:
+    """An instance where only registration adds case partitions, as dagster.yaml sets it up."""
+    with dg.instance_for_test(overrides={"instance_class": EVAL_INSTANCE}) as instance:
+        assert isinstance(instance, EvalInstance)
+        yield instance
 
 
 def tick(
     defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None
 ) -> dg.SensorResult | dg.SkipReason:
-    """Evaluate the sensor once and apply its partition requests, as the daemon would."""
+    """Evaluate the sensor once: it registers the cases itself and asks the daemon for runs."""
     sensor = defs.resolve_sensor_def("demo_cases")
     context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
     result = sensor(context)
     if isinstance(result, dg.SensorResult):
-        for request in result.dynamic_partitions_requests or []:
-            if isinstance(request, dg.AddDynamicPartitionsRequest):
-                instance.add_dynamic_partitions(
-                    request.partitions_def_name, list(request.partition_keys)
-                )
-            else:
-                for key in request.partition_keys:
-                    instance.delete_dynamic_partition(request.partitions_def_name, key)
+        assert not result.dynamic_partitions_requests
     return result
 
 
@@ -61,12 +66,6 @@ def test_new_changed_and_removed_tests_without_a_restart(
 
     first = tick(defs, instance, None)
     assert isinstance(first, dg.SensorResult)
-    adds = [
-        r
-        for r in first.dynamic_partitions_requests or []
-        if isinstance(r, dg.AddDynamicPartitionsRequest)
-    ]
-    assert len(adds) == 1 and sorted(adds[0].partition_keys) == ["greets", "waves"]
     assert not first.run_requests, "the first tick only registers"
     assert instance.get_dynamic_partitions(name) == ["greets", "waves"]
 
@@ -76,23 +75,14 @@ def test_new_changed_and_removed_tests_without_a_restart(
     write_suite(tmp_path, [("greets", "hello"), ("waves", "wave"), ("New Test", "world")])
     second = tick(defs, instance, first.cursor)
     assert isinstance(second, dg.SensorResult)
-    assert [list(r.partition_keys) for r in second.dynamic_partitions_requests or []] == [
-        ["new-test"]
-    ]
     assert run_keys(second) == {"echo|new-test", "silent|new-test"}
-    assert "new-test" in instance.get_dynamic_partitions(name)
+    assert instance.get_dynamic_partitions(name) == ["greets", "waves", "new-test"]
 
     # A changed test runs again; a removed one leaves the partitions.
     write_suite(tmp_path, [("greets", "hello there"), ("New Test", "world")])
     third = tick(defs, instance, second.cursor)
     assert isinstance(third, dg.SensorResult)
     assert run_keys(third) == {"echo|greets", "silent|greets"}
-    deletes = [
-        r
-        for r in third.dynamic_partitions_requests or []
-        if isinstance(r, dg.DeleteDynamicPartitionsRequest)
-    ]
-    assert [list(r.partition_keys) for r in deletes] == [["waves"]]
     assert instance.get_dynamic_partitions(name) == ["greets", "new-test"]
 
 

@@ -21,7 +21,7 @@ from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from evals_pipeline.defs.definitions import build_definitions
-from evals_pipeline.defs.partitions import case_partitions_name
+from evals_pipeline.defs.partitions import register_cases
 from evals_pipeline.instance.event_storage import BatchingSqliteEventLogStorage
 from evals_pipeline.instance.event_volume import BATCH_SIZE, SETTINGS
 from evals_pipeline.instance.local import local_instance
@@ -188,7 +188,7 @@ def test_a_daemon_created_run_plans_each_partition_in_one_batch(
     defs = build_definitions(
         [load_suite(write_suite(tmp_path, [(c, c) for c in cases]))], str(tmp_path / "s")
     )
-    instance.add_dynamic_partitions(case_partitions_name("demo"), cases)
+    register_cases(instance, "demo", cases)
     keys = {dg.AssetKey(["demo", layer]) for layer in ("cases", "agent_runs")}
     job = defs.resolve_implicit_global_asset_job_def().get_subset(asset_selection=keys)
     tags = {

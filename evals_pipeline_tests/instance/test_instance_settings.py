@@ -21,6 +21,7 @@ from pytest import MonkeyPatch
 
 from evals_pipeline.instance.event_storage import BatchingSqliteEventLogStorage
 from evals_pipeline.instance.local import local_instance, shipped_settings
+from evals_pipeline.instance.registration import EvalInstance
 from evals_pipeline.instance.run_coordinator import EvalRunCoordinator
 from evals_pipeline_tests.dagster_dev import BIN, backfill, dagster_dev, graphql, run_tags
 from evals_pipeline_tests.defs.conftest import REPO, write_suite
@@ -43,7 +44,19 @@ INSTANCE = """
     poolConfig { poolGranularity defaultPoolLimit }
   }
   assetNodeOrError(assetKey: {path: ["demo", "cases"]}) {
-    ... on AssetNode { partitionKeysByDimension { name partitionKeys } }
+    ... on AssetNode {
+      partitionKeysByDimension { name partitionKeys }
+      repository { name location { name } }
+    }
+  }
+}"""
+
+# The backfill dialog's "Add partition", as the UI sends it.
+ADD_PARTITION = """
+mutation Add($repo: RepositorySelector!, $name: String!, $key: String!) {
+  addDynamicPartition(repositorySelector: $repo, partitionsDefName: $name, partitionKey: $key) {
+    __typename
+    ... on PythonError { message }
   }
 }"""
 
@@ -109,6 +122,21 @@ def test_a_bare_dagster_dev_shares_the_cli_instance_and_tags_its_backfill_runs(
         pools = data["instance"]["poolConfig"]
         assert (pools["poolGranularity"], pools["defaultPoolLimit"]) == ("run", 1)
         dims = data["assetNodeOrError"]["partitionKeysByDimension"]
+        assert {d["name"]: d["partitionKeys"] for d in dims}["case"] == ["greets", "waves"]
+
+        # A case is the suite's to add: the dialog's "Add partition" is refused with the fix.
+        repository = data["assetNodeOrError"]["repository"]
+        selector = {
+            "repositoryName": repository["name"],
+            "repositoryLocationName": repository["location"]["name"],
+        }
+        added = graphql(
+            port, ADD_PARTITION, {"repo": selector, "name": "demo__cases", "key": "greetz"}
+        )["addDynamicPartition"]
+        assert added["__typename"] == "PythonError", added
+        assert "'greetz' not added" in added["message"]
+        assert "demo_cases sensor registers it" in added["message"]
+        dims = graphql(port, INSTANCE)["assetNodeOrError"]["partitionKeysByDimension"]
         assert {d["name"]: d["partitionKeys"] for d in dims}["case"] == ["greets", "waves"]
 
         launched = backfill(
@@ -238,6 +266,7 @@ def test_the_production_example_is_a_valid_instance_config(monkeypatch: MonkeyPa
     result = process_config(dg.Shape(dagster_instance_config_schema()), config)
     assert result.success, result.errors
     assert config["run_coordinator"]["class"] == EvalRunCoordinator.__name__
+    assert config["instance_class"]["class"] == EvalInstance.__name__
     limits = config["concurrency"]["runs"]["tag_concurrency_limits"]
     assert {limit["key"] for limit in limits} == {"evals/agent", "evals/suite"}
 

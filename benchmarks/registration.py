@@ -34,7 +34,7 @@ def registration(suite: Workload, tmp: Path) -> Outcome:
     _expect("register", register, f"{suite.cases} cases registered")
     tick = measure([sys.executable, "-m", "benchmarks.sensor_tick"], env=env, cwd=tmp)
     ticked = json.loads(tick.output.strip().splitlines()[-1])
-    if ticked["cases_in_cursor"] != suite.cases or ticked["partitions_to_add"]:
+    if ticked["cases_in_cursor"] != suite.cases or ticked["partitions_added"]:
         raise SystemExit(f"sensor tick: not the registered suite's first tick: {ticked}")
     parts = {"validate": validate, "register": register, "sensor": tick}
     total = sum(m.seconds for m in parts.values())

@@ -1,5 +1,7 @@
 """W6: a 10-case, one-agent backfill launched through the Dagster daemon, as the UI launches it,
-against `evals-pipeline run` of the same cases. The CLI runs first on a home of its own; then
+against `evals-pipeline run` of the same cases; W6-scattered: three cases of the ten picked apart
+(a Dagster run holds one partition range, so the backfill makes a run per case), against
+`evals-pipeline run --test-id` of those three. The CLI runs first on a home of its own; then
 `dagster dev` serves the suite on 127.0.0.1 (another home), the backfill of every asset of the
 suite over those cases is launched over GraphQL, and its time runs from the launch to the end of
 its last run. The ratio is the daemon's time to the CLI's."""
@@ -20,6 +22,8 @@ from evals_pipeline_tests.dagster_dev import backfill, dagster_dev, graphql
 
 SUITE = Workload("W6", "10 cases", cases=10, transcript_mb=0.0, workers=4)
 ASSETS = ("cases", "agent_runs", "sessions", "grades", "judgments", "eval_report")
+SCATTERED = (1, 4, 7)
+"""W6-scattered's cases: no two neighbours."""
 AGENT = "fake"
 TIMEOUT_SECONDS = 900
 
@@ -31,13 +35,15 @@ query BackfillRuns($filter: RunsFilter) {
 }"""
 
 
-def _cli(suite: Workload, tmp: Path) -> Measured:
+def _cli(suite: Workload, tmp: Path, cases: list[int]) -> Measured:
     path = suite.write(tmp / "suite")
     env = stamping_env(prepared_env(tmp), path)
-    return measure([sys.executable, "-m", "evals_pipeline.cli", "run", str(path)], env=env, cwd=tmp)
+    picked = [] if len(cases) == suite.cases else [f"--test-id=case-{i}" for i in cases]
+    argv = [sys.executable, "-m", "evals_pipeline.cli", "run", str(path), *picked]
+    return measure(argv, env=env, cwd=tmp)
 
 
-def _daemon(suite: Workload, tmp: Path) -> tuple[Measured, dict[str, float]]:
+def _daemon(suite: Workload, tmp: Path, cases: list[int]) -> tuple[Measured, dict[str, float]]:
     """The backfill's time from its launch to its last run's end, the peak memory of everything
     `dagster dev` runs meanwhile, and its start-up and first-run latency."""
     path = suite.write(tmp / "suite")
@@ -54,7 +60,7 @@ def _daemon(suite: Workload, tmp: Path) -> tuple[Measured, dict[str, float]]:
             launched = time.time()
             backfill_id = backfill(
                 port,
-                [f"{AGENT}|case-{i}" for i in range(suite.cases)],
+                [f"{AGENT}|case-{i}" for i in cases],
                 [[slug, asset] for asset in ASSETS],
                 TIMEOUT_SECONDS,
             )
@@ -75,9 +81,10 @@ def _daemon(suite: Workload, tmp: Path) -> tuple[Measured, dict[str, float]]:
     return Measured(seconds=ended - launched, peak_mb=sampler.peak_mb), figures
 
 
-def through_daemon(suite: Workload, tmp: Path) -> Outcome:
-    cli = _cli(suite, tmp / "cli")
-    daemon, figures = _daemon(suite, tmp / "daemon")
+def through_daemon(suite: Workload, tmp: Path, scattered: bool = False) -> Outcome:
+    cases = list(SCATTERED) if scattered else list(range(suite.cases))
+    cli = _cli(suite, tmp / "cli", cases)
+    daemon, figures = _daemon(suite, tmp / "daemon", cases)
     return Outcome(
         parts={"cli": cli, "daemon": daemon},
         seconds=daemon.seconds,

@@ -64,6 +64,11 @@ BENCHES = {
             "a 10-case backfill launched through the Dagster daemon vs the CLI",
             partial(daemon.through_daemon, daemon.SUITE),
         ),
+        Bench(
+            "W6-scattered",
+            "a backfill of 3 cases of 10, none neighbours, vs the CLI on those 3",
+            partial(daemon.through_daemon, daemon.SUITE, scattered=True),
+        ),
     ]
 }
 

@@ -103,7 +103,12 @@ class _Tally:
 
 def _run_suites(args: argparse.Namespace, loaded: list[LoadedSuite], storage: str) -> int:
     """Run each suite in turn and print its report; the command's exit code."""
-    from evals_pipeline.suites import RunOptions, apply_run_options, with_run_options
+    from evals_pipeline.suites import (
+        RunOptions,
+        apply_run_options,
+        resolved_case_keys,
+        with_run_options,
+    )
 
     instance: list[DagsterInstance] = []  # made once the first suite is about to run
     tally = _Tally(budget_left=args.budget)
@@ -132,7 +137,9 @@ def _run_suites(args: argparse.Namespace, loaded: list[LoadedSuite], storage: st
             print(_over_budget(estimate, tally.budget_left or 0.0), file=sys.stderr)
             tally.cases_not_run += estimate.runs
             continue
-        outcome = _run_one(instance, suite, agents, cases, options, storage)
+        # Some tests picked: the suite's others stay registered (their partitions and failures).
+        suite_keys = resolved_case_keys(suite) if args.test_id else None
+        outcome = _run_one(instance, suite, agents, cases, suite_keys, options, storage)
         _print_outcome(args, suite, agents, outcome, tally)
     _write_ci_files(args, tally.finished)
     return tally.exit_code()
@@ -143,6 +150,7 @@ def _run_one(
     suite: LoadedSuite,
     agents: list[str],
     cases: list[ResolvedCase],
+    suite_keys: list[str] | None,
     options: RunOptions,
     storage: str,
 ) -> SuiteRun:
@@ -174,6 +182,7 @@ def _run_one(
             storage,
             agents=agents,
             case_keys=list(dict.fromkeys(c.case_key for c in cases)),
+            suite_keys=suite_keys,
             options=options,
             echo=echo,
             display=display,

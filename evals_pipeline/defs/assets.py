@@ -4,6 +4,7 @@ work is in evals_pipeline.layers and the domain."""
 
 # No `from __future__ import annotations`: Dagster reads the context annotation at runtime.
 import warnings
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -39,7 +40,7 @@ from evals_pipeline.history import (
     ReportHistory,
     outcomes_from_grades,
 )
-from evals_pipeline.instance.run_tags import report_agents
+from evals_pipeline.instance.run_tags import report_agents, report_cases
 from evals_pipeline.models.case import ResolvedCase
 from evals_pipeline.models.grade import CaseGrade
 from evals_pipeline.models.judging import CaseJudgment, CasePairwise
@@ -139,6 +140,17 @@ class ReportInputs(NamedTuple):
             [_pairs_among(p, shown) for p in self.pairwise],
         )
 
+    def of_cases(self, picked: Collection[str]) -> "ReportInputs":
+        """The records of the cases `picked` only (`run --test-id`)."""
+        return ReportInputs(
+            [g for g in self.grades if g.case_key in picked],
+            [j for j in self.judgments if j.case_key in picked],
+            [s for s in self.sessions if s.case_key in picked],
+            [c for c in self.cases if c.case_key in picked],
+            [r for r in self.agent_runs if r.case_key in picked],
+            [p for p in self.pairwise if p.case_key in picked],
+        )
+
 
 def _report_asset(
     loaded: LoadedSuite, code_version: str, scope: ReportScope, ins: dict[str, dg.AssetIn]
@@ -186,6 +198,9 @@ def _make_report(
     registered = set(context.instance.get_dynamic_partitions(case_partitions_name(suite)))
     shown = report_agents(context.run.tags, agents)
     inputs = given.among(shown) if shown != agents else given
+    picked = report_cases(context.run.tags)
+    if picked is not None:
+        inputs, registered = inputs.of_cases(picked), registered & picked
     # Pairs of the matrix a test leaves out (it names its own targets) are not "not run".
     expected = scope.expected(inputs.cases, registered, shown)
     labels_file = _labels_file(loaded)

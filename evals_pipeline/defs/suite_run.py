@@ -20,7 +20,7 @@ from evals_pipeline.defs.partitions import partition_key, register_cases
 from evals_pipeline.defs.settings_resource import run_settings, settings_run_config
 from evals_pipeline.gc_pause import start_up_over
 from evals_pipeline.instance.run_recovery import runner_tags
-from evals_pipeline.instance.run_tags import REPORT_AGENTS_TAG, eval_run_tags
+from evals_pipeline.instance.run_tags import REPORT_AGENTS_TAG, REPORT_CASES_TAG, eval_run_tags
 from evals_pipeline.models.report import EvalReport
 from evals_pipeline.progress import listening, record_event
 from evals_pipeline.progress_bars import PlainProgress, ProgressDisplay
@@ -217,6 +217,7 @@ def run_suite(
     *,
     agents: list[str],
     case_keys: list[str],
+    suite_keys: list[str] | None = None,
     options: RunOptions | None = None,
     echo: Callable[[str], None] = print,
     display: ProgressDisplay | None = None,
@@ -226,10 +227,17 @@ def run_suite(
     EVALS_PIPELINE_EXECUTOR names (in-process by default); the layers' progress goes to
     `display` (default: plain lines on stderr; from a celery worker on another host, its
     stderr), and every run is tagged with `trigger` (the report's `trigger`, see
-    defs/history.py)."""
+    defs/history.py).
+
+    The suite's partitions are made `suite_keys`, every case key of the suite (default:
+    `case_keys`, all of them): a run of some tests (`--test-id`) leaves the others' partitions,
+    results and failures in place, runs its cases as one run per range of neighbours, and
+    reports on its cases alone."""
     display = display or PlainProgress()
     with listening(display.event):
-        order = register_cases(instance, suite.slug, case_keys)
+        registered = list(dict.fromkeys([*(suite_keys or []), *case_keys]))
+        order = register_cases(instance, suite.slug, registered)
+        picked = set(case_keys)
         assets = SuiteAssets.of(suite)
         runs = _SuiteRuns(
             instance,
@@ -245,11 +253,12 @@ def run_suite(
                 f"{suite.slug}: steps run on the {executor.name} workers "
                 "(one on another host logs its progress there)"
             )
-        run_ids = runs.layers(assets, order, agents, options or RunOptions(), echo)
+        run_ids = runs.layers(assets, order, picked, agents, options or RunOptions(), echo)
         if assets.pairwise and len(agents) > 1:
-            echo(f"{suite.slug}: comparing {', '.join(agents)} pairwise on {len(order)} cases")
-            run_ids.append(runs.pairwise(order, agents))
-        return runs.report(assets, agents, options or RunOptions(), run_ids)
+            echo(f"{suite.slug}: comparing {', '.join(agents)} pairwise on {len(picked)} cases")
+            run_ids += runs.pairwise(order, picked, agents)
+        reported = None if picked >= set(order) else picked
+        return runs.report(assets, agents, options or RunOptions(), run_ids, reported)
 
 
 # Only our logger: the layers' progress lines, not Dagster's event stream.
@@ -284,56 +293,69 @@ class _SuiteRuns:
         self,
         assets: SuiteAssets,
         order: list[str],
+        picked: set[str],
         agents: list[str],
         options: RunOptions,
         echo: Callable[[str], None],
     ) -> list[str]:
-        """One run of the layers per group of neighbouring agents; the runs' ids."""
+        """One run of the layers per group of neighbouring agents and range of neighbouring
+        `picked` cases in partition `order` (a Dagster run holds one range); the runs' ids."""
         slug = self.suite.slug
         cases_op = next(a.op.name for a in assets.layers if _holds(a, "cases"))
         sessions = dg.AssetKey([slug, "sessions"])
         budget = options.budget_usd
         run_ids: list[str] = []
         for group in contiguous_ranges(set(agents), list(self.suite.targets)):
-            echo(f"{slug}: {len(order)} cases x {', '.join(group)}")
-            # Agents that are not neighbours run as separate Dagster runs: each gets what the
-            # earlier ones left of the run budget.
-            config = options.model_copy(update={"budget_usd": budget}).model_dump()
-            result = self.execute(
-                "layers",
-                {
-                    "dagster/asset_partition_range_start": str(partition_key(order[0], group[0])),
-                    "dagster/asset_partition_range_end": str(partition_key(order[-1], group[-1])),
-                    **eval_run_tags([slug], group),
-                },
-                {**RUN_CONFIG, "ops": {cases_op: {"config": config}}},
-            )
-            run_ids.append(result.run_id)
-            if budget is not None:
-                budget = max(0.0, budget - _agent_cost(result, sessions))
+            for cases in contiguous_ranges(picked, order):
+                echo(f"{slug}: {len(cases)} cases x {', '.join(group)}")
+                # Each run after the first gets what the earlier ones left of the run budget.
+                config = options.model_copy(update={"budget_usd": budget}).model_dump()
+                first, last = partition_key(cases[0], group[0]), partition_key(cases[-1], group[-1])
+                result = self.execute(
+                    "layers",
+                    {
+                        "dagster/asset_partition_range_start": str(first),
+                        "dagster/asset_partition_range_end": str(last),
+                        **eval_run_tags([slug], group),
+                    },
+                    {**RUN_CONFIG, "ops": {cases_op: {"config": config}}},
+                )
+                run_ids.append(result.run_id)
+                if budget is not None:
+                    budget = max(0.0, budget - _agent_cost(result, sessions))
         return run_ids
 
-    def pairwise(self, order: list[str], agents: list[str]) -> str:
-        result = self.execute(
-            "pairwise",
-            {
-                "dagster/asset_partition_range_start": order[0],
-                "dagster/asset_partition_range_end": order[-1],
-                **eval_run_tags([self.suite.slug], agents),
-            },
-        )
-        return result.run_id
+    def pairwise(self, order: list[str], picked: set[str], agents: list[str]) -> list[str]:
+        """One pairwise run per range of neighbouring `picked` cases; the runs' ids."""
+        return [
+            self.execute(
+                "pairwise",
+                {
+                    "dagster/asset_partition_range_start": cases[0],
+                    "dagster/asset_partition_range_end": cases[-1],
+                    **eval_run_tags([self.suite.slug], agents),
+                },
+            ).run_id
+            for cases in contiguous_ranges(picked, order)
+        ]
 
     def report(
-        self, assets: SuiteAssets, agents: list[str], options: RunOptions, run_ids: list[str]
+        self,
+        assets: SuiteAssets,
+        agents: list[str],
+        options: RunOptions,
+        run_ids: list[str],
+        picked: set[str] | None,
     ) -> SuiteRun:
-        """The report job's run, and the report it wrote."""
+        """The report job's run (of the `picked` cases alone, when given), and its report."""
         result = self.execute(
             "report",
             {
                 **eval_run_tags([self.suite.slug], []),
                 # `--target`: the report lists the agents this command ran, not others stored.
                 **({REPORT_AGENTS_TAG: ",".join(agents)} if options.targets else {}),
+                # `--test-id`: the report lists the cases this command ran, not the others.
+                **({REPORT_CASES_TAG: ",".join(sorted(picked))} if picked is not None else {}),
             },
         )
         run_ids.append(result.run_id)

@@ -27,6 +27,10 @@ REPORT_AGENTS_TAG = "evals/report_agents"
 """Set on the report run of `evals-pipeline run --target`: the only agents its report lists, so
 stored results of the others are not shown as if this run had made them."""
 
+REPORT_CASES_TAG = "evals/report_cases"
+"""Set on the report run of `evals-pipeline run --test-id`: the only cases (keys, comma-separated)
+its report lists; the suite's other registered cases keep their partitions and results."""
+
 _PARTITION = "dagster/partition"
 _RANGE_START = ASSET_PARTITION_RANGE_START_TAG
 _RANGE_END = ASSET_PARTITION_RANGE_END_TAG
@@ -53,6 +57,13 @@ def report_agents(tags: Mapping[str, str], agents: Sequence[str]) -> list[str]:
         return list(agents)
     chosen = set(named.split(","))
     return [a for a in agents if a in chosen]
+
+
+def report_cases(tags: Mapping[str, str]) -> frozenset[str] | None:
+    """The cases a report run lists: those REPORT_CASES_TAG names, or None (every registered
+    case) when the tag is absent."""
+    named = tags.get(REPORT_CASES_TAG)
+    return frozenset(named.split(",")) if named else None
 
 
 def run_suites(run: dg.DagsterRun) -> list[str]:

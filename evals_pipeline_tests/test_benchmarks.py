@@ -189,6 +189,7 @@ def test_make_bench_runs_all_but_the_long_one_and_appends_a_row_per_workload(
         "W4",
         "W5",
         "W6",
+        "W6-scattered",
     ]
     folders: list[Path] = []
 

@@ -13,6 +13,7 @@ import socket
 import socketserver
 import threading
 import time
+from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import TYPE_CHECKING, Generic, Self, TypeVar, cast
 
@@ -38,7 +39,29 @@ reset; stop() closes idle connections at once in any case."""
 ServerT = TypeVar("ServerT", bound=socketserver.TCPServer)
 
 
-class ServedOnThread(Generic[ServerT]):
+class StartStop(ABC):
+    """Something started and stopped (a server, the clients that start servers), usable as a
+    with-block: start() on entering, stop() on leaving, however the block ends."""
+
+    @abstractmethod
+    def start(self) -> Self: ...
+
+    @abstractmethod
+    def stop(self) -> None: ...
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class ServedOnThread(StartStop, Generic[ServerT]):
     """A bound `socketserver` server, served on a daemon thread between start() and stop().
 
     Use as a context manager, or call start() and stop(); stop() is safe to call twice. A server
@@ -92,19 +115,8 @@ class ServedOnThread(Generic[ServerT]):
         if thread is not None:
             thread.join(timeout=JOIN_SECONDS)
 
-    def __enter__(self) -> Self:
-        return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-
-class AsgiOnThread:
+class AsgiOnThread(StartStop):
     """An ASGI app served by uvicorn on a daemon thread between start() and stop().
 
     start() binds host:port (port 0: the kernel picks one) in the caller's thread, so a port in
@@ -184,17 +196,6 @@ class AsgiOnThread:
             return
         server.exit_now()
         thread.join(timeout=JOIN_SECONDS + GRACE_SECONDS)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

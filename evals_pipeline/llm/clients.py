@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 
 from evals_pipeline.llm.anthropic_api import AnthropicClient
 from evals_pipeline.llm.openai_api import AzureClient, GeminiClient, OpenAIClient, OpenRouterClient
@@ -18,6 +17,7 @@ from evals_pipeline.llm.sdk import MODEL_SERVER_KEY, SdkClient
 from evals_pipeline.llm.usage import LlmUsage
 from evals_pipeline.model_server import ModelServer, load_script
 from evals_pipeline.models.targets import AnthropicTarget, LlmTargetSpec
+from evals_pipeline.served import StartStop
 
 CLIENTS: dict[str, type[SdkClient]] = {
     "anthropic": AnthropicClient,
@@ -45,7 +45,7 @@ def model_server_url(target: LlmTargetSpec, server: ModelServer) -> str:
     return server.base_url if isinstance(target, AnthropicTarget) else f"{server.base_url}/v1"
 
 
-class LlmClients:
+class LlmClients(StartStop):
     """Clients by target name; a context manager that runs the targets' scripted model servers.
 
     Clients are made on first `get`, so a target that is never asked for needs no API key.
@@ -133,14 +133,3 @@ class LlmClients:
         return make_client(
             target, base_url=model_server_url(target, server), api_key=MODEL_SERVER_KEY
         )
-
-    def __enter__(self) -> LlmClients:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()

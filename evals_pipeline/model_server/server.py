@@ -7,17 +7,16 @@ import contextlib
 import sys
 import threading
 from pathlib import Path
-from types import TracebackType
 from typing import TextIO
 
 from evals_pipeline.model_server.http import ServerState, make_app
 from evals_pipeline.model_server.log import RequestLog
 from evals_pipeline.model_server.replies import DEFAULT_MODEL, Responder
 from evals_pipeline.model_server.script import ModelScript, load_script
-from evals_pipeline.served import AsgiOnThread
+from evals_pipeline.served import AsgiOnThread, StartStop
 
 
-class ModelServer:
+class ModelServer(StartStop):
     """A scripted model on host:port answering Anthropic, Responses and Chat Completions requests.
 
     Use as a context manager, or call start() and stop(); port 0 picks a free port.
@@ -82,17 +81,6 @@ class ModelServer:
         served.stop()
         if log is not None:
             log.close()
-
-    def __enter__(self) -> ModelServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def serve(

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 from evals_pipeline.errors import EvalsPipelineError
@@ -30,7 +29,7 @@ from evals_pipeline.grading.context import LlmClientSource
 from evals_pipeline.llm.client import LlmCallError, LlmConfigError, LlmRequest
 from evals_pipeline.llm.usage import LlmUsage, usage_of
 from evals_pipeline.models.assertions import DEFAULT_PROXY_MAX_CALLS
-from evals_pipeline.served import LOOPBACK, ServedOnThread
+from evals_pipeline.served import LOOPBACK, ServedOnThread, StartStop
 
 URL_ENV = "AGENTV_TARGET_PROXY_URL"
 TOKEN_ENV = "AGENTV_TARGET_PROXY_TOKEN"
@@ -47,7 +46,7 @@ class _Refused(EvalsPipelineError):
         self.message = message
 
 
-class TargetProxy:
+class TargetProxy(StartStop):
     """A loopback HTTP proxy from one code-grader run to the pipeline's LLM clients.
 
     Use as a context manager: the server runs on a daemon thread while the grader runs, and
@@ -89,17 +88,6 @@ class TargetProxy:
         served, self._served = self._served, None
         if served is not None:
             served.stop()
-
-    def __enter__(self) -> TargetProxy:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     @property
     def host(self) -> str:

@@ -147,8 +147,7 @@ class AsgiOnThread(StartStop):
     @property
     def url(self) -> str:
         """`http://host:port`, without a path."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return http_url(self.host, self.port)
 
     def start(self) -> Self:
         """Bind, serve on a daemon thread and return self once connections are accepted."""
@@ -196,6 +195,11 @@ class AsgiOnThread(StartStop):
             return
         server.exit_now()
         thread.join(timeout=JOIN_SECONDS + GRACE_SECONDS)
+
+
+def http_url(host: str, port: int) -> str:
+    """`http://host:port`, an IPv6 address in brackets."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

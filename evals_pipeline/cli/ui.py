@@ -22,6 +22,7 @@ from evals_pipeline.cli.exits import EXIT_OK, EXIT_USAGE
 from evals_pipeline.cli.locations import cli_home, cli_instance, storage_url
 from evals_pipeline.cli.selection import load_suites
 from evals_pipeline.reaping.prctl import dying_with_parent
+from evals_pipeline.served import http_url
 
 UI_PORT = 3000  # dagster dev's own default
 STOP_SECONDS = 20.0
@@ -38,7 +39,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
     home = cli_home(settings)
     cli_instance(settings).dispose()  # a fresh home gets the shipped settings (dagster.yaml)
     storage = storage_url(args)
-    view_url = f"http://{args.host}:{args.view_port}"
+    view_url = http_url(args.host, args.view_port)
     env = _child_env(
         os.environ,
         home=home,
@@ -48,7 +49,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
         # A shared deployment's base URL stays; a local UI links to the view it starts.
         view_url=None if args.no_view else view_url,
     )
-    ui_url = f"http://{args.host}:{args.port}"
+    ui_url = http_url(args.host, args.port)
     print(
         f"evals-pipeline ui: {len(suites)} suite(s), instance {home}, storage {storage}\n"
         f"  Dagster UI  {ui_url}\n"

@@ -10,6 +10,8 @@ from types import FrameType
 
 from starlette.applications import Starlette
 
+from evals_pipeline.served import http_url
+
 SHUTDOWN_SECONDS = 2
 """How long open connections get at a stop before the server ends anyway."""
 
@@ -17,7 +19,7 @@ SHUTDOWN_SECONDS = 2
 def url_of(sock: socket.socket) -> str:
     """The http URL a bound socket serves."""
     host, port = sock.getsockname()[:2]
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    return http_url(host, port)
 
 
 def serve(app: Starlette, sock: socket.socket, announce: Callable[[str], None]) -> None:
